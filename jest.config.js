@@ -1,0 +1,45 @@
+// One config, two projects: the default suite (`npm test`) and the EventStoreDB contract run
+// (`npm run test:esdb`), which is only meaningful with EVENTSTORE_CONNECTION_STRING set.
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
+  const key = '^' + alias.replace('/*', '/(.*)') + '$';
+  moduleNameMapper[key] = '<rootDir>/' + target.replace('/*', '/$1');
+}
+
+const transform = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+
+const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'default',
+      testMatch: [
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/test/**/*.e2e-spec.ts',
+      ],
+      testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.esdb\\.spec\\.ts$'],
+    },
+    {
+      ...common,
+      displayName: 'esdb',
+      testMatch: ['<rootDir>/libs/**/*.esdb.spec.ts'],
+    },
+  ],
+};

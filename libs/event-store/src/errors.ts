@@ -1,0 +1,34 @@
+import { type CurrentRevision, type ExpectedRevision } from './types';
+
+/** Base class so callers can tell store errors from everything else. */
+export class EventStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The stream was not at the revision the writer expected. Nothing was written. */
+export class WrongExpectedVersionError extends EventStoreError {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: CurrentRevision,
+  ) {
+    super(
+      `wrong expected version on stream ${streamName}: expected ${String(expected)}, actual ${String(actual)}`,
+    );
+  }
+}
+
+export class StreamNotFoundError extends EventStoreError {
+  constructor(readonly streamName: string) {
+    super(`stream not found: ${streamName}`);
+  }
+}
+
+/** A stream name that cannot be used (empty, reserved, or not tenant-scoped). */
+export class InvalidStreamNameError extends EventStoreError {}
+
+/** The store is closed or could not perform the operation for a reason outside the rules above. */
+export class StoreUnavailableError extends EventStoreError {}
