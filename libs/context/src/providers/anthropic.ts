@@ -1,0 +1,172 @@
+/**
+ * Anthropic Messages API (`POST /v1/messages`): `{model, max_tokens, system?, messages, tools?}`.
+ * The neutral model is Anthropic's content-block model, so blocks pass through; what changes:
+ * - system messages of the history are folded, in order, into the top-level `system`;
+ * - consecutive messages of one role are merged (the API wants user/assistant alternation), with
+ *   tool_result blocks first in a user message (the API rejects text before them);
+ * - thinking / redacted_thinking are copied byte for byte, signature included. A thinking block
+ *   recorded from another provider (its message's model says so) is dropped: its signature would
+ *   be rejected. One that would land after other content of a merged assistant turn is dropped
+ *   too: thinking must lead the assistant message;
+ * - blank text blocks are dropped (the API answers 400 "text content blocks must contain
+ *   non-whitespace text"); a message left with no block is skipped.
+ */
+import type { Block, ImageSource, Message } from '@arbor/domain/messages';
+import type { EncodeOptions, JsonSchema } from '../types';
+import { collectSystem, isBlankText, originOf } from './shared';
+
+export interface AnthropicTextBlock {
+  type: 'text';
+  text: string;
+}
+export interface AnthropicImageBlock {
+  type: 'image';
+  source: ImageSource;
+}
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface AnthropicToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | (AnthropicTextBlock | AnthropicImageBlock)[];
+  is_error?: boolean;
+}
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+export type AnthropicContentBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock;
+
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicContentBlock[];
+}
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: JsonSchema;
+}
+export interface AnthropicBody {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: AnthropicMessage[];
+  tools?: AnthropicTool[];
+}
+
+/** Anthropic requires `max_tokens`; used when the caller gives none. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+function isThinking(block: AnthropicContentBlock): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+function toolResultContent(
+  content: string | Block[],
+): string | (AnthropicTextBlock | AnthropicImageBlock)[] | undefined {
+  if (typeof content === 'string') return content === '' ? undefined : content;
+  const blocks: (AnthropicTextBlock | AnthropicImageBlock)[] = [];
+  for (const b of content) {
+    if (b.type === 'text' && !isBlankText(b.text)) blocks.push({ type: 'text', text: b.text });
+    if (b.type === 'image') blocks.push({ type: 'image', source: b.source });
+  }
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+function encodeBlock(block: Block, keepThinking: boolean): AnthropicContentBlock[] {
+  switch (block.type) {
+    case 'text':
+      return isBlankText(block.text) ? [] : [{ type: 'text', text: block.text }];
+    case 'image':
+      return [{ type: 'image', source: block.source }];
+    case 'tool_use':
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+    case 'tool_result': {
+      const content = toolResultContent(block.content);
+      return [
+        {
+          type: 'tool_result',
+          tool_use_id: block.tool_use_id,
+          ...(content !== undefined ? { content } : {}),
+          ...(block.is_error ? { is_error: true } : {}),
+        },
+      ];
+    }
+    case 'thinking':
+      return keepThinking
+        ? [{ type: 'thinking', thinking: block.thinking, signature: block.signature }]
+        : [];
+    case 'redacted_thinking':
+      return keepThinking ? [{ type: 'redacted_thinking', data: block.data }] : [];
+  }
+}
+
+function encodeMessage(message: Message): AnthropicMessage | null {
+  const origin = originOf(message);
+  const keepThinking = origin === 'anthropic' || origin === 'unknown';
+  const content = message.content.flatMap((b) => encodeBlock(b, keepThinking));
+  if (content.length === 0 || message.role === 'system') return null;
+  return { role: message.role, content };
+}
+
+/** Appends `next` to `into` (same role): thinking may only extend a leading thinking run. */
+function mergeInto(into: AnthropicMessage, next: AnthropicMessage): void {
+  for (const block of next.content) {
+    if (isThinking(block) && !into.content.every(isThinking)) continue;
+    into.content.push(block);
+  }
+}
+
+/** Tool results first in a user message, everything else after, each group in its order. */
+function toolResultsFirst(message: AnthropicMessage): AnthropicMessage {
+  if (message.role !== 'user') return message;
+  const results = message.content.filter((b) => b.type === 'tool_result');
+  const rest = message.content.filter((b) => b.type !== 'tool_result');
+  return { role: 'user', content: [...results, ...rest] };
+}
+
+export function encodeAnthropicMessages(messages: readonly Message[]): AnthropicMessage[] {
+  const turns: AnthropicMessage[] = [];
+  for (const message of messages) {
+    const encoded = encodeMessage(message);
+    if (!encoded) continue;
+    const last = turns[turns.length - 1];
+    if (last && last.role === encoded.role) mergeInto(last, encoded);
+    else turns.push(encoded);
+  }
+  return turns.filter((t) => t.content.length > 0).map(toolResultsFirst);
+}
+
+export function encodeAnthropic(
+  messages: readonly Message[],
+  options: EncodeOptions,
+): AnthropicBody {
+  const system = collectSystem(options.system, messages);
+  const tools = (options.tools ?? []).map((t): AnthropicTool => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    input_schema: t.input_schema,
+  }));
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+    messages: encodeAnthropicMessages(messages),
+    ...(tools.length > 0 ? { tools } : {}),
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`; the model is in the
+ * URL, not the body): `{contents: [{role:'user'|'model', parts}], systemInstruction?, tools?}`.
+ * - system text → `systemInstruction.parts[].text`;
+ * - assistant → role `model`; consecutive contents of one role are merged (turns alternate);
+ * - tool_use → `{functionCall: {id, name, args}}` (args must be a JSON object: anything else is
+ *   wrapped as `{value}`);
+ * - tool_result → `{functionResponse: {id, name, response}}`, name taken from the matching
+ *   tool_use, `response` being `{output}` or, for an error, `{error}` (the keys Gemini documents);
+ *   results come first in the user turn, in the order of the calls; images of a tool result
+ *   follow as labelled `inlineData` parts of the same turn;
+ * - images → `{inlineData: {mimeType, data}}`;
+ * - thought signatures: a Gemini thought signature is stored in the neutral model as a thinking
+ *   block (`signature` = the signature) placed right before the block whose part carried it. For
+ *   messages produced by Gemini, that signature is put back as `thoughtSignature` on the next part
+ *   (or, with nothing after it, on a `thought: true` part). Thinking from other providers, and
+ *   redacted thinking, is dropped: Gemini cannot read it;
+ * - Gemini 3 answers 400 when the first functionCall of a model turn has no signature; for
+ *   history Gemini did not produce, its documented placeholder `skip_thought_signature_validator`
+ *   is used (on by default for `gemini-3*` models, see `thoughtSignatureFallback`);
+ * - tools → `[{functionDeclarations: [{name, description, parametersJsonSchema}]}]`
+ *   (`parametersJsonSchema` takes plain JSON Schema, `parameters` only an OpenAPI subset).
+ */
+import type { Block, Message, ThinkingBlock, ToolResultBlock } from '@arbor/domain/messages';
+import type { EncodeOptions, JsonSchema } from '../types';
+import {
+  EMPTY_TOOL_OUTPUT,
+  asJsonObject,
+  collectSystem,
+  inCallOrder,
+  isBlankText,
+  isUsableText,
+  originOf,
+  toolNamesById,
+  toolResultImages,
+  toolResultText,
+} from './shared';
+
+export interface GeminiTextPart {
+  text: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+}
+export interface GeminiInlineDataPart {
+  inlineData: { mimeType: string; data: string };
+}
+export interface GeminiFunctionCallPart {
+  functionCall: { id?: string; name: string; args: Record<string, unknown> };
+  thoughtSignature?: string;
+}
+export interface GeminiFunctionResponsePart {
+  functionResponse: { id?: string; name: string; response: Record<string, unknown> };
+}
+export type GeminiPart =
+  GeminiTextPart | GeminiInlineDataPart | GeminiFunctionCallPart | GeminiFunctionResponsePart;
+
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: GeminiPart[];
+}
+export interface GeminiFunctionDeclaration {
+  name: string;
+  description?: string;
+  parametersJsonSchema: JsonSchema;
+}
+export interface GeminiBody {
+  contents: GeminiContent[];
+  systemInstruction?: { parts: { text: string }[] };
+  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[];
+  generationConfig?: { maxOutputTokens?: number };
+}
+
+export interface GeminiEncodeOptions extends EncodeOptions {
+  /** Sign unsigned function calls with Gemini's placeholder; default: on for `gemini-3*`. */
+  thoughtSignatureFallback?: boolean;
+}
+
+/** Gemini's documented signature for function calls it did not produce itself. */
+export const GEMINI_PLACEHOLDER_SIGNATURE = 'skip_thought_signature_validator';
+
+export function requiresThoughtSignatures(model: string): boolean {
+  return /(^|\/)gemini-3/i.test(model);
+}
+
+function imagePart(block: Block): GeminiPart[] {
+  if (block.type !== 'image') return [];
+  return [{ inlineData: { mimeType: block.source.media_type, data: block.source.data } }];
+}
+
+function userPart(block: Block): GeminiPart[] {
+  if (isUsableText(block)) return [{ text: block.text }];
+  return imagePart(block);
+}
+
+function functionResponse(result: ToolResultBlock, names: Map<string, string>): GeminiPart {
+  const raw = toolResultText(result);
+  const text = isBlankText(raw) ? EMPTY_TOOL_OUTPUT : raw;
+  return {
+    functionResponse: {
+      id: result.tool_use_id,
+      name: names.get(result.tool_use_id) ?? result.tool_use_id,
+      response: result.is_error ? { error: text } : { output: text },
+    },
+  };
+}
+
+function encodeUser(
+  message: Message,
+  previous: Message | undefined,
+  names: Map<string, string>,
+): GeminiPart[] {
+  const results = inCallOrder(
+    message.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'),
+    previous,
+  );
+  const images = results.flatMap((r): GeminiPart[] => {
+    const blocks = toolResultImages(r);
+    if (blocks.length === 0) return [];
+    return [{ text: `Image output of tool call ${r.tool_use_id}:` }, ...blocks.flatMap(imagePart)];
+  });
+  return [
+    ...results.map((r) => functionResponse(r, names)),
+    ...images,
+    ...message.content.flatMap(userPart),
+  ];
+}
+
+function modelPart(block: Block): GeminiTextPart | GeminiFunctionCallPart | null {
+  if (isUsableText(block)) return { text: block.text };
+  if (block.type === 'tool_use') {
+    return { functionCall: { id: block.id, name: block.name, args: asJsonObject(block.input) } };
+  }
+  return null;
+}
+
+function encodeModel(message: Message): GeminiPart[] {
+  const keepSignatures = originOf(message) === 'gemini';
+  const parts: GeminiPart[] = [];
+  let pending: ThinkingBlock | undefined;
+  const flushThought = () => {
+    if (pending)
+      parts.push({ text: pending.thinking, thought: true, thoughtSignature: pending.signature });
+    pending = undefined;
+  };
+  for (const block of message.content) {
+    if (block.type === 'thinking') {
+      if (!keepSignatures || block.signature === '') continue;
+      flushThought();
+      pending = block;
+      continue;
+    }
+    const part = modelPart(block);
+    if (!part) continue;
+    if (pending) part.thoughtSignature = pending.signature;
+    pending = undefined;
+    parts.push(part);
+  }
+  flushThought();
+  return parts;
+}
+
+/** Gives the first function call of each model turn a signature when it has none. */
+function signFirstCalls(contents: GeminiContent[]): void {
+  for (const content of contents) {
+    if (content.role !== 'model') continue;
+    const first = content.parts.find((p): p is GeminiFunctionCallPart => 'functionCall' in p);
+    if (first && first.thoughtSignature === undefined) {
+      first.thoughtSignature = GEMINI_PLACEHOLDER_SIGNATURE;
+    }
+  }
+}
+
+export function encodeGeminiContents(
+  messages: readonly Message[],
+  options: { signatureFallback: boolean },
+): GeminiContent[] {
+  const names = toolNamesById(messages);
+  const contents: GeminiContent[] = [];
+  let previous: Message | undefined;
+  for (const message of messages) {
+    if (message.role === 'system') continue;
+    const role = message.role === 'user' ? 'user' : 'model';
+    const parts =
+      message.role === 'user' ? encodeUser(message, previous, names) : encodeModel(message);
+    previous = message;
+    if (parts.length === 0) continue;
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+  if (options.signatureFallback) signFirstCalls(contents);
+  return contents;
+}
+
+export function encodeGemini(
+  messages: readonly Message[],
+  options: GeminiEncodeOptions,
+): GeminiBody {
+  const system = collectSystem(options.system, messages);
+  const declarations = (options.tools ?? []).map((t): GeminiFunctionDeclaration => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    parametersJsonSchema: t.input_schema,
+  }));
+  const signatureFallback =
+    options.thoughtSignatureFallback ?? requiresThoughtSignatures(options.model);
+  return {
+    contents: encodeGeminiContents(messages, { signatureFallback }),
+    ...(system.length > 0
+      ? { systemInstruction: { parts: system.map((text) => ({ text })) } }
+      : {}),
+    ...(declarations.length > 0 ? { tools: [{ functionDeclarations: declarations }] } : {}),
+    ...(options.maxTokens !== undefined
+      ? { generationConfig: { maxOutputTokens: options.maxTokens } }
+      : {}),
+  };
+}

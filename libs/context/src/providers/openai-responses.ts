@@ -1,0 +1,181 @@
+/**
+ * OpenAI Responses API (`POST /v1/responses`): `{model, input: [...items], instructions?, tools?}`.
+ * - the request's system text → `instructions`; history system messages stay in place as
+ *   `message` items (role `developer` for o-series and gpt-5 models, else `system`);
+ * - user text / images → a `message` item with `input_text` / `input_image` (data URL) parts;
+ * - assistant text → a `message` item with `output_text` parts (the API refuses `input_text` in
+ *   an assistant message: "Supported values are: 'output_text' and 'refusal'");
+ * - tool_use → a `function_call` item `{call_id, name, arguments}` (arguments: JSON string), in
+ *   its place among the assistant's text;
+ * - tool_result → a `function_call_output` item `{call_id, output}`, in the order of the calls,
+ *   before the rest of the user message; `output` is a string, or `input_text`/`input_image`
+ *   parts when the result holds images; an error is said in the text;
+ * - thinking / redacted_thinking are dropped: a `reasoning` item needs OpenAI's own encrypted
+ *   reasoning id, which a neutral thinking block does not carry;
+ * - function tools are sent with `strict: false` (strict mode would reject ordinary schemas).
+ */
+import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
+import type { EncodeOptions, JsonSchema } from '../types';
+import { defaultSystemRole } from './openai-chat';
+import {
+  argumentsJson,
+  dataUrl,
+  inCallOrder,
+  isBlankText,
+  isUsableText,
+  systemText,
+  toolOutputText,
+  toolResultImages,
+} from './shared';
+
+export interface ResponsesInputText {
+  type: 'input_text';
+  text: string;
+}
+export interface ResponsesInputImage {
+  type: 'input_image';
+  image_url: string;
+  detail: 'auto' | 'low' | 'high';
+}
+export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage;
+export interface ResponsesOutputText {
+  type: 'output_text';
+  text: string;
+}
+export interface ResponsesInputMessage {
+  type: 'message';
+  role: 'user' | 'system' | 'developer';
+  content: ResponsesInputContent[];
+}
+export interface ResponsesAssistantMessage {
+  type: 'message';
+  role: 'assistant';
+  content: ResponsesOutputText[];
+}
+export interface ResponsesFunctionCall {
+  type: 'function_call';
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+export interface ResponsesFunctionCallOutput {
+  type: 'function_call_output';
+  call_id: string;
+  output: string | ResponsesInputContent[];
+}
+export type ResponsesItem =
+  | ResponsesInputMessage
+  | ResponsesAssistantMessage
+  | ResponsesFunctionCall
+  | ResponsesFunctionCallOutput;
+
+export interface ResponsesTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters: JsonSchema;
+  strict: boolean;
+}
+export interface OpenAIResponsesBody {
+  model: string;
+  input: ResponsesItem[];
+  instructions?: string;
+  tools?: ResponsesTool[];
+  max_output_tokens?: number;
+}
+
+export interface OpenAIResponsesEncodeOptions extends EncodeOptions {
+  systemRole?: 'system' | 'developer';
+}
+
+function inputContent(block: Block): ResponsesInputContent[] {
+  if (isUsableText(block)) return [{ type: 'input_text', text: block.text }];
+  if (block.type === 'image') {
+    return [{ type: 'input_image', image_url: dataUrl(block.source), detail: 'auto' }];
+  }
+  return [];
+}
+
+function functionOutput(result: ToolResultBlock): ResponsesFunctionCallOutput {
+  const images = toolResultImages(result);
+  const text = toolOutputText(result);
+  const output: ResponsesFunctionCallOutput['output'] =
+    images.length === 0 ? text : [{ type: 'input_text', text }, ...images.flatMap(inputContent)];
+  return { type: 'function_call_output', call_id: result.tool_use_id, output };
+}
+
+function encodeUser(message: Message, previous: Message | undefined): ResponsesItem[] {
+  const results = inCallOrder(
+    message.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'),
+    previous,
+  );
+  const content = message.content.flatMap(inputContent);
+  const items: ResponsesItem[] = results.map(functionOutput);
+  if (content.length > 0) items.push({ type: 'message', role: 'user', content });
+  return items;
+}
+
+function encodeAssistant(message: Message): ResponsesItem[] {
+  const items: ResponsesItem[] = [];
+  for (const block of message.content) {
+    if (isUsableText(block)) {
+      const last = items[items.length - 1];
+      const part: ResponsesOutputText = { type: 'output_text', text: block.text };
+      if (last && last.type === 'message' && last.role === 'assistant') last.content.push(part);
+      else items.push({ type: 'message', role: 'assistant', content: [part] });
+    } else if (block.type === 'tool_use') {
+      items.push({
+        type: 'function_call',
+        call_id: block.id,
+        name: block.name,
+        arguments: argumentsJson(block.input),
+      });
+    }
+  }
+  return items;
+}
+
+export function encodeOpenAIResponsesItems(
+  messages: readonly Message[],
+  systemRole: 'system' | 'developer',
+): ResponsesItem[] {
+  const items: ResponsesItem[] = [];
+  let previous: Message | undefined;
+  for (const message of messages) {
+    if (message.role === 'system') {
+      const text = systemText(message);
+      if (text !== '') {
+        items.push({ type: 'message', role: systemRole, content: [{ type: 'input_text', text }] });
+      }
+      continue;
+    }
+    items.push(
+      ...(message.role === 'user' ? encodeUser(message, previous) : encodeAssistant(message)),
+    );
+    previous = message;
+  }
+  return items;
+}
+
+export function encodeOpenAIResponses(
+  messages: readonly Message[],
+  options: OpenAIResponsesEncodeOptions,
+): OpenAIResponsesBody {
+  const systemRole = options.systemRole ?? defaultSystemRole(options.model);
+  const tools = (options.tools ?? []).map((t): ResponsesTool => ({
+    type: 'function',
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    parameters: t.input_schema,
+    strict: false,
+  }));
+  return {
+    model: options.model,
+    input: encodeOpenAIResponsesItems(messages, systemRole),
+    ...(options.system !== undefined && !isBlankText(options.system)
+      ? { instructions: options.system }
+      : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(options.maxTokens !== undefined ? { max_output_tokens: options.maxTokens } : {}),
+  };
+}
