@@ -30,5 +30,8 @@ export class StreamNotFoundError extends EventStoreError {
 /** A stream name that cannot be used (empty, reserved, or not tenant-scoped). */
 export class InvalidStreamNameError extends EventStoreError {}
 
+/** An event that cannot be stored: an id that is not a UUID, an empty type, or data that is not JSON. */
+export class InvalidEventError extends EventStoreError {}
+
 /** The store is closed or could not perform the operation for a reason outside the rules above. */
 export class StoreUnavailableError extends EventStoreError {}

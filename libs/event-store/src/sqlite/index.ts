@@ -1,0 +1,7 @@
+export {
+  eventStoreDataPath,
+  openSqliteEventStore,
+  type SqliteEventStore,
+  type SqliteEventStoreOptions,
+} from './sqlite-event-store';
+export { type SynchronousMode } from './schema';

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+import { type EventMetadata, type RecordedEvent } from '../types';
+
+/** Column order of every event read; rows are fetched raw (arrays) to skip building objects twice. */
+export const EVENT_COLUMNS = 'position, stream, revision, event_id, type, data, metadata, created';
+
+export const rowToEvent = (row: unknown[]): RecordedEvent => ({
+  id: row[3] as string,
+  streamName: row[1] as string,
+  revision: row[2] as bigint,
+  position: row[0] as bigint,
+  type: row[4] as string,
+  data: JSON.parse(row[5] as string) as unknown,
+  metadata: JSON.parse(row[6] as string) as EventMetadata,
+  created: new Date(Number(row[7] as bigint)),
+});
+
+/**
+ * Every statement the store runs, prepared once. The database is opened with safe integers on,
+ * so positions and revisions come back as bigint and nothing above 2^53 is ever rounded.
+ */
+export const prepareStatements = (db: Database.Database) => {
+  const bySql = new Map<string, Database.Statement>();
+  /** Statements whose text depends on a filter's shape, prepared on first use and kept. */
+  const cached = (sql: string): Database.Statement => {
+    let statement = bySql.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql).raw();
+      bySql.set(sql, statement);
+    }
+    return statement;
+  };
+  return {
+    head: db.prepare('SELECT max(position) FROM events').pluck(),
+    streamRevision: db
+      .prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')
+      .pluck(),
+    streamExists: db.prepare('SELECT 1 FROM events WHERE stream = ? LIMIT 1').pluck(),
+    insert: db.prepare(
+      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    byId: db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').raw(),
+    atRevision: db
+      .prepare('SELECT event_id, position FROM events WHERE stream = ? AND revision = ?')
+      .raw(),
+    readStreamForwards: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      )
+      .raw(),
+    readStreamBackwards: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+      )
+      .raw(),
+    cached,
+  };
+};
+
+export type Statements = ReturnType<typeof prepareStatements>;
