@@ -1,0 +1,459 @@
+/**
+ * Parse untrusted JSON into `MessageInput[]`. Never throws: returns every problem found, each with
+ * a precise path (`messages[2].content[0].source.media_type`) and a stable code.
+ *
+ * The parsed value keeps only the fields of the message model (messages.ts); unknown fields on a
+ * message or block (e.g. `cache_control`, `citations`) are dropped, unknown block *types* are
+ * rejected. Strings are kept byte-exact (thinking text and signatures included).
+ */
+import {
+  checkBase64,
+  decodedLength,
+  DEFAULT_MAX_IMAGE_BYTES,
+  headBytes,
+  IMAGE_MEDIA_TYPES,
+  sniffImageType,
+  type ImageMediaType,
+} from './base64-image';
+import { type Violation } from './errors';
+import {
+  type Block,
+  type BlockType,
+  type ImageBlock,
+  type MessageInput,
+  type RedactedThinkingBlock,
+  type Role,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolResultBlock,
+  type ToolResultContentBlock,
+  type ToolUseBlock,
+  type Usage,
+} from './messages';
+
+export type ValidationCode =
+  | 'invalid_type'
+  | 'required'
+  | 'invalid_role'
+  | 'unknown_block_type'
+  | 'block_not_allowed'
+  | 'empty_text'
+  | 'empty_string'
+  | 'empty_content'
+  | 'invalid_base64'
+  | 'unsupported_source_type'
+  | 'unsupported_media_type'
+  | 'media_type_mismatch'
+  | 'unrecognized_image'
+  | 'image_too_large'
+  | 'invalid_message_id'
+  | 'invalid_number';
+
+export type ValidationIssue = Violation<ValidationCode>;
+
+export type ParseResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly errors: readonly ValidationIssue[] };
+
+export interface ParseOptions {
+  /** Largest decoded image, in bytes. Default 5 MiB. */
+  maxImageBytes?: number;
+  /** Path prefix used in error paths. Default `messages` (or `message` for one message). */
+  path?: string;
+}
+
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+export const ROLES: readonly Role[] = ['system', 'user', 'assistant'];
+export const BLOCK_TYPES: readonly BlockType[] = [
+  'text',
+  'image',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+];
+
+/** Which blocks each role may carry (providers reject the rest). */
+export const BLOCKS_BY_ROLE: Readonly<Record<Role, readonly BlockType[]>> = {
+  system: ['text'],
+  user: ['text', 'image', 'tool_result'],
+  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking'],
+};
+
+interface Ctx {
+  readonly errors: ValidationIssue[];
+  readonly maxImageBytes: number;
+}
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const kindOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+
+const report = (ctx: Ctx, path: string, code: ValidationCode, message: string): undefined => {
+  ctx.errors.push({ path, code, message });
+  return undefined;
+};
+
+const has = (obj: Obj, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
+
+/** A required string field; with `emptyCode`, the empty string is reported with that code. */
+const stringField = (
+  ctx: Ctx,
+  obj: Obj,
+  key: string,
+  path: string,
+  emptyCode?: ValidationCode,
+): string | undefined => {
+  const p = `${path}.${key}`;
+  if (!has(obj, key) || obj[key] === undefined)
+    return report(ctx, p, 'required', `${key} is required`);
+  const v = obj[key];
+  if (typeof v !== 'string') {
+    return report(ctx, p, 'invalid_type', `${key} must be a string, got ${kindOf(v)}`);
+  }
+  if (emptyCode !== undefined && v.length === 0) {
+    return report(ctx, p, emptyCode, `${key} must not be empty`);
+  }
+  return v;
+};
+
+const parseText = (ctx: Ctx, obj: Obj, path: string): TextBlock | undefined => {
+  const text = stringField(ctx, obj, 'text', path, 'empty_text');
+  return text === undefined ? undefined : { type: 'text', text };
+};
+
+const checkImageData = (
+  ctx: Ctx,
+  data: string,
+  declared: ImageMediaType | undefined,
+  path: string,
+): boolean => {
+  const problem = checkBase64(data);
+  if (problem !== null) {
+    report(ctx, `${path}.data`, 'invalid_base64', `data is not strict base64 (${problem})`);
+    return false;
+  }
+  const size = decodedLength(data);
+  if (size > ctx.maxImageBytes) {
+    report(
+      ctx,
+      `${path}.data`,
+      'image_too_large',
+      `image is ${size} bytes; the limit is ${ctx.maxImageBytes}`,
+    );
+    return false;
+  }
+  const actual = sniffImageType(headBytes(data));
+  if (actual === null) {
+    report(ctx, `${path}.data`, 'unrecognized_image', 'data is not a PNG, JPEG, GIF or WebP image');
+    return false;
+  }
+  if (declared !== undefined && actual !== declared) {
+    report(
+      ctx,
+      `${path}.media_type`,
+      'media_type_mismatch',
+      `declared ${declared} but the data is ${actual}`,
+    );
+    return false;
+  }
+  return true;
+};
+
+const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined => {
+  const sp = `${path}.source`;
+  const source = obj.source;
+  if (source === undefined) return report(ctx, sp, 'required', 'source is required');
+  if (!isObject(source))
+    return report(ctx, sp, 'invalid_type', `source must be an object, got ${kindOf(source)}`);
+  const before = ctx.errors.length;
+  const type = stringField(ctx, source, 'type', sp);
+  if (type !== undefined && type !== 'base64') {
+    report(
+      ctx,
+      `${sp}.type`,
+      'unsupported_source_type',
+      `source.type must be "base64", got "${type}"`,
+    );
+  }
+  const mediaType = stringField(ctx, source, 'media_type', sp);
+  const known = IMAGE_MEDIA_TYPES.find((m) => m === mediaType);
+  if (mediaType !== undefined && known === undefined) {
+    report(
+      ctx,
+      `${sp}.media_type`,
+      'unsupported_media_type',
+      `media_type must be one of ${IMAGE_MEDIA_TYPES.join(', ')}, got "${mediaType}"`,
+    );
+  }
+  const data = stringField(ctx, source, 'data', sp);
+  if (data !== undefined) checkImageData(ctx, data, known, sp);
+  if (ctx.errors.length > before || known === undefined || data === undefined) return undefined;
+  return { type: 'image', source: { type: 'base64', media_type: known, data } };
+};
+
+const parseToolUse = (ctx: Ctx, obj: Obj, path: string): ToolUseBlock | undefined => {
+  const id = stringField(ctx, obj, 'id', path, 'empty_string');
+  const name = stringField(ctx, obj, 'name', path, 'empty_string');
+  const input = obj.input;
+  if (input === undefined) return report(ctx, `${path}.input`, 'required', 'input is required');
+  if (!isObject(input)) {
+    return report(
+      ctx,
+      `${path}.input`,
+      'invalid_type',
+      `input must be an object, got ${kindOf(input)}`,
+    );
+  }
+  if (id === undefined || name === undefined) return undefined;
+  return { type: 'tool_use', id, name, input };
+};
+
+const parseToolResultContent = (
+  ctx: Ctx,
+  content: unknown,
+  path: string,
+): string | ToolResultContentBlock[] | undefined => {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) {
+    return report(
+      ctx,
+      path,
+      'invalid_type',
+      `content must be a string or an array, got ${kindOf(content)}`,
+    );
+  }
+  const blocks: ToolResultContentBlock[] = [];
+  content.forEach((item, i) => {
+    const block = parseBlock(ctx, item, `${path}[${i}]`, ['text', 'image'], 'a tool_result');
+    if (block !== undefined) blocks.push(block as ToolResultContentBlock);
+  });
+  return blocks.length === content.length ? blocks : undefined;
+};
+
+const parseToolResult = (ctx: Ctx, obj: Obj, path: string): ToolResultBlock | undefined => {
+  const toolUseId = stringField(ctx, obj, 'tool_use_id', path, 'empty_string');
+  const cp = `${path}.content`;
+  const content =
+    obj.content === undefined
+      ? report(ctx, cp, 'required', 'content is required (a string or text/image blocks)')
+      : parseToolResultContent(ctx, obj.content, cp);
+  const isError = obj.is_error;
+  if (isError !== undefined && typeof isError !== 'boolean') {
+    return report(
+      ctx,
+      `${path}.is_error`,
+      'invalid_type',
+      `is_error must be a boolean, got ${kindOf(isError)}`,
+    );
+  }
+  if (toolUseId === undefined || content === undefined) return undefined;
+  const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
+  return isError === undefined ? block : { ...block, is_error: isError };
+};
+
+const parseThinking = (ctx: Ctx, obj: Obj, path: string): ThinkingBlock | undefined => {
+  const thinking = stringField(ctx, obj, 'thinking', path);
+  const signature = stringField(ctx, obj, 'signature', path);
+  if (thinking === undefined || signature === undefined) return undefined;
+  return { type: 'thinking', thinking, signature };
+};
+
+const parseRedacted = (ctx: Ctx, obj: Obj, path: string): RedactedThinkingBlock | undefined => {
+  const data = stringField(ctx, obj, 'data', path, 'empty_string');
+  return data === undefined ? undefined : { type: 'redacted_thinking', data };
+};
+
+const PARSERS: Record<BlockType, (ctx: Ctx, obj: Obj, path: string) => Block | undefined> = {
+  text: parseText,
+  image: parseImage,
+  tool_use: parseToolUse,
+  tool_result: parseToolResult,
+  thinking: parseThinking,
+  redacted_thinking: parseRedacted,
+};
+
+function parseBlock(
+  ctx: Ctx,
+  value: unknown,
+  path: string,
+  allowed: readonly BlockType[],
+  where: string,
+): Block | undefined {
+  if (!isObject(value))
+    return report(ctx, path, 'invalid_type', `a block must be an object, got ${kindOf(value)}`);
+  const type = stringField(ctx, value, 'type', path);
+  if (type === undefined) return undefined;
+  const known = BLOCK_TYPES.find((t) => t === type);
+  if (known === undefined) {
+    return report(
+      ctx,
+      `${path}.type`,
+      'unknown_block_type',
+      `unknown block type "${type}"; expected one of ${BLOCK_TYPES.join(', ')}`,
+    );
+  }
+  if (!allowed.includes(known)) {
+    return report(
+      ctx,
+      `${path}.type`,
+      'block_not_allowed',
+      `a ${known} block is not allowed in ${where}`,
+    );
+  }
+  return PARSERS[known](ctx, value, path);
+}
+
+const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined => {
+  if (!isObject(value))
+    return report(ctx, path, 'invalid_type', `usage must be an object, got ${kindOf(value)}`);
+  const keys = [
+    'input_tokens',
+    'output_tokens',
+    'cache_read_input_tokens',
+    'cache_creation_input_tokens',
+  ] as const;
+  const usage: Usage = {};
+  let ok = true;
+  for (const key of keys) {
+    const v = value[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      report(ctx, `${path}.${key}`, 'invalid_number', `${key} must be a non-negative integer`);
+      ok = false;
+    } else usage[key] = v;
+  }
+  return ok ? usage : undefined;
+};
+
+const parseContent = (
+  ctx: Ctx,
+  value: unknown,
+  path: string,
+  role: Role | undefined,
+): Block[] | undefined => {
+  if (value === undefined) return report(ctx, path, 'required', 'content is required');
+  if (!Array.isArray(value)) {
+    return report(
+      ctx,
+      path,
+      'invalid_type',
+      `content must be an array of blocks, got ${kindOf(value)}`,
+    );
+  }
+  if (value.length === 0) return report(ctx, path, 'empty_content', 'content must not be empty');
+  const allowed = role === undefined ? BLOCK_TYPES : BLOCKS_BY_ROLE[role];
+  const where = role === undefined ? 'this message' : `a ${role} message`;
+  const blocks: Block[] = [];
+  value.forEach((item, i) => {
+    const block = parseBlock(ctx, item, `${path}[${i}]`, allowed, where);
+    if (block !== undefined) blocks.push(block);
+  });
+  return blocks.length === value.length ? blocks : undefined;
+};
+
+const parseRole = (ctx: Ctx, obj: Obj, path: string): Role | undefined => {
+  const role = stringField(ctx, obj, 'role', path);
+  if (role === undefined) return undefined;
+  const known = ROLES.find((r) => r === role);
+  if (known === undefined) {
+    return report(
+      ctx,
+      `${path}.role`,
+      'invalid_role',
+      `role must be one of ${ROLES.join(', ')}, got "${role}"`,
+    );
+  }
+  return known;
+};
+
+type Optionals = Pick<MessageInput, 'id' | 'pinned' | 'model' | 'usage' | 'metadata'>;
+
+const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined => {
+  const before = ctx.errors.length;
+  const out: Optionals = {};
+  if (obj.id !== undefined) {
+    if (typeof obj.id !== 'string' || !MESSAGE_ID_PATTERN.test(obj.id)) {
+      report(ctx, `${path}.id`, 'invalid_message_id', 'id must match ^[A-Za-z0-9_-]{1,128}$');
+    } else out.id = obj.id;
+  }
+  if (obj.pinned !== undefined) {
+    if (typeof obj.pinned !== 'boolean') {
+      report(
+        ctx,
+        `${path}.pinned`,
+        'invalid_type',
+        `pinned must be a boolean, got ${kindOf(obj.pinned)}`,
+      );
+    } else out.pinned = obj.pinned;
+  }
+  if (obj.model !== undefined) {
+    const model = stringField(ctx, obj, 'model', path, 'empty_string');
+    if (model !== undefined) out.model = model;
+  }
+  if (obj.usage !== undefined) {
+    const usage = parseUsage(ctx, obj.usage, `${path}.usage`);
+    if (usage !== undefined) out.usage = usage;
+  }
+  if (obj.metadata !== undefined) {
+    if (!isObject(obj.metadata)) {
+      report(
+        ctx,
+        `${path}.metadata`,
+        'invalid_type',
+        `metadata must be an object, got ${kindOf(obj.metadata)}`,
+      );
+    } else out.metadata = obj.metadata;
+  }
+  return ctx.errors.length > before ? undefined : out;
+};
+
+const parseOne = (ctx: Ctx, value: unknown, path: string): MessageInput | undefined => {
+  if (!isObject(value))
+    return report(ctx, path, 'invalid_type', `a message must be an object, got ${kindOf(value)}`);
+  const role = parseRole(ctx, value, path);
+  const optionals = parseOptionals(ctx, value, path);
+  const content = parseContent(ctx, value.content, `${path}.content`, role);
+  if (role === undefined || content === undefined || optionals === undefined) return undefined;
+  const { id, ...rest } = optionals;
+  return id === undefined ? { role, content, ...rest } : { id, role, content, ...rest };
+};
+
+const newCtx = (options: ParseOptions): Ctx => ({
+  errors: [],
+  maxImageBytes: options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES,
+});
+
+/** Parse one message. */
+export const parseMessage = (
+  input: unknown,
+  options: ParseOptions = {},
+): ParseResult<MessageInput> => {
+  const ctx = newCtx(options);
+  const value = parseOne(ctx, input, options.path ?? 'message');
+  return value !== undefined && ctx.errors.length === 0
+    ? { ok: true, value }
+    : { ok: false, errors: ctx.errors };
+};
+
+/** Parse the `messages` array of a turn. An empty array parses; the turn rules reject it. */
+export const parseMessages = (
+  input: unknown,
+  options: ParseOptions = {},
+): ParseResult<MessageInput[]> => {
+  const ctx = newCtx(options);
+  const path = options.path ?? 'messages';
+  if (!Array.isArray(input)) {
+    report(ctx, path, 'invalid_type', `messages must be an array, got ${kindOf(input)}`);
+    return { ok: false, errors: ctx.errors };
+  }
+  const value: MessageInput[] = [];
+  input.forEach((item, i) => {
+    const message = parseOne(ctx, item, `${path}[${i}]`);
+    if (message !== undefined) value.push(message);
+  });
+  return ctx.errors.length === 0 ? { ok: true, value } : { ok: false, errors: ctx.errors };
+};
