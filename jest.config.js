@@ -22,7 +22,21 @@ const transform = {
   ],
 };
 
-const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+// A few dependencies ship ESM only (Node 20.19 loads them natively, jest does not): compile them.
+const ESM_DEPS = ['content-disposition'];
+transform['^.+\\.m?js$'] = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_DEPS.join('|')})/)`];
+
+const common = {
+  rootDir: __dirname,
+  transform,
+  transformIgnorePatterns,
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 module.exports = {
   projects: [

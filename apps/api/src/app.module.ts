@@ -1,0 +1,32 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { type EventStore } from '@arbor/event-store';
+import { ARBOR_CONFIG, type ArborConfig } from './config/config';
+import { HealthController } from './health/health.controller';
+import { AuthGuard } from './auth/auth.guard';
+import { AdminGuard } from './auth/admin.guard';
+import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { TenantsController } from './tenants/tenants.controller';
+import { ProblemFilter } from './problem/problem.filter';
+import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: ArborConfig): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      controllers: [HealthController, TenantsController],
+      providers: [
+        { provide: ARBOR_CONFIG, useValue: config },
+        { provide: EVENT_STORE, useFactory: (): EventStore => createEventStore(config) },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        TenantDirectoryService,
+        AuthGuard,
+        AdminGuard,
+        StoreLifecycle,
+      ],
+      exports: [ARBOR_CONFIG, EVENT_STORE, TenantDirectoryService, AuthGuard],
+    };
+  }
+}

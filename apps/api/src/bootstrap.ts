@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { type INestApplication, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module';
+import { type ArborConfig } from './config/config';
+
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+const loggerLevels = (level: string): LogLevel[] | false => {
+  if (level === 'silent') return false;
+  const wanted = level === 'info' ? 'log' : level;
+  const i = LEVELS.indexOf(wanted as LogLevel);
+  return LEVELS.slice(0, i < 0 ? 3 : i + 1);
+};
+
+export const buildOpenApi = (app: INestApplication) =>
+  SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Arbor')
+      .setDescription(
+        'Event-sourced conversation history for LLM agents. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'arb_<keyId>_<secret>' })
+      .build(),
+  );
+
+/** Builds the app (not listening) so tests and the CLI share one wiring. */
+export const createApp = async (config: ArborConfig): Promise<NestFastifyApplication> => {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    new FastifyAdapter({
+      bodyLimit: config.bodyLimitBytes,
+      routerOptions: { maxParamLength: 512 },
+    }),
+    { logger: loggerLevels(config.logLevel), abortOnError: false },
+  );
+  app.enableShutdownHooks();
+  SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });
+  await app.init();
+  return app;
+};

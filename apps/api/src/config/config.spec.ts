@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { ConfigError, readConfig } from './config';
+
+describe('readConfig', () => {
+  it('defaults to the embedded shape', () => {
+    const c = readConfig({}, '/srv');
+    expect(c).toMatchObject({
+      port: 3000,
+      dataDir: path.resolve('/srv/data'),
+      adminKey: null,
+      eventStoreConnectionString: null,
+      redisUrl: null,
+      synchronous: 'FULL',
+    });
+  });
+
+  it('reads every variable', () => {
+    const c = readConfig(
+      {
+        PORT: '8080',
+        ARBOR_DATA_DIR: '/var/arbor',
+        ARBOR_ADMIN_KEY: 'a-long-enough-admin-key',
+        EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        ARBOR_SQLITE_SYNCHRONOUS: 'normal',
+      },
+      '/srv',
+    );
+    expect(c.port).toBe(8080);
+    expect(c.dataDir).toBe('/var/arbor');
+    expect(c.adminKey).toBe('a-long-enough-admin-key');
+    expect(c.eventStoreConnectionString).toBe('esdb://localhost:2113?tls=false');
+    expect(c.synchronous).toBe('NORMAL');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '-1' }, /PORT/],
+    [{ ARBOR_SQLITE_SYNCHRONOUS: 'sometimes' }, /SYNCHRONOUS/],
+    [{ ARBOR_ADMIN_KEY: 'short' }, /ARBOR_ADMIN_KEY/],
+  ])('refuses %j with an error naming the variable', (env, re) => {
+    expect(() => readConfig(env)).toThrow(ConfigError);
+    expect(() => readConfig(env)).toThrow(re);
+  });
+});

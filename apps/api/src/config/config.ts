@@ -1,0 +1,65 @@
+import path from 'node:path';
+
+export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+
+/** Everything the service reads from its environment, parsed once at start-up. */
+export interface ArborConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Without it, admin calls are refused. */
+  adminKey: string | null;
+  eventStoreConnectionString: string | null;
+  redisUrl: string | null;
+  synchronous: Synchronous;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Largest accepted image, decoded, in bytes. */
+  maxImageBytes: number;
+  /** How long a read waits for the projections to reach the caller's last write. */
+  readYourWritesTimeoutMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    throw new ConfigError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+};
+
+const nonEmpty = (v: string | undefined): string | null => (v && v.trim() !== '' ? v : null);
+
+const SYNC: readonly Synchronous[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+/** Pure: the environment in, a validated config out (or a ConfigError naming the variable). */
+export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborConfig => {
+  const synchronous = (env.ARBOR_SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
+  if (!SYNC.includes(synchronous as Synchronous)) {
+    throw new ConfigError(`ARBOR_SQLITE_SYNCHRONOUS must be one of ${SYNC.join(', ')}`);
+  }
+  const adminKey = nonEmpty(env.ARBOR_ADMIN_KEY);
+  if (adminKey !== null && adminKey.length < 16) {
+    throw new ConfigError('ARBOR_ADMIN_KEY must be at least 16 characters');
+  }
+  return {
+    port: int(env, 'PORT', 3000),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(cwd, env.ARBOR_DATA_DIR ?? './data'),
+    adminKey,
+    eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
+    redisUrl: nonEmpty(env.REDIS_URL),
+    synchronous: synchronous as Synchronous,
+    bodyLimitBytes: int(env, 'ARBOR_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024),
+    maxImageBytes: int(env, 'ARBOR_MAX_IMAGE_BYTES', 5 * 1024 * 1024, 1),
+    readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+};
+
+export const ARBOR_CONFIG = Symbol('ARBOR_CONFIG');

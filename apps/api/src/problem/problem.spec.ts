@@ -1,0 +1,47 @@
+import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { WrongExpectedVersionError } from '@arbor/event-store';
+import { Problem, PROBLEM_CODES } from './problem';
+import { toProblem } from './problem.filter';
+
+describe('problem details', () => {
+  it('renders RFC 9457 fields with a stable code', () => {
+    const body = new Problem('stale_tip', 'tip is m2', { tip: 'm2' }).body('/v1/conversations/c');
+    expect(body).toEqual({
+      type: 'https://arbor.dev/problems/stale-tip',
+      title: PROBLEM_CODES.stale_tip.title,
+      status: 409,
+      code: 'stale_tip',
+      detail: 'tip is m2',
+      instance: '/v1/conversations/c',
+      tip: 'm2',
+    });
+  });
+
+  it('never lets an extension override the standard fields', () => {
+    const body = new Problem('not_found', undefined, { status: 200, code: 'ok' }).body();
+    expect(body.status).toBe(404);
+    expect(body.code).toBe('not_found');
+  });
+
+  it.each([
+    [new WrongExpectedVersionError('s', 1n, 2n), 409, 'concurrency_conflict'],
+    [
+      Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' }),
+      413,
+      'payload_too_large',
+    ],
+    [Object.assign(new Error('x'), { code: 'SQLITE_FULL' }), 507, 'insufficient_storage'],
+    [Object.assign(new Error('x'), { code: 'SQLITE_IOERR_WRITE' }), 503, 'store_unavailable'],
+    [new NotFoundException(), 404, 'not_found'],
+    [new PayloadTooLargeException(), 413, 'payload_too_large'],
+    [new Error('boom'), 500, 'internal_error'],
+  ])('maps %p to %d %s', (error, status, code) => {
+    const p = toProblem(error);
+    expect(p.status).toBe(status);
+    expect(p.code).toBe(code);
+  });
+
+  it('does not leak internal messages in a 500', () => {
+    expect(toProblem(new Error('secret path /etc/x')).body().detail).toBeUndefined();
+  });
+});

@@ -1,0 +1,86 @@
+import { type TenantEvent } from './events';
+import { parseKey, secretMatches } from './keys';
+
+/**
+ * The directory every request is authenticated against: tenants and their keys, folded from the
+ * tenant streams. It holds one small record per key and per tenant (not per message), so it
+ * stays in memory.
+ */
+export interface KeyRecord {
+  keyId: string;
+  tenantId: string;
+  secretHash: string;
+  label: string | null;
+  revoked: boolean;
+}
+
+export interface TenantRecord {
+  tenantId: string;
+  name: string | null;
+  keyIds: string[];
+}
+
+export interface TenantDirectory {
+  tenants: ReadonlyMap<string, TenantRecord>;
+  keys: ReadonlyMap<string, KeyRecord>;
+}
+
+export const emptyDirectory = (): TenantDirectory => ({ tenants: new Map(), keys: new Map() });
+
+/** Folds one event in. Returns a new directory; the old one is not changed. */
+export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): TenantDirectory => {
+  switch (event.type) {
+    case 'TenantCreated': {
+      const tenants = new Map(dir.tenants);
+      tenants.set(event.data.tenantId, {
+        tenantId: event.data.tenantId,
+        name: event.data.name,
+        keyIds: [],
+      });
+      return { ...dir, tenants };
+    }
+    case 'ApiKeyIssued': {
+      const tenant = dir.tenants.get(event.data.tenantId);
+      if (!tenant) return dir;
+      const tenants = new Map(dir.tenants);
+      tenants.set(tenant.tenantId, { ...tenant, keyIds: [...tenant.keyIds, event.data.keyId] });
+      const keys = new Map(dir.keys);
+      keys.set(event.data.keyId, {
+        keyId: event.data.keyId,
+        tenantId: event.data.tenantId,
+        secretHash: event.data.secretHash,
+        label: event.data.label,
+        revoked: false,
+      });
+      return { tenants, keys };
+    }
+    case 'ApiKeyRevoked': {
+      const key = dir.keys.get(event.data.keyId);
+      if (!key || key.tenantId !== event.data.tenantId) return dir;
+      const keys = new Map(dir.keys);
+      keys.set(key.keyId, { ...key, revoked: true });
+      return { ...dir, keys };
+    }
+  }
+};
+
+export type Authentication =
+  | { ok: true; tenantId: string; keyId: string }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' };
+
+/** Resolves an `Authorization` header value to a tenant. Pure over the directory. */
+export const authenticate = (
+  dir: TenantDirectory,
+  authorization: string | undefined,
+): Authentication => {
+  if (!authorization) return { ok: false, reason: 'missing' };
+  const m = /^Bearer ([^\s]+)$/.exec(authorization.trim());
+  if (!m) return { ok: false, reason: 'malformed' };
+  const parsed = parseKey(m[1]);
+  if (!parsed) return { ok: false, reason: 'malformed' };
+  const key = dir.keys.get(parsed.keyId);
+  if (!key || !secretMatches(parsed.secret, key.secretHash))
+    return { ok: false, reason: 'unknown' };
+  if (key.revoked) return { ok: false, reason: 'revoked' };
+  return { ok: true, tenantId: key.tenantId, keyId: key.keyId };
+};

@@ -1,0 +1,85 @@
+import { type Harness, startHarness, ADMIN_KEY } from './support/harness';
+
+describe('service basics (HTTP, real SQLite file)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  it('reports the store and its position on /health', async () => {
+    const r = await h.call('GET', '/health');
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('ok');
+    expect(r.body.store.kind).toBe('sqlite');
+    const before = r.body.store.position;
+    await h.createTenant('x');
+    const after = (await h.call('GET', '/health')).body.store.position;
+    expect(after).not.toBe(before);
+    expect(BigInt(after)).toBeGreaterThan(before === null ? -1n : BigInt(before));
+  });
+
+  it('serves OpenAPI at /docs', async () => {
+    const r = await h.call('GET', '/docs/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/health', '/v1/tenants']));
+    const html = await h.call('GET', '/docs');
+    expect(html.status).toBe(200);
+    expect(html.text).toContain('swagger');
+  });
+
+  it('answers unknown routes with problem+json', async () => {
+    const r = await h.call('GET', '/nope');
+    expect(r.status).toBe(404);
+    expect(r.headers.get('content-type')).toContain('application/problem+json');
+    expect(r.body.code).toBe('not_found');
+  });
+
+  it('creates tenants with the admin key only, and shows the key once', async () => {
+    expect((await h.call('POST', '/v1/tenants', { body: {} })).status).toBe(401);
+    expect(
+      (await h.call('POST', '/v1/tenants', { key: 'wrong-admin-key-xxxxxxxx', body: {} })).body
+        .code,
+    ).toBe('unauthorized');
+    const t = await h.createTenant('acme');
+    expect(t.id).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(t.apiKey).toMatch(/^arb_[A-Za-z0-9]{16}_[A-Za-z0-9_-]{43}$/);
+    const keys = await h.call('GET', `/v1/tenants/${t.id}/keys`, { key: ADMIN_KEY });
+    expect(keys.status).toBe(200);
+    expect(keys.text).not.toContain(t.apiKey.split('_').pop());
+  });
+
+  it('rejects invalid admin bodies with precise paths', async () => {
+    const r = await h.call('POST', '/v1/tenants', {
+      key: ADMIN_KEY,
+      body: { name: 42, extra: true },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('validation_failed');
+    expect(r.body.errors.map((e: { path: string }) => e.path)).toEqual(
+      expect.arrayContaining(['body.name']),
+    );
+  });
+
+  it('answers malformed JSON with 400 malformed_json', async () => {
+    const r = await h.call('POST', '/v1/tenants', { key: ADMIN_KEY, raw: '{"name":' });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('malformed_json');
+  });
+});
+
+describe('admin calls without ARBOR_ADMIN_KEY', () => {
+  it('are refused', async () => {
+    const h = await startHarness({ ARBOR_ADMIN_KEY: '' });
+    try {
+      const r = await h.call('POST', '/v1/tenants', { key: ADMIN_KEY, body: {} });
+      expect(r.status).toBe(403);
+      expect(r.body.code).toBe('forbidden');
+    } finally {
+      await h.destroy();
+    }
+  });
+});
