@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { WrongExpectedVersionError } from '../errors';
 import { type AppendResult, type CurrentRevision, type ExpectedRevision } from '../types';
 import { type AppendLookup, decideAppend } from './append-decision';
 import { type PreparedEvent } from './prepare-events';
+import { sqliteCode } from './sqlite-errors';
 import { type Statements } from './statements';
 
 /** The decision's lookups, answered from the two UNIQUE indexes. */
@@ -20,7 +20,7 @@ export const createLookup = (st: Statements): AppendLookup => ({
 });
 
 const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+  sqliteCode(error) === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /** An empty append changes nothing and reports where the stream is (-1 when it does not exist). */
 const emptyResult = (st: Statements, stream: string, current: CurrentRevision): AppendResult => {

@@ -16,6 +16,7 @@ import { commitAppend, createLookup } from './append';
 import { filterSql } from './filter-sql';
 import { createNotifier } from './notifier';
 import { assertStreamName, prepareEvents } from './prepare-events';
+import { sqliteCode } from './sqlite-errors';
 import { applyPragmas, migrate, type SynchronousMode } from './schema';
 import { EVENT_COLUMNS, prepareStatements, rowToEvent } from './statements';
 import { createSqliteSubscription } from './subscription';
@@ -90,8 +91,9 @@ const guard = <T>(operation: () => T): T => {
     return operation();
   } catch (error) {
     if (error instanceof EventStoreError) throw error;
-    if (error instanceof Database.SqliteError || error instanceof TypeError) {
-      throw new StoreUnavailableError(`sqlite: ${error.message}`);
+    const code = sqliteCode(error);
+    if (code !== undefined) {
+      throw new StoreUnavailableError(`sqlite ${code}: ${(error as Error).message}`);
     }
     throw error;
   }
