@@ -1,5 +1,5 @@
 /** Builders for neutral conversations in tests. */
-import type { Block, Message, Role } from '@arbor/domain/messages';
+import type { Block, ImageBlock, Message, Role, TextBlock } from '@arbor/domain/messages';
 import { makePngBase64 } from './images';
 
 export interface MessageSpec {
@@ -23,9 +23,9 @@ export function chain(specs: readonly MessageSpec[]): Message[] {
   }));
 }
 
-export const text = (t: string): Block => ({ type: 'text', text: t });
+export const text = (t: string): TextBlock => ({ type: 'text', text: t });
 
-export const png = (width = 4, height = 3): Block => ({
+export const png = (width = 4, height = 3): ImageBlock => ({
   type: 'image',
   source: { type: 'base64', media_type: 'image/png', data: makePngBase64(width, height) },
 });
