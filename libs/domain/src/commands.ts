@@ -1,0 +1,137 @@
+/** The commands a conversation decides on, their results, and the decision shape. */
+import { type DomainError } from './errors';
+import { type ConversationEvent, type IdMap } from './events';
+import { type Message, type MessageInput } from './messages';
+
+export interface StartCommand {
+  readonly type: 'start';
+  readonly conversationId?: string;
+  readonly title?: string | null;
+  readonly metadata?: Record<string, unknown>;
+}
+
+export interface CommitTurnCommand {
+  readonly type: 'commitTurn';
+  /** Makes retries idempotent; generated when absent. */
+  readonly turnId?: string;
+  /** The message the turn chains from; null only for the conversation's first turn. */
+  readonly parentId: string | null;
+  /** When given, the tip must be exactly this (null: no tip yet), else `stale_tip`. */
+  readonly expectedTip?: string | null;
+  /** Already parsed with `parseMessages`. */
+  readonly messages: readonly MessageInput[];
+}
+
+export interface MoveTipCommand {
+  readonly type: 'moveTip';
+  readonly messageId: string;
+  readonly expectedTip?: string | null;
+}
+
+export interface ForkCommand {
+  readonly type: 'fork';
+  /** End of the copied path; default the tip. Must end a turn (or be the root system message). */
+  readonly messageId?: string;
+  /** Id of the new conversation; generated when absent. */
+  readonly forkConversationId?: string;
+  readonly title?: string | null;
+  readonly metadata?: Record<string, unknown>;
+  /**
+   * The full messages of the path root → end, as loaded by the caller (the write-side state keeps
+   * no content). Use `forkPathIds(state, messageId)` to know which to load; they must match.
+   */
+  readonly path: readonly Message[];
+}
+
+export interface SetCheckpointCommand {
+  readonly type: 'setCheckpoint';
+  readonly label: string;
+  /** Default the tip. Must end a committed turn. */
+  readonly messageId?: string;
+  /** Move a live label to a new target instead of failing with `checkpoint_exists`. */
+  readonly replace?: boolean;
+}
+
+export interface RewindCommand {
+  readonly type: 'rewind';
+  readonly label: string;
+  readonly digest?: string | null;
+  readonly expectedTip?: string | null;
+}
+
+export interface ResumeCommand {
+  readonly type: 'resume';
+  readonly keepMessages?: number;
+  readonly keepTokens?: number;
+}
+
+export interface RecordFailureCommand {
+  readonly type: 'recordFailure';
+  /** The turn request that failed (JSON). */
+  readonly input: unknown;
+  /** What went wrong (JSON). */
+  readonly error: unknown;
+  readonly failureId?: string;
+}
+
+export type Command =
+  | StartCommand
+  | CommitTurnCommand
+  | MoveTipCommand
+  | ForkCommand
+  | SetCheckpointCommand
+  | RewindCommand
+  | ResumeCommand
+  | RecordFailureCommand;
+
+export type CommandType = Command['type'];
+
+export interface CommandResults {
+  start: { conversationId: string; tip: null; revision: number };
+  commitTurn: {
+    turnId: string;
+    messageIds: readonly string[];
+    tip: string;
+    revision: number;
+    /** True when this turnId was already committed with the same content (no new events). */
+    replayed: boolean;
+  };
+  moveTip: { tip: string; revision: number };
+  fork: {
+    forkConversationId: string;
+    idMap: IdMap;
+    /** The new stream's events, to append with expected revision `no_stream`. */
+    forkEvents: readonly ConversationEvent[];
+    /** The new stream's revision after `forkEvents`. */
+    forkRevision: number;
+    revision: number;
+  };
+  setCheckpoint: { label: string; messageId: string; revision: number; replayed: boolean };
+  rewind: { tip: string; revision: number };
+  resume: {
+    cutAt: string;
+    droppedCheckpoints: readonly string[];
+    keptCount: number;
+    keptTokens: number;
+    keptWholeLastTurn: boolean;
+    revision: number;
+  };
+  recordFailure: { failureId: string; revision: number };
+}
+
+export type ResultOf<C extends CommandType> = CommandResults[C];
+
+/**
+ * What `decide` returns: the events to append (atomically, expecting the state's revision) and
+ * the result the caller answers with; `revision` in results is the revision after the append.
+ */
+export type Decision<R> =
+  | { readonly ok: true; readonly events: readonly ConversationEvent[]; readonly result: R }
+  | { readonly ok: false; readonly error: DomainError };
+
+export interface DecideDeps {
+  /** A fresh unique id (message, turn, conversation, failure). */
+  newId(): string;
+  /** ISO-8601 time for `createdAt`. */
+  now(): string;
+}

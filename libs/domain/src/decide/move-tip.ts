@@ -1,0 +1,20 @@
+import { type Decision, type MoveTipCommand, type ResultOf } from '../commands';
+import { event } from '../events';
+import { type ConversationState, hasMessage } from '../state';
+import { fail, failWith, staleTip, succeed } from './common';
+
+/** Branching: the pointer moves to any existing message; exactly one TipMoved, nothing else. */
+export const decideMoveTip = (
+  cmd: MoveTipCommand,
+  state: ConversationState,
+): Decision<ResultOf<'moveTip'>> => {
+  const stale = staleTip(state, cmd.expectedTip);
+  if (stale !== null) return failWith(stale);
+  if (!hasMessage(state, cmd.messageId)) {
+    return fail('message_not_found', 'no such message in this conversation', {
+      messageId: cmd.messageId,
+    });
+  }
+  const moved = event('TipMoved', { from: state.tip, to: cmd.messageId, reason: 'branch' });
+  return succeed([moved], { tip: cmd.messageId, revision: state.revision + 1 });
+};

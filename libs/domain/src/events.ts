@@ -1,0 +1,163 @@
+/**
+ * The events of one conversation stream. Each is `{type, data}`; tenant, actor, time and
+ * causation/correlation ids travel in the event store's metadata, not here. Every event is
+ * self-contained (a MessageAppended carries the whole message), so read models can be folded
+ * from the log alone.
+ */
+import { type Message } from './messages';
+
+export interface DomainEvent<TType extends string, TData> {
+  readonly type: TType;
+  readonly data: TData;
+}
+
+/** Old message id → new message id, for forks. A plain JSON object. */
+export type IdMap = Readonly<Record<string, string>>;
+
+export interface ForkOrigin {
+  readonly conversationId: string;
+  readonly messageId: string;
+}
+
+export type ConversationStarted = DomainEvent<
+  'ConversationStarted',
+  {
+    readonly conversationId: string;
+    readonly title: string | null;
+    readonly metadata: Readonly<Record<string, unknown>>;
+    readonly forkedFrom: ForkOrigin | null;
+  }
+>;
+
+/** One committed message, whole. Always followed (same append) by the TurnCommitted of its turn,
+ * except in a fork's opening batch, where copied messages are closed by a TipMoved `fork`. */
+export type MessageAppended = DomainEvent<'MessageAppended', { readonly message: Message }>;
+
+export type TurnCommitted = DomainEvent<
+  'TurnCommitted',
+  {
+    readonly turnId: string;
+    readonly parentId: string | null;
+    readonly messageIds: readonly string[];
+    readonly tipBefore: string | null;
+    readonly tip: string;
+    /** sha256 of the canonical turn request (parentId + messages): retries with the same turnId
+     * and the same content are recognised after a restart; different content is a conflict. */
+    readonly contentHash: string;
+  }
+>;
+
+export type TipMoveReason = 'branch' | 'rewind' | 'fork';
+
+export type TipMoved = DomainEvent<
+  'TipMoved',
+  { readonly from: string | null; readonly to: string; readonly reason: TipMoveReason }
+>;
+
+/** On the source stream: a fork was made of the path ending at `fromMessageId`. */
+export type ConversationForked = DomainEvent<
+  'ConversationForked',
+  { readonly forkConversationId: string; readonly fromMessageId: string; readonly idMap: IdMap }
+>;
+
+/** On the new stream, right after its ConversationStarted. */
+export type ForkedFrom = DomainEvent<
+  'ForkedFrom',
+  { readonly sourceConversationId: string; readonly sourceMessageId: string; readonly idMap: IdMap }
+>;
+
+export type CheckpointSet = DomainEvent<
+  'CheckpointSet',
+  { readonly label: string; readonly messageId: string }
+>;
+
+export type CheckpointRewound = DomainEvent<
+  'CheckpointRewound',
+  {
+    readonly label: string;
+    readonly messageId: string;
+    /** The tip before the rewind. */
+    readonly from: string | null;
+    readonly digest: string | null;
+  }
+>;
+
+export type CheckpointDropReason = 'trimmed_by_resume';
+
+export type CheckpointDropped = DomainEvent<
+  'CheckpointDropped',
+  { readonly label: string; readonly messageId: string; readonly reason: CheckpointDropReason }
+>;
+
+export type RunResumed = DomainEvent<
+  'RunResumed',
+  {
+    /** The first message of the kept window (on the active branch). */
+    readonly cutAt: string;
+    /** The tip the window ends at. */
+    readonly tip: string;
+    readonly keepMessages: number | null;
+    readonly keepTokens: number | null;
+    readonly keptCount: number;
+    readonly keptTokens: number;
+    /** True when no clean window fit the limits, so the whole last turn was kept. */
+    readonly keptWholeLastTurn: boolean;
+    /** Labels dropped by this cut; their CheckpointDropped events precede this one. */
+    readonly droppedCheckpoints: readonly string[];
+  }
+>;
+
+export type TurnFailed = DomainEvent<
+  'TurnFailed',
+  { readonly failureId: string; readonly input: unknown; readonly error: unknown }
+>;
+
+export type ConversationEvent =
+  | ConversationStarted
+  | MessageAppended
+  | TurnCommitted
+  | TipMoved
+  | ConversationForked
+  | ForkedFrom
+  | CheckpointSet
+  | CheckpointRewound
+  | CheckpointDropped
+  | RunResumed
+  | TurnFailed;
+
+export type ConversationEventType = ConversationEvent['type'];
+
+export type EventOf<T extends ConversationEventType> = Extract<ConversationEvent, { type: T }>;
+
+export type EventDataOf<T extends ConversationEventType> = EventOf<T>['data'];
+
+/** Build a typed event: `event('TipMoved', {from, to, reason})`. */
+export const event = <T extends ConversationEventType>(type: T, data: EventDataOf<T>): EventOf<T> =>
+  ({ type, data }) as EventOf<T>;
+
+/** Every event type this version writes. Later ones (CompactionApplied, ContextAssembled) are
+ * added here; `evolve` passes over types it does not know, counting the revision. */
+export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
+  'ConversationStarted',
+  'MessageAppended',
+  'TurnCommitted',
+  'TipMoved',
+  'ConversationForked',
+  'ForkedFrom',
+  'CheckpointSet',
+  'CheckpointRewound',
+  'CheckpointDropped',
+  'RunResumed',
+  'TurnFailed',
+];
+
+const TYPES: ReadonlySet<string> = new Set(CONVERSATION_EVENT_TYPES);
+
+export const isConversationEvent = (e: { type: string }): e is ConversationEvent =>
+  TYPES.has(e.type);
+
+/** Narrow an event to one type. */
+export const isEvent = <T extends ConversationEventType>(
+  e: { type: string },
+  type: T,
+): e is EventOf<T> => e.type === type;

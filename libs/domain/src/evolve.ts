@@ -1,0 +1,82 @@
+/**
+ * evolve(state, event) → state. Pure and deterministic: the same events always fold to the same
+ * state, and no state object is ever changed (a new one is returned). Unknown event types (later
+ * versions: CompactionApplied, ContextAssembled, ...) only advance the revision.
+ */
+import { type ConversationEvent, isConversationEvent } from './events';
+import { pmapGet, pmapSet } from './persistent-map';
+import { type CheckpointRecord, type ConversationState, initialState, nodeOf } from './state';
+
+/** Any stored event; only `type` and `data` are read. */
+export interface AnyEvent {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+const setCheckpoint = (s: ConversationState, c: CheckpointRecord): ConversationState => ({
+  ...s,
+  checkpoints: pmapSet(s.checkpoints, c.label, c),
+});
+
+const apply = (s: ConversationState, e: ConversationEvent): ConversationState => {
+  switch (e.type) {
+    case 'ConversationStarted':
+      return {
+        ...s,
+        status: 'active',
+        conversationId: e.data.conversationId,
+        title: e.data.title,
+        forkedFrom: e.data.forkedFrom,
+      };
+    case 'MessageAppended': {
+      const m = e.data.message;
+      const rootId = s.rootId === null && m.parentId === null ? m.id : s.rootId;
+      return { ...s, rootId, messages: pmapSet(s.messages, m.id, nodeOf(m)) };
+    }
+    case 'TurnCommitted': {
+      const { turnId, parentId, messageIds, tip, contentHash } = e.data;
+      const record = { contentHash, parentId, messageIds, tip, revision: s.revision };
+      return { ...s, tip, turnCount: s.turnCount + 1, turns: pmapSet(s.turns, turnId, record) };
+    }
+    case 'TipMoved':
+      return { ...s, tip: e.data.to };
+    case 'CheckpointSet':
+      return setCheckpoint(s, {
+        label: e.data.label,
+        messageId: e.data.messageId,
+        status: 'active',
+      });
+    case 'CheckpointRewound': {
+      const c = pmapGet(s.checkpoints, e.data.label);
+      return c === undefined ? s : setCheckpoint(s, { ...c, status: 'rewound' });
+    }
+    case 'CheckpointDropped': {
+      const { label, messageId, reason } = e.data;
+      return setCheckpoint(s, { label, messageId, status: 'dropped', reason });
+    }
+    case 'RunResumed':
+      return { ...s, resume: e.data };
+    case 'TurnFailed': {
+      const { failureId, input, error } = e.data;
+      return { ...s, lastFailure: { failureId, input, error, turnCountAt: s.turnCount } };
+    }
+    case 'ConversationForked':
+    case 'ForkedFrom':
+      return s;
+  }
+};
+
+export const evolve = (state: ConversationState, event: AnyEvent): ConversationState => {
+  const next: ConversationState = { ...state, revision: state.revision + 1 };
+  return isConversationEvent(event) ? apply(next, event) : next;
+};
+
+/** Fold events over a state (default: the initial state). */
+export const foldEvents = (
+  events: Iterable<AnyEvent>,
+  state: ConversationState = initialState(),
+): ConversationState => {
+  let s = state;
+  for (const e of events) s = evolve(s, e);
+  return s;
+};

@@ -1,0 +1,142 @@
+/**
+ * The write-side state of one conversation: only what the rules need, cached per conversation.
+ * Per message: parent, role, whether it ends a turn, a token estimate, and its tool_use /
+ * tool_result ids — never its content. Maps are persistent, so every state stays valid forever.
+ */
+import { type ForkOrigin, type RunResumed } from './events';
+import { type Message, type Role } from './messages';
+import { pmapEmpty, pmapGet, pmapHas, pmapValues, type PMap } from './persistent-map';
+import { estimateTokens } from './token-estimate';
+import { toolResultIdsOf, toolUseIdsOf } from './turn-rules';
+
+export interface MessageNode {
+  readonly parentId: string | null;
+  readonly role: Role;
+  /** Ends a turn: an assistant message without tool_use (see turn-rules.ts). */
+  readonly boundary: boolean;
+  readonly tokens: number;
+  readonly toolUseIds: readonly string[];
+  readonly toolResultIds: readonly string[];
+}
+
+export interface TurnRecord {
+  readonly contentHash: string;
+  readonly parentId: string | null;
+  readonly messageIds: readonly string[];
+  readonly tip: string;
+  /** Stream revision of its TurnCommitted event. */
+  readonly revision: number;
+}
+
+export type CheckpointStatus = 'active' | 'rewound' | 'dropped';
+
+export interface CheckpointRecord {
+  readonly label: string;
+  readonly messageId: string;
+  readonly status: CheckpointStatus;
+  readonly reason?: string;
+}
+
+export interface FailureRecord {
+  readonly failureId: string;
+  readonly input: unknown;
+  readonly error: unknown;
+  /** How many turns were committed when it failed; a later commit makes it not pending. */
+  readonly turnCountAt: number;
+}
+
+export type ResumeRecord = RunResumed['data'];
+
+export interface ConversationState {
+  readonly status: 'none' | 'active';
+  readonly conversationId: string | null;
+  readonly title: string | null;
+  readonly forkedFrom: ForkOrigin | null;
+  /** Stream revision of the last event applied; -1 before the first. */
+  readonly revision: number;
+  readonly rootId: string | null;
+  readonly tip: string | null;
+  readonly messages: PMap<MessageNode>;
+  readonly turns: PMap<TurnRecord>;
+  readonly turnCount: number;
+  readonly checkpoints: PMap<CheckpointRecord>;
+  readonly lastFailure: FailureRecord | null;
+  readonly resume: ResumeRecord | null;
+}
+
+const INITIAL: ConversationState = Object.freeze({
+  status: 'none',
+  conversationId: null,
+  title: null,
+  forkedFrom: null,
+  revision: -1,
+  rootId: null,
+  tip: null,
+  messages: pmapEmpty<MessageNode>(),
+  turns: pmapEmpty<TurnRecord>(),
+  turnCount: 0,
+  checkpoints: pmapEmpty<CheckpointRecord>(),
+  lastFailure: null,
+  resume: null,
+});
+
+export const initialState = (): ConversationState => INITIAL;
+
+const NONE: readonly string[] = Object.freeze([]);
+
+const idsOrNone = (ids: string[]): readonly string[] => (ids.length === 0 ? NONE : ids);
+
+/** The compact node kept for a committed message. */
+export const nodeOf = (message: Message): MessageNode => {
+  const toolUseIds = idsOrNone(toolUseIdsOf(message.content));
+  return {
+    parentId: message.parentId,
+    role: message.role,
+    boundary: message.role === 'assistant' && toolUseIds.length === 0,
+    tokens: estimateTokens(message.content),
+    toolUseIds,
+    toolResultIds: idsOrNone(toolResultIdsOf(message.content)),
+  };
+};
+
+export const getNode = (state: ConversationState, id: string): MessageNode | undefined =>
+  pmapGet(state.messages, id);
+
+export const hasMessage = (state: ConversationState, id: string): boolean =>
+  pmapHas(state.messages, id);
+
+export const messageCount = (state: ConversationState): number => state.messages.size;
+
+/** A new turn may hang here: the end of a turn, or a system message at the root. */
+export const isBranchable = (node: MessageNode): boolean =>
+  node.boundary || (node.role === 'system' && node.parentId === null);
+
+export const getCheckpoint = (
+  state: ConversationState,
+  label: string,
+): CheckpointRecord | undefined => pmapGet(state.checkpoints, label);
+
+/** Not dropped: can be rewound to. */
+export const isLiveCheckpoint = (c: CheckpointRecord): boolean => c.status !== 'dropped';
+
+/** All checkpoints, sorted by label. */
+export const listCheckpoints = (state: ConversationState): CheckpointRecord[] =>
+  pmapValues(state.checkpoints).sort((a, b) =>
+    a.label < b.label ? -1 : a.label > b.label ? 1 : 0,
+  );
+
+export const getTurn = (state: ConversationState, turnId: string): TurnRecord | undefined =>
+  pmapGet(state.turns, turnId);
+
+export interface PendingRetry {
+  readonly failureId: string;
+  readonly input: unknown;
+  readonly error: unknown;
+}
+
+/** The last failure not followed by a later committed turn, or null ("nothing to retry"). */
+export const pendingRetry = (state: ConversationState): PendingRetry | null => {
+  const f = state.lastFailure;
+  if (f === null || f.turnCountAt !== state.turnCount) return null;
+  return { failureId: f.failureId, input: f.input, error: f.error };
+};

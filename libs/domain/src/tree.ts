@@ -1,0 +1,91 @@
+/**
+ * The conversation tree: paths (iterative, O(depth)), children, branch points, and the fork copy.
+ * The path functions take a `parentOf` lookup so the read side can use them over its own models.
+ */
+import { type IdMap } from './events';
+import { type Message } from './messages';
+import { type ConversationState, getNode } from './state';
+
+/** The parent of `id`: a message id, null at the root, undefined when `id` is unknown. */
+export type ParentOf = (id: string) => string | null | undefined;
+
+/**
+ * `[id, parent, ..., root]`, or null when `id` (or an ancestor) is unknown or the links loop.
+ * Iterative: no recursion, so depth is bounded only by memory.
+ */
+export const pathToRoot = (id: string, parentOf: ParentOf): string[] | null => {
+  const path: string[] = [];
+  const seen = new Set<string>();
+  let current: string | null = id;
+  while (current !== null) {
+    if (seen.has(current)) return null;
+    seen.add(current);
+    const parent = parentOf(current);
+    if (parent === undefined) return null;
+    path.push(current);
+    current = parent;
+  }
+  return path;
+};
+
+/** `[root, ..., id]`, or null as for `pathToRoot`. */
+export const pathFromRoot = (id: string, parentOf: ParentOf): string[] | null =>
+  pathToRoot(id, parentOf)?.reverse() ?? null;
+
+export const stateParentOf =
+  (state: ConversationState): ParentOf =>
+  (id) =>
+    getNode(state, id)?.parentId;
+
+/** The path root → `id` in a conversation state, or null when `id` is not there. */
+export const branchPath = (state: ConversationState, id: string): string[] | null =>
+  pathFromRoot(id, stateParentOf(state));
+
+/** The active branch: root → tip (empty when there is no tip). */
+export const activeBranch = (state: ConversationState): string[] =>
+  state.tip === null ? [] : (branchPath(state, state.tip) ?? []);
+
+export interface TreeLink {
+  readonly id: string;
+  readonly parentId: string | null;
+}
+
+/** parent id (null for roots) → child ids, in the order given. */
+export const childrenIndex = (links: Iterable<TreeLink>): Map<string | null, string[]> => {
+  const index = new Map<string | null, string[]>();
+  for (const { id, parentId } of links) {
+    const list = index.get(parentId);
+    if (list === undefined) index.set(parentId, [id]);
+    else list.push(id);
+  }
+  return index;
+};
+
+/** Messages with two or more children: where the tree branches. */
+export const branchPoints = (links: Iterable<TreeLink>): string[] => {
+  const points: string[] = [];
+  for (const [parent, children] of childrenIndex(links)) {
+    if (parent !== null && children.length > 1) points.push(parent);
+  }
+  return points;
+};
+
+export interface ForkCopy {
+  readonly messages: readonly Message[];
+  readonly idMap: IdMap;
+}
+
+/**
+ * Copy a root → end path with fresh ids: parent links are remapped, everything else (content,
+ * turnId, createdAt, metadata) is kept as it was, so the copy has the same shape and bytes.
+ */
+export const forkCopy = (path: readonly Message[], newId: () => string): ForkCopy => {
+  const map = new Map<string, string>();
+  const messages = path.map((m) => {
+    const id = newId();
+    map.set(m.id, id);
+    const parentId = m.parentId === null ? null : (map.get(m.parentId) ?? null);
+    return { ...m, id, parentId };
+  });
+  return { messages, idMap: Object.fromEntries(map) };
+};
