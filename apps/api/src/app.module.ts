@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
 import { type EventStore } from '@arbor/event-store';
+import { ConversationsModule } from './conversations/conversations.module';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -16,6 +18,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
+      imports: [CqrsModule.forRoot(), ConversationsModule],
       controllers: [HealthController, TenantsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },

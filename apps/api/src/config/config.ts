@@ -19,6 +19,8 @@ export interface ArborConfig {
   /** How long a read waits for the projections to reach the caller's last write. */
   readYourWritesTimeoutMs: number;
   logLevel: string;
+  /** Write-side state cache bound, in messages held across all cached conversations. */
+  stateCacheMessages: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +61,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     maxImageBytes: int(env, 'ARBOR_MAX_IMAGE_BYTES', 5 * 1024 * 1024, 1),
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),
     logLevel: env.LOG_LEVEL ?? 'info',
+    stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
   };
 };
 

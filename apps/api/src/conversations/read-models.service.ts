@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type Database from 'better-sqlite3';
+import { type EventStore } from '@arbor/event-store';
+import {
+  type ConversationQueries,
+  conversationsProjection,
+  createConversationQueries,
+  createProjector,
+  dumpReadModels,
+  openReadModelDb,
+  type Projector,
+  readModelDataPath,
+} from '@arbor/projections';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { Problem } from '../problem/problem';
+import { EVENT_STORE } from '../store/store.provider';
+
+export const PROJECTIONS = [conversationsProjection] as const;
+export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
+
+/**
+ * The read side: SQLite read models beside the log, fed only by a subscription to `$all`. A
+ * caller's reads wait until the projector has applied that caller's last write.
+ */
+@Injectable()
+export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('ReadModels');
+  private db!: Database.Database;
+  private projector!: Projector;
+  queries!: ConversationQueries;
+  /** Last write position per API key (bounded: one entry per key). */
+  private readonly lastWrite = new Map<string, bigint>();
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.db = openReadModelDb(readModelDataPath(this.config.dataDir));
+    this.projector = createProjector({
+      store: this.store,
+      db: this.db,
+      set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
+      onError: (e) => this.logger.error(`projector stopped: ${String(e)}`),
+    });
+    this.queries = createConversationQueries(this.db);
+    await this.projector.start();
+    const head = await this.store.headPosition();
+    if (head !== null) await this.projector.waitFor(head, 10 * 60 * 1000);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.projector.stop();
+    this.db.close();
+  }
+
+  noteWrite(keyId: string, position: bigint | null): void {
+    if (position === null) return;
+    const prev = this.lastWrite.get(keyId);
+    if (prev === undefined || position > prev) this.lastWrite.set(keyId, position);
+  }
+
+  /** Waits for the caller's last write to be visible, or answers 503 `projection_lagging`. */
+  async consistentFor(keyId: string): Promise<ConversationQueries> {
+    const target = this.lastWrite.get(keyId);
+    if (target !== undefined) {
+      const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
+      if (!ok)
+        throw new Problem('projection_lagging', 'Retry shortly.', { position: target.toString() });
+    }
+    return this.queries;
+  }
+
+  status() {
+    return this.projector.status();
+  }
+
+  async rebuild(): Promise<{ position: string | null }> {
+    await this.projector.rebuild();
+    const head = await this.store.headPosition();
+    if (head !== null) await this.projector.waitFor(head, 60 * 60 * 1000);
+    const p = this.projector.status().position;
+    return { position: p === null ? null : p.toString() };
+  }
+
+  /** Canonical dump of every read model (for rebuild-equality checks). */
+  dump(): string {
+    return dumpReadModels(this.db, PROJECTIONS);
+  }
+}

@@ -1,0 +1,215 @@
+import type Database from 'better-sqlite3';
+import { type Message } from '@arbor/domain';
+
+export interface ConversationRow {
+  id: string;
+  title: string | null;
+  metadata: Record<string, unknown> | null;
+  tip: string | null;
+  revision: number;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
+  forkedFrom: { conversationId: string; messageId: string } | null;
+  messageCount: number;
+  turnCount: number;
+  cutAt: string | null;
+}
+
+export interface ForkRow {
+  conversationId: string;
+  messageId: string;
+}
+
+export interface CheckpointRow {
+  label: string;
+  messageId: string;
+  status: 'active' | 'rewound' | 'dropped';
+  reason?: string;
+  digest?: string;
+}
+
+export interface TreeNode {
+  id: string;
+  parentId: string | null;
+  role: string;
+  children: string[];
+}
+
+interface RawConversation {
+  id: string;
+  seq: number;
+  title: string | null;
+  metadata: string | null;
+  tip: string | null;
+  revision: number;
+  position: number;
+  created_at: string;
+  updated_at: string;
+  forked_from_conversation: string | null;
+  forked_from_message: string | null;
+  message_count: number;
+  turn_count: number;
+  cut_at: string | null;
+}
+
+const toConversation = (r: RawConversation): ConversationRow => ({
+  id: r.id,
+  title: r.title,
+  metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, unknown>),
+  tip: r.tip,
+  revision: r.revision,
+  position: r.position,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  forkedFrom:
+    r.forked_from_conversation !== null && r.forked_from_message !== null
+      ? { conversationId: r.forked_from_conversation, messageId: r.forked_from_message }
+      : null,
+  messageCount: r.message_count,
+  turnCount: r.turn_count,
+  cutAt: r.cut_at,
+});
+
+/** Read-side queries over the conversation read models. Every one is scoped by tenant. */
+export const createConversationQueries = (db: Database.Database) => {
+  const q = {
+    conversation: db.prepare(`SELECT * FROM rm_conversations WHERE tenant_id = ? AND id = ?`),
+    list: db.prepare(
+      `SELECT * FROM rm_conversations WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    forks: db.prepare(
+      `SELECT fork_id, from_message_id FROM rm_forks WHERE tenant_id = ? AND source_id = ? ORDER BY position`,
+    ),
+    branchPage: db.prepare(
+      `SELECT a.depth, m.body FROM rm_active_branch a JOIN rm_messages m
+         ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
+       WHERE a.tenant_id = ? AND a.conversation_id = ? AND a.depth >= ? ORDER BY a.depth LIMIT ?`,
+    ),
+    depthOf: db.prepare(
+      `SELECT depth FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
+    ),
+    message: db.prepare(
+      `SELECT body FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
+    ),
+    nodes: db.prepare(
+      `SELECT id, parent_id, role FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? ORDER BY seq`,
+    ),
+    allMessages: db.prepare(
+      `SELECT body FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? ORDER BY seq`,
+    ),
+    checkpoints: db.prepare(
+      `SELECT label, message_id, status, reason, digest FROM rm_checkpoints WHERE tenant_id = ? AND conversation_id = ? ORDER BY label`,
+    ),
+    pendingFailure: db.prepare(
+      `SELECT failure_id, input, error FROM rm_failures WHERE tenant_id = ? AND conversation_id = ? AND pending = 1 ORDER BY revision DESC LIMIT 1`,
+    ),
+  };
+
+  const getConversation = (
+    tenantId: string,
+    id: string,
+  ): (ConversationRow & { forks: ForkRow[] }) | null => {
+    const raw = q.conversation.get(tenantId, id) as RawConversation | undefined;
+    if (!raw) return null;
+    const forks = (q.forks.all(tenantId, id) as { fork_id: string; from_message_id: string }[]).map(
+      (f) => ({
+        conversationId: f.fork_id,
+        messageId: f.from_message_id,
+      }),
+    );
+    return { ...toConversation(raw), forks };
+  };
+
+  /** Cursor = the `seq` of the last row returned (opaque to clients). */
+  const listConversations = (tenantId: string, afterSeq: number, limit: number) => {
+    const rows = q.list.all(tenantId, afterSeq, limit + 1) as RawConversation[];
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map(toConversation),
+      nextSeq: rows.length > limit ? page[page.length - 1].seq : null,
+    };
+  };
+
+  /** The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow. */
+  const activeBranchPage = (tenantId: string, id: string, fromDepth: number, limit: number) => {
+    const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as {
+      depth: number;
+      body: string;
+    }[];
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((r) => JSON.parse(r.body) as Message),
+      nextDepth: rows.length > limit ? rows[limit].depth : null,
+    };
+  };
+
+  const depthOf = (tenantId: string, id: string, messageId: string): number | null =>
+    (q.depthOf.get(tenantId, id, messageId) as { depth: number } | undefined)?.depth ?? null;
+
+  const getMessage = (tenantId: string, id: string, messageId: string): Message | null => {
+    const row = q.message.get(tenantId, id, messageId) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as Message) : null;
+  };
+
+  const tree = (tenantId: string, id: string): TreeNode[] => {
+    const rows = q.nodes.all(tenantId, id) as {
+      id: string;
+      parent_id: string | null;
+      role: string;
+    }[];
+    const nodes = new Map<string, TreeNode>();
+    for (const r of rows)
+      nodes.set(r.id, { id: r.id, parentId: r.parent_id, role: r.role, children: [] });
+    for (const n of nodes.values())
+      if (n.parentId !== null) nodes.get(n.parentId)?.children.push(n.id);
+    return [...nodes.values()];
+  };
+
+  const allMessages = (tenantId: string, id: string): Message[] =>
+    (q.allMessages.all(tenantId, id) as { body: string }[]).map(
+      (r) => JSON.parse(r.body) as Message,
+    );
+
+  const checkpoints = (tenantId: string, id: string): CheckpointRow[] =>
+    (
+      q.checkpoints.all(tenantId, id) as {
+        label: string;
+        message_id: string;
+        status: 'active' | 'rewound' | 'dropped';
+        reason: string | null;
+        digest: string | null;
+      }[]
+    ).map((r) => ({
+      label: r.label,
+      messageId: r.message_id,
+      status: r.status,
+      ...(r.reason !== null ? { reason: r.reason } : {}),
+      ...(r.digest !== null ? { digest: r.digest } : {}),
+    }));
+
+  const pendingFailure = (
+    tenantId: string,
+    id: string,
+  ): { failureId: string; input: unknown; error: unknown } | null => {
+    const row = q.pendingFailure.get(tenantId, id) as
+      { failure_id: string; input: string; error: string } | undefined;
+    return row
+      ? { failureId: row.failure_id, input: JSON.parse(row.input), error: JSON.parse(row.error) }
+      : null;
+  };
+
+  return {
+    getConversation,
+    listConversations,
+    activeBranchPage,
+    depthOf,
+    getMessage,
+    tree,
+    allMessages,
+    checkpoints,
+    pendingFailure,
+  };
+};
+
+export type ConversationQueries = ReturnType<typeof createConversationQueries>;

@@ -1,0 +1,4 @@
+export * from './projection';
+export * from './projector';
+export * from './read-model-db';
+export * from './conversations';

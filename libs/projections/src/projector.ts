@@ -1,0 +1,230 @@
+import type Database from 'better-sqlite3';
+import {
+  type EventStore,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionMessage,
+} from '@arbor/event-store';
+import { type Projection, type ProjectionSet } from './projection';
+
+export interface ProjectorStatus {
+  /** Last global position applied (or scanned, for filtered-out events), null before the first. */
+  position: bigint | null;
+  caughtUp: boolean;
+  running: boolean;
+  lastError: string | null;
+}
+
+export interface Projector {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): ProjectorStatus;
+  /** Resolves true once everything up to `position` is applied, false on timeout. */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Stops, drops every read model, replays from position 0, and starts again live. */
+  rebuild(onProgress?: (position: bigint) => void): Promise<void>;
+}
+
+export interface ProjectorOptions {
+  name?: string;
+  store: EventStore;
+  db: Database.Database;
+  set: ProjectionSet;
+  /** Events applied per transaction at most. */
+  batchSize?: number;
+  onError?: (error: unknown) => void;
+}
+
+interface Waiter {
+  position: bigint;
+  resolve: (ok: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+const readCheckpoint = (db: Database.Database, name: string): bigint | null => {
+  const row = db.prepare('SELECT position FROM projector_checkpoints WHERE name = ?').get(name) as
+    { position: string } | undefined;
+  return row ? BigInt(row.position) : null;
+};
+
+export const migrateAll = (db: Database.Database, projections: readonly Projection[]): void => {
+  for (const p of projections) p.migrate(db);
+};
+
+/**
+ * Applies a batch of events to every projection and stores the checkpoint, in one transaction:
+ * either the rows and the position move together or neither does.
+ */
+export const createBatchApplier = (
+  db: Database.Database,
+  name: string,
+  projections: readonly Projection[],
+) => {
+  const handlers = projections.map((p) => p.prepare(db));
+  const save = db.prepare(
+    'INSERT INTO projector_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
+  );
+  return db.transaction((events: readonly RecordedEvent[], position: bigint) => {
+    for (const event of events) for (const h of handlers) h(event);
+    save.run(name, position.toString());
+  });
+};
+
+/**
+ * The projector: subscribes to `$all` from its stored checkpoint (exclusive), applies events in
+ * batches, each batch in one transaction with its checkpoint, and wakes readers waiting for a
+ * position. Projections are fed by the subscription only, never by the command path.
+ */
+export const createProjector = (options: ProjectorOptions): Projector => {
+  const { store, db, set } = options;
+  const name = options.name ?? 'readmodels';
+  const batchSize = options.batchSize ?? 512;
+  migrateAll(db, set.projections);
+  let apply = createBatchApplier(db, name, set.projections);
+
+  let position = readCheckpoint(db, name);
+  let caughtUp = false;
+  let running = false;
+  let lastError: string | null = null;
+  let subscription: Subscription | null = null;
+  let loop: Promise<void> | null = null;
+  let waiters: Waiter[] = [];
+
+  const wake = (): void => {
+    if (position === null || waiters.length === 0) return;
+    const reached = position;
+    waiters = waiters.filter((w) => {
+      if (w.position > reached) return true;
+      clearTimeout(w.timer);
+      w.resolve(true);
+      return false;
+    });
+  };
+
+  const flush = (batch: RecordedEvent[], upTo: bigint): void => {
+    apply(batch, upTo);
+    position = upTo;
+    wake();
+  };
+
+  const run = async (sub: Subscription): Promise<void> => {
+    let batch: RecordedEvent[] = [];
+    let pendingUpTo: bigint | null = null;
+    let scheduled: NodeJS.Immediate | null = null;
+    const flushPending = (): void => {
+      scheduled = null;
+      if (pendingUpTo === null) return;
+      const events = batch;
+      const upTo = pendingUpTo;
+      batch = [];
+      pendingUpTo = null;
+      flush(events, upTo);
+    };
+    const handle = (msg: SubscriptionMessage): void => {
+      if (msg.kind === 'event') {
+        batch.push(msg.event);
+        pendingUpTo = msg.event.position;
+      } else if (msg.kind === 'checkpoint') {
+        if (position === null || msg.position > position) pendingUpTo = msg.position;
+      } else {
+        caughtUp = true;
+        if (msg.position !== null && (position === null || msg.position > position)) {
+          pendingUpTo = msg.position;
+        }
+      }
+      if (batch.length >= batchSize) flushPending();
+      else if (scheduled === null && pendingUpTo !== null) scheduled = setImmediate(flushPending);
+    };
+    try {
+      for await (const msg of sub) {
+        if (!running) break;
+        handle(msg);
+      }
+      if (scheduled !== null) clearImmediate(scheduled);
+      flushPending();
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+      running = false;
+      options.onError?.(error);
+    }
+  };
+
+  const start = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    caughtUp = false;
+    lastError = null;
+    subscription = store.subscribeToAll({
+      fromPosition: position === null ? 'start' : position,
+      filter: set.filter,
+    });
+    loop = run(subscription);
+  };
+
+  const stop = async (): Promise<void> => {
+    running = false;
+    await subscription?.unsubscribe();
+    await loop;
+    subscription = null;
+    loop = null;
+  };
+
+  const waitFor = (target: bigint, timeoutMs: number): Promise<boolean> => {
+    if (position !== null && position >= target) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        position: target,
+        resolve,
+        timer: setTimeout(() => {
+          waiters = waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      waiters.push(waiter);
+    });
+  };
+
+  const rebuild = async (onProgress?: (position: bigint) => void): Promise<void> => {
+    await stop();
+    db.transaction(() => {
+      for (const p of set.projections) p.drop(db);
+      db.prepare('DELETE FROM projector_checkpoints WHERE name = ?').run(name);
+    })();
+    migrateAll(db, set.projections);
+    apply = createBatchApplier(db, name, set.projections);
+    position = null;
+    const head = await store.headPosition();
+    if (head !== null && onProgress) {
+      const tick = setInterval(() => position !== null && onProgress(position), 250);
+      await start();
+      await waitFor(head, 24 * 60 * 60 * 1000);
+      clearInterval(tick);
+      onProgress(head);
+    } else {
+      await start();
+    }
+  };
+
+  return {
+    start,
+    stop,
+    status: () => ({ position, caughtUp, running, lastError }),
+    waitFor,
+    rebuild,
+  };
+};
+
+/** A canonical dump of every table of a projection set: equal dumps ⇔ equal read models. */
+export const dumpReadModels = (
+  db: Database.Database,
+  projections: readonly Projection[],
+): string => {
+  const parts: string[] = [];
+  for (const p of projections) {
+    for (const t of p.tables) {
+      const rows = db.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy}`).raw().all();
+      parts.push(`${t.name}\n${rows.map((r) => JSON.stringify(r)).join('\n')}`);
+    }
+  }
+  return parts.join('\n\n');
+};
