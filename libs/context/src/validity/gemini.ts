@@ -1,0 +1,161 @@
+/**
+ * Gemini generateContent rules checked on the body we send:
+ * - at least one content; the first is from the user; user and model alternate;
+ * - no content without parts, no empty text part (Gemini: "empty text parameter") unless it only
+ *   carries a thought signature;
+ * - every model turn with function calls is followed by a user turn holding one function
+ *   response per call (matched by id, or by name when ids are absent), and every function
+ *   response answers a call of the model turn right before it; a response in the first content
+ *   is a leading orphan;
+ * - Gemini 3: the first function call of each model turn carries a `thoughtSignature` (the API
+ *   answers 400 without it) — checked when `requireThoughtSignatures` is set, by default for
+ *   `gemini-3*` models;
+ * - image count, per-image bytes and request bytes within the limits.
+ */
+import { requiresThoughtSignatures } from '../providers/gemini';
+import type { GeminiBody, GeminiContent, GeminiPart } from '../providers/gemini';
+import { isBlankText } from '../providers/shared';
+import { type ImageRef, checkImages, checkRequestSize } from './images';
+import { type ProviderLimits, resolveLimits } from './limits';
+import { type Violation, violation } from './violations';
+
+export interface GeminiCheckOptions {
+  limits?: Partial<ProviderLimits>;
+  /** The model the body is for (it is not in the body: it is in the URL). */
+  model?: string;
+  requireThoughtSignatures?: boolean;
+}
+
+interface CallKey {
+  id?: string;
+  name: string;
+}
+
+const calls = (content: GeminiContent | undefined): CallKey[] =>
+  (content?.role === 'model' ? content.parts : []).flatMap((p) =>
+    'functionCall' in p ? [{ id: p.functionCall.id, name: p.functionCall.name }] : [],
+  );
+
+const responses = (content: GeminiContent | undefined): CallKey[] =>
+  (content?.role === 'user' ? content.parts : []).flatMap((p) =>
+    'functionResponse' in p ? [{ id: p.functionResponse.id, name: p.functionResponse.name }] : [],
+  );
+
+/** Removes and reports the first key of `pool` that `key` answers (id when both have one). */
+function take(pool: CallKey[], key: CallKey): boolean {
+  const index = pool.findIndex((c) =>
+    c.id !== undefined && key.id !== undefined ? c.id === key.id : c.name === key.name,
+  );
+  if (index === -1) return false;
+  pool.splice(index, 1);
+  return true;
+}
+
+const label = (k: CallKey) => (k.id !== undefined ? `${k.name} (${k.id})` : k.name);
+
+function checkPart(part: GeminiPart, path: string): Violation[] {
+  if ('text' in part && isBlankText(part.text) && part.thoughtSignature === undefined) {
+    return [violation('empty_content', path, 'text part is empty or blank')];
+  }
+  return [];
+}
+
+function checkPairing(contents: readonly GeminiContent[]): Violation[] {
+  const out: Violation[] = [];
+  contents.forEach((content, i) => {
+    if (content.role === 'model') {
+      const open = responses(contents[i + 1]);
+      content.parts.forEach((part, j) => {
+        if ('functionCall' in part && !take(open, part.functionCall)) {
+          out.push(
+            violation(
+              'unanswered_tool_call',
+              `contents[${i}].parts[${j}]`,
+              `function call ${label(part.functionCall)} has no response in the next user turn`,
+            ),
+          );
+        }
+      });
+      return;
+    }
+    const open = calls(contents[i - 1]);
+    content.parts.forEach((part, j) => {
+      if (!('functionResponse' in part)) return;
+      const path = `contents[${i}].parts[${j}]`;
+      if (i === 0) {
+        out.push(
+          violation(
+            'leading_orphan',
+            path,
+            `history starts with the response of ${label(part.functionResponse)}`,
+          ),
+        );
+      } else if (!take(open, part.functionResponse)) {
+        out.push(
+          violation(
+            'orphan_tool_result',
+            path,
+            `function response ${label(part.functionResponse)} answers no call of the previous model turn`,
+          ),
+        );
+      }
+    });
+  });
+  return out;
+}
+
+function checkSignatures(contents: readonly GeminiContent[]): Violation[] {
+  return contents.flatMap((content, i) => {
+    if (content.role !== 'model') return [];
+    const j = content.parts.findIndex((p) => 'functionCall' in p);
+    const part = content.parts[j];
+    return part && 'functionCall' in part && !part.thoughtSignature
+      ? [
+          violation(
+            'thinking_signature_missing',
+            `contents[${i}].parts[${j}]`,
+            'the first function call of a model turn needs a thoughtSignature on Gemini 3',
+          ),
+        ]
+      : [];
+  });
+}
+
+function images(body: GeminiBody): ImageRef[] {
+  return body.contents.flatMap((content, i) =>
+    content.parts.flatMap((part, j): ImageRef[] =>
+      'inlineData' in part
+        ? [{ path: `contents[${i}].parts[${j}]`, base64: part.inlineData.data }]
+        : [],
+    ),
+  );
+}
+
+export function checkGemini(body: GeminiBody, options: GeminiCheckOptions = {}): Violation[] {
+  const limits = resolveLimits('gemini', options.limits);
+  const { contents } = body;
+  if (contents.length === 0) return [violation('no_messages', 'contents', 'no content to send')];
+  const out: Violation[] = [];
+  if (contents[0].role !== 'user') {
+    out.push(violation('first_not_user', 'contents[0]', 'the first content must be from the user'));
+  }
+  contents.forEach((content, i) => {
+    const path = `contents[${i}]`;
+    if (i > 0 && contents[i - 1].role === content.role) {
+      out.push(violation('role_alternation', path, `two ${content.role} turns in a row`));
+    }
+    if (content.parts.length === 0)
+      out.push(violation('empty_message', path, 'content has no parts'));
+    content.parts.forEach((part, j) => out.push(...checkPart(part, `${path}.parts[${j}]`)));
+  });
+  const signatures =
+    options.requireThoughtSignatures ??
+    (options.model !== undefined && requiresThoughtSignatures(options.model));
+  return [
+    ...out,
+    ...checkPairing(contents),
+    ...(signatures ? checkSignatures(contents) : []),
+    ...checkImages(images(body), limits),
+    ...checkRequestSize(body, limits),
+  ];
+}

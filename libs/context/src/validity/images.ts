@@ -1,0 +1,98 @@
+/** Image and size checks shared by every provider's checker. */
+import { base64ByteLength, readImageSize } from '../tokens/image-size';
+import type { ProviderLimits } from './limits';
+import { type Violation, violation } from './violations';
+
+export interface ImageRef {
+  path: string;
+  base64: string;
+}
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
+
+/** The base64 payload of a `data:<type>;base64,<payload>` URL, or null for anything else. */
+export function dataUrlPayload(url: string): string | null {
+  const match = /^data:[^;,]+;base64,/.exec(url);
+  return match ? url.slice(match[0].length) : null;
+}
+
+export function checkImages(images: readonly ImageRef[], limits: ProviderLimits): Violation[] {
+  const out: Violation[] = [];
+  if (images.length > limits.maxImages) {
+    out.push(
+      violation(
+        'too_many_images',
+        images[limits.maxImages].path,
+        `${images.length} images in one request; the limit is ${limits.maxImages}`,
+      ),
+    );
+  }
+  const sideLimit =
+    limits.manyImages && images.length > limits.manyImages.threshold
+      ? Math.min(limits.manyImages.maxImageSide, limits.maxImageSide ?? Infinity)
+      : limits.maxImageSide;
+  let total = 0;
+  for (const image of images) {
+    const decoded = base64ByteLength(image.base64);
+    total += decoded;
+    const measured = limits.imageBytesMeasure === 'base64' ? image.base64.length : decoded;
+    if (measured > limits.maxImageBytes) {
+      out.push(
+        violation(
+          'image_too_large',
+          image.path,
+          `image is ${mb(measured)} (${limits.imageBytesMeasure}); the limit is ${mb(limits.maxImageBytes)}`,
+        ),
+      );
+    }
+    if (sideLimit !== undefined) {
+      const size = readImageSize(image.base64);
+      if (size && Math.max(size.width, size.height) > sideLimit) {
+        out.push(
+          violation(
+            'image_dimensions_too_large',
+            image.path,
+            `image is ${size.width}×${size.height} px; the limit is ${sideLimit} px a side` +
+              (sideLimit !== limits.maxImageSide
+                ? ` with more than ${limits.manyImages?.threshold} images`
+                : ''),
+          ),
+        );
+      }
+    }
+  }
+  if (limits.maxTotalImageBytes !== undefined && total > limits.maxTotalImageBytes) {
+    out.push(
+      violation(
+        'images_total_too_large',
+        '$',
+        `images total ${mb(total)}; the limit is ${mb(limits.maxTotalImageBytes)} per request`,
+      ),
+    );
+  }
+  return out;
+}
+
+export function checkRequestSize(body: unknown, limits: ProviderLimits): Violation[] {
+  if (limits.maxRequestBytes === undefined) return [];
+  const bytes = Buffer.byteLength(JSON.stringify(body), 'utf8');
+  return bytes > limits.maxRequestBytes
+    ? [
+        violation(
+          'request_too_large',
+          '$',
+          `request body is ${mb(bytes)}; the limit is ${mb(limits.maxRequestBytes)}`,
+        ),
+      ]
+    : [];
+}
+
+/** Whether `text` parses as a JSON object (what tool-call arguments must be). */
+export function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * OpenAI Chat Completions rules checked on the body we send:
+ * - at least one message; no empty message, no blank text part or tool output;
+ * - every assistant tool call is answered by one `tool` message among the tool messages right
+ *   after it (parallel calls: one each, any order), and every tool message answers a call of the
+ *   assistant message right before its run of tool messages; a tool message before any
+ *   assistant message is a leading orphan; call ids are unique;
+ * - `function.arguments` is the text of a JSON object;
+ * - image count and bytes (data URLs in user content) within the limits.
+ * Roles need not alternate for OpenAI.
+ */
+import type { ChatMessage, ChatTextPart, OpenAIChatBody } from '../providers/openai-chat';
+import { isBlankText } from '../providers/shared';
+import {
+  type ImageRef,
+  checkImages,
+  checkRequestSize,
+  dataUrlPayload,
+  isJsonObjectText,
+} from './images';
+import { type ProviderLimits, resolveLimits } from './limits';
+import { type Violation, violation } from './violations';
+
+export interface OpenAIChatCheckOptions {
+  limits?: Partial<ProviderLimits>;
+}
+
+function blankParts(parts: readonly { type: string }[], path: string): Violation[] {
+  return parts.flatMap((part, k) =>
+    part.type === 'text' && isBlankText((part as ChatTextPart).text)
+      ? [violation('empty_content', `${path}.content[${k}]`, 'text part is empty or blank')]
+      : [],
+  );
+}
+
+function checkContent(message: ChatMessage, path: string): Violation[] {
+  const empty = () => [violation('empty_message', path, 'message has no content')];
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return isBlankText(message.content) ? empty() : [];
+    case 'user':
+      if (typeof message.content === 'string') return isBlankText(message.content) ? empty() : [];
+      return message.content.length === 0 ? empty() : blankParts(message.content, path);
+    case 'assistant': {
+      const hasCalls = (message.tool_calls ?? []).length > 0;
+      const { content } = message;
+      const noText =
+        content === null ||
+        (typeof content === 'string' ? isBlankText(content) : content.length === 0);
+      if (noText) return hasCalls ? [] : empty();
+      return Array.isArray(content) ? blankParts(content, path) : [];
+    }
+    case 'tool':
+      return isBlankText(message.content)
+        ? [violation('empty_content', path, 'tool output is empty')]
+        : [];
+  }
+}
+
+/** Index of the assistant message that owns the run of tool messages containing `i`. */
+function ownerOf(messages: readonly ChatMessage[], i: number): number {
+  let k = i - 1;
+  while (k >= 0 && messages[k].role === 'tool') k--;
+  return k;
+}
+
+function checkPairing(messages: readonly ChatMessage[]): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  const answeredInRun = new Map<number, Set<string>>();
+  messages.forEach((message, i) => {
+    if (message.role === 'assistant') {
+      const answered = new Set<string>();
+      for (let j = i + 1; messages[j]?.role === 'tool'; j++) {
+        const tool = messages[j];
+        if (tool.role === 'tool') answered.add(tool.tool_call_id);
+      }
+      (message.tool_calls ?? []).forEach((call, c) => {
+        const path = `messages[${i}].tool_calls[${c}]`;
+        if (seen.has(call.id)) {
+          out.push(violation('duplicate_tool_call_id', path, `tool call id ${call.id} is reused`));
+        }
+        seen.add(call.id);
+        if (!isJsonObjectText(call.function.arguments)) {
+          out.push(
+            violation('invalid_tool_arguments', `${path}.function.arguments`, 'not a JSON object'),
+          );
+        }
+        if (!answered.has(call.id)) {
+          out.push(
+            violation(
+              'unanswered_tool_call',
+              path,
+              `tool call ${call.id} has no tool message right after the assistant message`,
+            ),
+          );
+        }
+      });
+    }
+    if (message.role === 'tool') {
+      const path = `messages[${i}]`;
+      const owner = ownerOf(messages, i);
+      const ownerMessage = messages[owner];
+      const leading = messages
+        .slice(0, i)
+        .every((m) => m.role === 'system' || m.role === 'developer' || m.role === 'tool');
+      const run = answeredInRun.get(owner) ?? new Set<string>();
+      answeredInRun.set(owner, run);
+      const calls =
+        ownerMessage?.role === 'assistant' ? (ownerMessage.tool_calls ?? []).map((c) => c.id) : [];
+      if (leading) {
+        out.push(
+          violation(
+            'leading_orphan',
+            path,
+            `history starts with the output of ${message.tool_call_id}`,
+          ),
+        );
+      } else if (!calls.includes(message.tool_call_id) || run.has(message.tool_call_id)) {
+        out.push(
+          violation(
+            'orphan_tool_result',
+            path,
+            run.has(message.tool_call_id)
+              ? `second tool message for ${message.tool_call_id}`
+              : `tool message for ${message.tool_call_id} does not follow its call`,
+          ),
+        );
+      }
+      run.add(message.tool_call_id);
+    }
+  });
+  return out;
+}
+
+function images(body: OpenAIChatBody): ImageRef[] {
+  return body.messages.flatMap((message, i) => {
+    if (message.role !== 'user' || typeof message.content === 'string') return [];
+    return message.content.flatMap((part, k): ImageRef[] => {
+      if (part.type !== 'image_url') return [];
+      const base64 = dataUrlPayload(part.image_url.url);
+      return base64 === null ? [] : [{ path: `messages[${i}].content[${k}]`, base64 }];
+    });
+  });
+}
+
+export function checkOpenAIChat(
+  body: OpenAIChatBody,
+  options: OpenAIChatCheckOptions = {},
+): Violation[] {
+  const limits = resolveLimits('openai-chat', options.limits);
+  if (body.messages.length === 0)
+    return [violation('no_messages', 'messages', 'no message to send')];
+  return [
+    ...body.messages.flatMap((m, i) => checkContent(m, `messages[${i}]`)),
+    ...checkPairing(body.messages),
+    ...checkImages(images(body), limits),
+    ...checkRequestSize(body, limits),
+  ];
+}

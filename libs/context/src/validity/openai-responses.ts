@@ -1,0 +1,145 @@
+/**
+ * OpenAI Responses API rules checked on the input items we send:
+ * - at least one item; no message without content, no blank text, no empty function output;
+ * - every `function_call` is answered by a `function_call_output` with its `call_id` before the
+ *   next user / system / developer message (parallel calls: all outputs after the calls), and
+ *   every output follows its call and answers it once; an output before any call or message is a
+ *   leading orphan; call ids are unique;
+ * - `arguments` is the text of a JSON object;
+ * - image count and bytes (data URLs of `input_image`) within the limits.
+ */
+import type {
+  OpenAIResponsesBody,
+  ResponsesInputContent,
+  ResponsesItem,
+} from '../providers/openai-responses';
+import { isBlankText } from '../providers/shared';
+import {
+  type ImageRef,
+  checkImages,
+  checkRequestSize,
+  dataUrlPayload,
+  isJsonObjectText,
+} from './images';
+import { type ProviderLimits, resolveLimits } from './limits';
+import { type Violation, violation } from './violations';
+
+export interface OpenAIResponsesCheckOptions {
+  limits?: Partial<ProviderLimits>;
+}
+
+function blankTexts(parts: readonly { type: string; text?: string }[], path: string): Violation[] {
+  return parts.flatMap((part, k) =>
+    (part.type === 'input_text' || part.type === 'output_text') && isBlankText(part.text ?? '')
+      ? [violation('empty_content', `${path}[${k}]`, 'text part is empty or blank')]
+      : [],
+  );
+}
+
+function checkContent(item: ResponsesItem, path: string): Violation[] {
+  if (item.type === 'message') {
+    return item.content.length === 0
+      ? [violation('empty_message', path, 'message has no content')]
+      : blankTexts(item.content, `${path}.content`);
+  }
+  if (item.type === 'function_call_output') {
+    if (typeof item.output === 'string') {
+      return isBlankText(item.output)
+        ? [violation('empty_content', `${path}.output`, 'function output is empty')]
+        : [];
+    }
+    return item.output.length === 0
+      ? [violation('empty_content', `${path}.output`, 'function output is empty')]
+      : blankTexts(item.output, `${path}.output`);
+  }
+  return [];
+}
+
+function checkPairing(items: readonly ResponsesItem[]): Violation[] {
+  const out: Violation[] = [];
+  const pending = new Map<string, string>(); // call_id → path of the call
+  const seen = new Set<string>();
+  const answered = new Set<string>();
+  const unanswered = () => {
+    for (const [id, path] of pending) {
+      out.push(
+        violation('unanswered_tool_call', path, `function call ${id} has no function_call_output`),
+      );
+    }
+    pending.clear();
+  };
+  let anyTurn = false;
+  items.forEach((item, i) => {
+    const path = `input[${i}]`;
+    if (item.type === 'function_call') {
+      if (seen.has(item.call_id)) {
+        out.push(violation('duplicate_tool_call_id', path, `call_id ${item.call_id} is reused`));
+      }
+      seen.add(item.call_id);
+      pending.set(item.call_id, path);
+      if (!isJsonObjectText(item.arguments)) {
+        out.push(violation('invalid_tool_arguments', `${path}.arguments`, 'not a JSON object'));
+      }
+      anyTurn = true;
+    } else if (item.type === 'function_call_output') {
+      if (!anyTurn) {
+        out.push(
+          violation('leading_orphan', path, `history starts with the output of ${item.call_id}`),
+        );
+      } else if (!pending.has(item.call_id)) {
+        out.push(
+          violation(
+            'orphan_tool_result',
+            path,
+            answered.has(item.call_id)
+              ? `second output for ${item.call_id}`
+              : `output for ${item.call_id} does not follow its call`,
+          ),
+        );
+      }
+      pending.delete(item.call_id);
+      answered.add(item.call_id);
+    } else if (item.role === 'assistant') {
+      anyTurn = true;
+    } else {
+      unanswered();
+      if (item.role === 'user') anyTurn = true;
+    }
+  });
+  unanswered();
+  return out;
+}
+
+function imageRefs(content: readonly ResponsesInputContent[], path: string): ImageRef[] {
+  return content.flatMap((part, k): ImageRef[] => {
+    if (part.type !== 'input_image') return [];
+    const base64 = dataUrlPayload(part.image_url);
+    return base64 === null ? [] : [{ path: `${path}[${k}]`, base64 }];
+  });
+}
+
+function images(body: OpenAIResponsesBody): ImageRef[] {
+  return body.input.flatMap((item, i): ImageRef[] => {
+    if (item.type === 'message' && item.role !== 'assistant') {
+      return imageRefs(item.content, `input[${i}].content`);
+    }
+    if (item.type === 'function_call_output' && Array.isArray(item.output)) {
+      return imageRefs(item.output, `input[${i}].output`);
+    }
+    return [];
+  });
+}
+
+export function checkOpenAIResponses(
+  body: OpenAIResponsesBody,
+  options: OpenAIResponsesCheckOptions = {},
+): Violation[] {
+  const limits = resolveLimits('openai-responses', options.limits);
+  if (body.input.length === 0) return [violation('no_messages', 'input', 'no input item to send')];
+  return [
+    ...body.input.flatMap((item, i) => checkContent(item, `input[${i}]`)),
+    ...checkPairing(body.input),
+    ...checkImages(images(body), limits),
+    ...checkRequestSize(body, limits),
+  ];
+}
