@@ -25,6 +25,11 @@ const output = (id: string, text = 'ok'): ResponsesItem => ({
   call_id: id,
   output: text,
 });
+const assistantSays = (text: string): ResponsesItem => ({
+  type: 'message',
+  role: 'assistant',
+  content: [{ type: 'output_text', text }],
+});
 const codes = (b: OpenAIResponsesBody, limits = {}) =>
   checkOpenAIResponses(b, { limits }).map((v) => v.code);
 
@@ -32,6 +37,20 @@ describe('checkOpenAIResponses', () => {
   it('passes what the encoder produces', () => {
     const encoded = encodeOpenAIResponses(sampleConversation('gpt-4.1'), { model: 'gpt-4.1' });
     expect(checkOpenAIResponses(encoded)).toEqual([]);
+  });
+
+  it('accepts assistant text around the calls of one response', () => {
+    const b = body(
+      user('go'),
+      assistantSays('a'),
+      call('a'),
+      assistantSays('b'),
+      call('b'),
+      output('a'),
+      output('b'),
+      user('next'),
+    );
+    expect(checkOpenAIResponses(b)).toEqual([]);
   });
 
   it('accepts parallel calls answered after all the calls', () => {
@@ -50,6 +69,12 @@ describe('checkOpenAIResponses', () => {
     ['orphan_tool_result', body(user('go'), call('a'), output('a'), output('a'))],
     ['unanswered_tool_call', body(user('go'), call('a'), user('next'), output('a'))],
     ['unanswered_tool_call', body(user('go'), call('a'))],
+    // Another model response before the output: the call was not answered right after it.
+    [
+      'unanswered_tool_call',
+      body(user('go'), call('a'), call('b'), output('b'), assistantSays('x'), output('a')),
+    ],
+    ['leading_orphan', body({ type: 'message', role: 'system', content: [] }, output('a'))],
     ['duplicate_tool_call_id', body(user('go'), call('a'), output('a'), call('a'), output('a'))],
     ['invalid_tool_arguments', body(user('go'), call('a', '[1]'), output('a'))],
   ];

@@ -1,10 +1,10 @@
 /**
  * OpenAI Responses API rules checked on the input items we send:
  * - at least one item; no message without content, no blank text, no empty function output;
- * - every `function_call` is answered by a `function_call_output` with its `call_id` before the
- *   next user / system / developer message (parallel calls: all outputs after the calls), and
- *   every output follows its call and answers it once; an output before any call or message is a
- *   leading orphan; call ids are unique;
+ * - every `function_call` is answered by a `function_call_output` in the run of outputs right
+ *   after the model response it belongs to (parallel calls: all outputs after all the calls, any
+ *   order), and every output answers an open call once; an output before any call or message is
+ *   a leading orphan; call ids are unique;
  * - `arguments` is the text of a JSON object;
  * - image count and bytes (data URLs of `input_image`) within the limits.
  */
@@ -55,33 +55,35 @@ function checkContent(item: ResponsesItem, path: string): Violation[] {
   return [];
 }
 
+/**
+ * A model response is a run of assistant items (messages, function calls); the run of
+ * function_call_output items right after it must answer every call of it. Whatever comes next —
+ * another response or a user / system message — closes the calls still open.
+ */
 function checkPairing(items: readonly ResponsesItem[]): Violation[] {
   const out: Violation[] = [];
   const pending = new Map<string, string>(); // call_id → path of the call
   const seen = new Set<string>();
   const answered = new Set<string>();
-  const unanswered = () => {
+  let inOutputs = false;
+  let anyTurn = false;
+  const close = () => {
     for (const [id, path] of pending) {
       out.push(
-        violation('unanswered_tool_call', path, `function call ${id} has no function_call_output`),
+        violation(
+          'unanswered_tool_call',
+          path,
+          `function call ${id} has no function_call_output right after its response`,
+        ),
       );
     }
     pending.clear();
+    inOutputs = false;
   };
-  let anyTurn = false;
   items.forEach((item, i) => {
     const path = `input[${i}]`;
-    if (item.type === 'function_call') {
-      if (seen.has(item.call_id)) {
-        out.push(violation('duplicate_tool_call_id', path, `call_id ${item.call_id} is reused`));
-      }
-      seen.add(item.call_id);
-      pending.set(item.call_id, path);
-      if (!isJsonObjectText(item.arguments)) {
-        out.push(violation('invalid_tool_arguments', `${path}.arguments`, 'not a JSON object'));
-      }
-      anyTurn = true;
-    } else if (item.type === 'function_call_output') {
+    if (item.type === 'function_call_output') {
+      inOutputs = true;
       if (!anyTurn) {
         out.push(
           violation('leading_orphan', path, `history starts with the output of ${item.call_id}`),
@@ -99,14 +101,27 @@ function checkPairing(items: readonly ResponsesItem[]): Violation[] {
       }
       pending.delete(item.call_id);
       answered.add(item.call_id);
-    } else if (item.role === 'assistant') {
+      return;
+    }
+    if (item.type === 'function_call' || item.role === 'user' || item.role === 'assistant') {
       anyTurn = true;
+    }
+    if (item.type === 'function_call' || item.role === 'assistant') {
+      if (inOutputs) close();
     } else {
-      unanswered();
-      if (item.role === 'user') anyTurn = true;
+      close();
+    }
+    if (item.type !== 'function_call') return;
+    if (seen.has(item.call_id)) {
+      out.push(violation('duplicate_tool_call_id', path, `call_id ${item.call_id} is reused`));
+    }
+    seen.add(item.call_id);
+    pending.set(item.call_id, path);
+    if (!isJsonObjectText(item.arguments)) {
+      out.push(violation('invalid_tool_arguments', `${path}.arguments`, 'not a JSON object'));
     }
   });
-  unanswered();
+  close();
   return out;
 }
 

@@ -1,0 +1,5 @@
+export * from './calibration';
+export * from './estimate';
+export * from './image-size';
+export * from './image-tokens';
+export * from './text';
