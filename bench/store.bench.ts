@@ -1,0 +1,345 @@
+/**
+ * SPEC §8: the embedded store commits turns at >= 0.7x raw better-sqlite3 inserts of the same rows
+ * at the same durability setting, and replays the log at >= 0.5x a raw scan-and-parse.
+ *
+ *   npm run bench:store -- [--turns 5000] [--sync FULL|NORMAL] [--reps 3]
+ *
+ * Both sides write the same rows (4 events of ~1.5 KB JSON per turn, over 100 streams) into the
+ * same schema (the store's own DDL) with the same pragmas, each into a fresh file; the order
+ * alternates between repetitions and the median is reported.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { type EventData, type EventMetadata, type EventStore } from '@arbor/event-store';
+import { openSqliteEventStore, type SynchronousMode } from '@arbor/event-store/sqlite';
+import { applyPragmas, SCHEMA_SQL } from '@arbor/event-store/sqlite/schema';
+
+const EVENTS_PER_TURN = 4;
+const STREAMS = 100;
+const PAGE = 1000;
+const APPEND_TARGET = 0.7;
+const REPLAY_TARGET = 0.5;
+
+interface Args {
+  turns: number;
+  sync: SynchronousMode;
+  reps: number;
+}
+
+const parseArgs = (argv: string[]): Args => {
+  const value = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const turns = Number(value('--turns') ?? 5000);
+  const reps = Number(value('--reps') ?? 3);
+  const sync = (value('--sync') ?? 'FULL').toUpperCase();
+  if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns must be a positive integer');
+  if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
+  if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
+  return { turns, sync, reps };
+};
+
+interface Turn {
+  stream: string;
+  expectedRevision: bigint | 'no_stream';
+  events: EventData[];
+}
+
+/** ~1.5 KB of JSON per event, shaped like a message of a turn. */
+const messageData = (turn: number, k: number) => ({
+  turnId: `turn-${turn}`,
+  messageId: randomUUID(),
+  parentId: k === 0 ? null : `m-${turn}-${k - 1}`,
+  role: k % 2 === 0 ? 'user' : 'assistant',
+  content: [
+    {
+      type: 'text',
+      text: `turn ${turn} message ${k} `.padEnd(1300, 'lorem ipsum dolor sit amet '),
+    },
+  ],
+  usage: { inputTokens: 1000 + turn, outputTokens: 200 + k },
+});
+
+const metadata = (turn: number): EventMetadata => ({
+  tenantId: 'bench',
+  actor: 'key:bench',
+  timestamp: new Date(1_700_000_000_000 + turn).toISOString(),
+  correlationId: `c-${turn}`,
+});
+
+const makeTurns = (count: number): Turn[] => {
+  const revisions = new Map<string, bigint>();
+  return Array.from({ length: count }, (_, t) => {
+    const stream = `conv-bench.c${t % STREAMS}`;
+    const last = revisions.get(stream);
+    revisions.set(stream, (last ?? -1n) + BigInt(EVENTS_PER_TURN));
+    return {
+      stream,
+      expectedRevision: last ?? 'no_stream',
+      events: Array.from({ length: EVENTS_PER_TURN }, (_, k) => ({
+        id: randomUUID(),
+        type: k % 2 === 0 ? 'UserMessageAdded' : 'AssistantMessageAdded',
+        data: messageData(t, k),
+        metadata: metadata(t),
+      })),
+    };
+  });
+};
+
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+/** Wall and CPU seconds of one call: wall is what counts; CPU shows how much is noise. */
+const timed = async <T>(entry: { s: number; cpu: number }, work: () => Promise<T>): Promise<T> => {
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const result = await work();
+  entry.s += seconds(start);
+  const used = process.cpuUsage(cpu);
+  entry.cpu += (used.user + used.system) / 1e6;
+  return result;
+};
+
+interface Rates {
+  store: number;
+  raw: number;
+  /** store/raw computed from CPU seconds instead of wall seconds. */
+  cpuRatio: number;
+}
+
+const rates = (count: number, sides: { name: string; s: number; cpu: number }[]): Rates => {
+  const side = (name: string) => sides.find((e) => e.name === name) ?? { s: NaN, cpu: NaN };
+  return {
+    store: count / side('store').s,
+    raw: count / side('raw').s,
+    cpuRatio: side('raw').cpu / side('store').cpu,
+  };
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Both sides run chunk by chunk in turn, so a noisy neighbour slows both alike. */
+const CHUNK = 100;
+
+/** Through the port: one appendToStream per turn with the exact expected revision. */
+const storeAppender = (file: string, sync: SynchronousMode) => {
+  const store = openSqliteEventStore({ path: file, synchronous: sync });
+  return {
+    run: async (turns: Turn[]) => {
+      for (const turn of turns) {
+        await store.appendToStream(turn.stream, turn.events, {
+          expectedRevision: turn.expectedRevision,
+        });
+      }
+    },
+    close: () => store.close(),
+  };
+};
+
+const openRaw = (file: string, sync: SynchronousMode) => {
+  const db = new Database(file);
+  applyPragmas(db, { synchronous: sync, busyTimeoutMs: 5000 });
+  return db;
+};
+
+/** The baseline: the same rows, hand-written prepared statements, one transaction per turn. */
+const rawAppender = (file: string, sync: SynchronousMode) => {
+  const db = openRaw(file, sync);
+  db.exec(SCHEMA_SQL);
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const insert = db.prepare(
+    'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  return {
+    run: async (turns: Turn[]) => {
+      for (const turn of turns) {
+        let revision = turn.expectedRevision === 'no_stream' ? -1 : Number(turn.expectedRevision);
+        const created = Date.now();
+        begin.run();
+        for (const e of turn.events) {
+          revision += 1;
+          insert.run(
+            turn.stream,
+            revision,
+            e.id,
+            e.type,
+            JSON.stringify(e.data),
+            JSON.stringify(e.metadata),
+            created,
+          );
+        }
+        commit.run();
+      }
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+};
+
+/** Runs both sides over the same turns, interleaved in chunks; returns turns/s for each. */
+const appendBoth = async (dir: string, rep: number, turns: Turn[], sync: SynchronousMode) => {
+  const sides = [
+    {
+      name: 'store',
+      side: storeAppender(path.join(dir, `store-${rep}.sqlite`), sync),
+      s: 0,
+      cpu: 0,
+    },
+    { name: 'raw', side: rawAppender(path.join(dir, `raw-${rep}.sqlite`), sync), s: 0, cpu: 0 },
+  ];
+  if (rep % 2 === 1) sides.reverse();
+  for (let i = 0; i < turns.length; i += CHUNK) {
+    const chunk = turns.slice(i, i + CHUNK);
+    for (const entry of sides) await timed(entry, () => entry.side.run(chunk));
+  }
+  for (const entry of sides) await entry.side.close();
+  return rates(turns.length, sides);
+};
+
+/** A trivial projection both replays feed, so neither side can skip the parsed values. */
+const project = (counts: Map<string, number>, type: string, data: unknown) => {
+  counts.set(type, (counts.get(type) ?? 0) + (data === null ? 0 : 1));
+};
+
+/** Through the port: readAll in pages, as a projection rebuild would. */
+const storeReplayer = (file: string) => {
+  const store: EventStore = openSqliteEventStore({ path: file });
+  const counts = new Map<string, number>();
+  let from: bigint | 'start' = 'start';
+  let done = false;
+  return {
+    read: 0,
+    /** One page; false when the log is exhausted. */
+    async step(): Promise<boolean> {
+      if (done) return false;
+      const page = await store.readAll({ fromPosition: from, maxCount: PAGE });
+      for (const e of page) project(counts, e.type, e.data);
+      this.read += page.length;
+      if (page.length < PAGE) done = true;
+      else from = page[page.length - 1].position + 1n;
+      return !done;
+    },
+    close: () => store.close(),
+  };
+};
+
+/** The baseline: one SELECT scan over the same rows, JSON.parse of data and metadata. */
+const rawReplayer = (file: string) => {
+  const db = openRaw(file, 'FULL');
+  const counts = new Map<string, number>();
+  const rows = db
+    .prepare(
+      'SELECT position, stream, revision, event_id, type, data, metadata, created FROM events ORDER BY position',
+    )
+    .raw()
+    .iterate() as IterableIterator<unknown[]>;
+  let done = false;
+  return {
+    read: 0,
+    /** The next PAGE rows of the same scan; false when exhausted. */
+    async step(): Promise<boolean> {
+      for (let n = 0; n < PAGE && !done; n++) {
+        const next = rows.next();
+        if (next.done) {
+          done = true;
+          break;
+        }
+        const row = next.value;
+        const data: unknown = JSON.parse(row[5] as string);
+        JSON.parse(row[6] as string);
+        project(counts, row[4] as string, data);
+        this.read++;
+      }
+      return !done;
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+};
+
+/** Replays one file both ways, page by page in turn; returns events/s for each. */
+const replayBoth = async (file: string, rep: number, expected: number) => {
+  const sides = [
+    { name: 'store', side: storeReplayer(file), s: 0, cpu: 0, more: true },
+    { name: 'raw', side: rawReplayer(file), s: 0, cpu: 0, more: true },
+  ];
+  if (rep % 2 === 1) sides.reverse();
+  while (sides.some((e) => e.more)) {
+    for (const entry of sides) {
+      if (!entry.more) continue;
+      entry.more = await timed(entry, () => entry.side.step());
+    }
+  }
+  for (const entry of sides) {
+    await entry.side.close();
+    if (entry.side.read !== expected) {
+      throw new Error(`${entry.name} replay read ${entry.side.read} events, expected ${expected}`);
+    }
+  }
+  return rates(expected, sides);
+};
+
+const verdict = (ratio: number, target: number) => (ratio >= target ? 'PASS' : 'MISS');
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const main = async () => {
+  const args = parseArgs(process.argv.slice(2));
+  const turns = makeTurns(args.turns);
+  const bytes = JSON.stringify(turns[0].events[0].data).length;
+  console.log(
+    `store bench: ${args.turns} turns x ${EVENTS_PER_TURN} events (~${bytes} B JSON each) over ` +
+      `${STREAMS} streams, synchronous=${args.sync}, ${args.reps} repetitions, node ${process.version}`,
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-'));
+  const append: Rates[] = [];
+  const replay: Rates[] = [];
+  try {
+    for (let rep = 0; rep < args.reps; rep++) {
+      const a = await appendBoth(dir, rep, turns, args.sync);
+      const r = await replayBoth(
+        path.join(dir, `store-${rep}.sqlite`),
+        rep,
+        args.turns * EVENTS_PER_TURN,
+      );
+      append.push(a);
+      replay.push(r);
+      console.log(
+        `  rep ${rep + 1}: append store ${fmt(a.store)} / raw ${fmt(a.raw)} turns/s ` +
+          `(${(a.store / a.raw).toFixed(2)}); replay store ${fmt(r.store)} / raw ${fmt(r.raw)} ` +
+          `events/s (${(r.store / r.raw).toFixed(2)})`,
+      );
+      for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const report = (what: string, unit: string, runs: Rates[], target: number) => {
+    // Each repetition ran both sides interleaved, so its ratio is a paired measurement.
+    const ratio = median(runs.map((x) => x.store / x.raw));
+    console.log(
+      `  ${what.padEnd(6)} store ${fmt(median(runs.map((x) => x.store)))} ${unit}  ` +
+        `raw ${fmt(median(runs.map((x) => x.raw)))} ${unit}  ` +
+        `ratio ${ratio.toFixed(2)} (target >= ${target})  ${verdict(ratio, target)}  ` +
+        `[cpu-time ratio ${median(runs.map((x) => x.cpuRatio)).toFixed(2)}]`,
+    );
+  };
+  console.log(`\nmedian of ${args.reps} repetitions:`);
+  report('append', 'turns/s', append, APPEND_TARGET);
+  report('replay', 'events/s', replay, REPLAY_TARGET);
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
