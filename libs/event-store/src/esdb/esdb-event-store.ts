@@ -1,0 +1,82 @@
+/**
+ * The EventStoreDB adapter of the event-log port (`@eventstore/db-client` v6, gRPC).
+ * See README.md in this folder for the mapping and for what has (and has not) been verified.
+ */
+import { EventStoreDBClient } from '@eventstore/db-client';
+import { StoreUnavailableError } from '../errors';
+import { type EventStore, type Subscription } from '../types';
+import { appendEvents } from './esdb-append';
+import { toStoreError } from './esdb-errors';
+import { headPosition, readAllEvents, readStreamEvents } from './esdb-read';
+import { subscribeToAll } from './esdb-subscribe';
+
+export interface EventStoreDbStore extends EventStore {
+  readonly kind: 'eventstoredb';
+}
+
+const connect = (connectionString: string): EventStoreDBClient => {
+  try {
+    return EventStoreDBClient.connectionString(connectionString);
+  } catch (error) {
+    throw toStoreError(error);
+  }
+};
+
+/**
+ * Opens a client for `connectionString` (e.g. `esdb://localhost:2113?tls=false`). The connection
+ * is made lazily by the first call; an unreachable server surfaces as StoreUnavailableError.
+ */
+export const openEventStoreDbStore = (connectionString: string): EventStoreDbStore => {
+  const client = connect(connectionString);
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const open = () => {
+    if (closed) throw new StoreUnavailableError('the EventStoreDB store is closed');
+  };
+
+  return {
+    kind: 'eventstoredb',
+
+    appendToStream: async (streamName, events, options) => {
+      open();
+      return appendEvents(client, streamName, events, options);
+    },
+
+    readStream: async (streamName, options) => {
+      open();
+      return readStreamEvents(client, streamName, options);
+    },
+
+    readAll: async (options) => {
+      open();
+      return readAllEvents(client, options);
+    },
+
+    subscribeToAll: (options) => {
+      open();
+      const subscription = subscribeToAll(client, options, () =>
+        subscriptions.delete(subscription),
+      );
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    headPosition: async () => {
+      open();
+      try {
+        return await headPosition(client);
+      } catch (error) {
+        throw toStoreError(error);
+      }
+    },
+
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((subscription) => subscription.unsubscribe()));
+      subscriptions.clear();
+      await client.dispose();
+    },
+  };
+};

@@ -1,0 +1,114 @@
+/**
+ * Events in and out of EventStoreDB. Pure: our `EventData` → the client's JSON event (validated the
+ * way the SQLite store validates), and the client's recorded event → our `RecordedEvent`.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  jsonEvent,
+  type EventData as EsdbEventData,
+  type JSONType,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import { EventStoreError, InvalidEventError } from '../errors';
+import { type EventData, type EventMetadata, type RecordedEvent } from '../types';
+import { isValidLogPosition } from './esdb-mapping';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const eventId = (id: string | undefined, index: number): string => {
+  if (id === undefined) return randomUUID();
+  if (typeof id !== 'string' || !UUID.test(id)) {
+    throw new InvalidEventError(`event ${index}: id must be a UUID, got ${JSON.stringify(id)}`);
+  }
+  return id.toLowerCase();
+};
+
+const assertJson = (value: unknown, what: string, index: number): void => {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
+  }
+  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !ArrayBuffer.isView(value);
+
+/**
+ * One event to append, as the client's JSON event (content type `application/json`: the server
+ * marks it `isJson`). The client serializes `data` and `metadata` with `JSON.stringify`.
+ */
+export const toEsdbEventData = (event: EventData, index: number): EsdbEventData => {
+  if (typeof event.type !== 'string' || event.type.length === 0) {
+    throw new InvalidEventError(`event ${index}: type must be a non-empty string`);
+  }
+  if (!isPlainObject(event.metadata)) {
+    throw new InvalidEventError(`event ${index}: metadata must be an object`);
+  }
+  assertJson(event.data, 'data', index);
+  assertJson(event.metadata, 'metadata', index);
+  return jsonEvent({
+    id: eventId(event.id, index),
+    type: event.type,
+    // The client's JSONType omits JSON scalars, but it only ever passes data to JSON.stringify,
+    // which handles every JSON value; assertJson has checked that it is one.
+    data: event.data as JSONType,
+    metadata: event.metadata,
+  });
+};
+
+export const toEsdbEvents = (events: readonly EventData[]): EsdbEventData[] => {
+  if (!Array.isArray(events)) throw new InvalidEventError('events must be an array');
+  return events.map(toEsdbEventData);
+};
+
+const describe = (event: EsdbRecordedEvent): string =>
+  `event ${event.id} (${event.streamId}@${event.revision})`;
+
+/** The client parses JSON metadata; if that failed it hands back the raw bytes. */
+const toMetadata = (event: EsdbRecordedEvent): EventMetadata => {
+  let metadata: unknown = event.metadata;
+  if (metadata instanceof Uint8Array) {
+    try {
+      metadata = JSON.parse(Buffer.from(metadata).toString('utf8'));
+    } catch {
+      throw new EventStoreError(`${describe(event)}: metadata is not JSON`);
+    }
+  }
+  if (!isPlainObject(metadata)) {
+    throw new EventStoreError(`${describe(event)}: metadata is not a JSON object`);
+  }
+  // Stored verbatim from an EventMetadata on append; read back as such, like the SQLite store.
+  return metadata as EventMetadata;
+};
+
+/** The event's commit position; see `toEsdbPosition` for why the commit position is enough. */
+const toPosition = (event: EsdbRecordedEvent): bigint => {
+  const position = event.position?.commit;
+  if (position === undefined || !isValidLogPosition(position)) {
+    throw new EventStoreError(
+      `${describe(event)}: the server sent no log position (EventStoreDB >= 22.6 is required)`,
+    );
+  }
+  return position;
+};
+
+/** A recorded event from `readStream`, `readAll` or a subscription, in the port's shape. */
+export const toRecordedEvent = (event: EsdbRecordedEvent): RecordedEvent => {
+  if (!event.isJson) throw new EventStoreError(`${describe(event)}: not a JSON event`);
+  return {
+    id: event.id,
+    streamName: event.streamId,
+    revision: event.revision,
+    position: toPosition(event),
+    type: event.type,
+    data: event.data,
+    metadata: toMetadata(event),
+    created: event.created,
+  };
+};

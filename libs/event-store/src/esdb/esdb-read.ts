@@ -1,0 +1,184 @@
+/**
+ * Reads: `readStream`, `readAll` and the head position, on top of the client's streaming reads.
+ *
+ * `readAll` in client v6.2.1 has no server-side filter (it always sends `NoFilter`), so `$all` is
+ * read in order and filtered here (system events, stream prefixes, event types), stopping (and
+ * cancelling the gRPC call) as soon as `maxCount` events have passed.
+ *
+ * Inclusive backwards reads. The port's `fromPosition` is inclusive in both directions.
+ * EventStoreDB reads `$all` forwards from a position inclusively, but backwards from a position it
+ * returns the events *before* it (the position is a cursor between log records). So a backwards
+ * read from `p` first reads forwards from `p` for one record (the event at `p`, if any), then
+ * backwards from `p`. Each half also drops positions on the wrong side of `p`, so the result is
+ * right whichever way the server treats the boundary.
+ */
+import {
+  BACKWARDS,
+  FORWARDS,
+  type EventStoreDBClient,
+  type RecordedEvent as EsdbRecordedEvent,
+  type ResolvedEvent,
+  type AllStreamResolvedEvent,
+  type StreamingRead,
+} from '@eventstore/db-client';
+import { StreamNotFoundError } from '../errors';
+import { type ReadAllOptions, type ReadStreamOptions, type RecordedEvent } from '../types';
+import { toStoreError } from './esdb-errors';
+import { toRecordedEvent } from './esdb-events';
+import { planFilter } from './esdb-filter';
+import {
+  assertStreamName,
+  directionOf,
+  limitOf,
+  MAX_LOG_POSITION,
+  MAX_REVISION,
+  readStart,
+  toEsdbDirection,
+  toEsdbPosition,
+  toEsdbReadPosition,
+  toEsdbReadRevision,
+} from './esdb-mapping';
+
+type Keep = (event: EsdbRecordedEvent) => boolean;
+
+/** Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early. */
+export const collect = async (
+  read: StreamingRead<ResolvedEvent | AllStreamResolvedEvent>,
+  keep: Keep,
+  limit: number,
+): Promise<RecordedEvent[]> => {
+  const out: RecordedEvent[] = [];
+  let finished = false;
+  try {
+    if (limit <= 0) return out;
+    for await (const resolved of read) {
+      const event = resolved.event;
+      if (event === undefined || !keep(event)) continue;
+      out.push(toRecordedEvent(event));
+      if (out.length >= limit) return out;
+    }
+    finished = true;
+    return out;
+  } finally {
+    if (!finished) await read.cancel().catch(() => undefined);
+  }
+};
+
+const commitOf = (event: EsdbRecordedEvent): bigint => event.position?.commit ?? -1n;
+
+export const readStreamEvents = async (
+  client: EventStoreDBClient,
+  streamName: string,
+  options: ReadStreamOptions = {},
+): Promise<RecordedEvent[]> => {
+  assertStreamName(streamName);
+  const direction = directionOf(options.direction);
+  const limit = limitOf(options.maxCount);
+  const start = readStart(options.fromRevision, direction, MAX_REVISION);
+  try {
+    if (start === 'none' || limit === 0) {
+      // Nothing to return, but a missing stream must still throw: ask for one event, keep none.
+      await collect(client.readStream(streamName, { maxCount: 1 }), () => false, 1);
+      return [];
+    }
+    const read = client.readStream(streamName, {
+      fromRevision: toEsdbReadRevision(start),
+      direction: toEsdbDirection(direction),
+      ...(limit === Infinity ? {} : { maxCount: limit }),
+    });
+    return await collect(read, () => true, limit);
+  } catch (error) {
+    throw toStoreError(error, { streamName });
+  }
+};
+
+const readAllFrom = (
+  client: EventStoreDBClient,
+  from: bigint | 'start' | 'end',
+  backwards: boolean,
+  keep: Keep,
+  limit: number,
+): Promise<RecordedEvent[]> =>
+  collect(
+    client.readAll({
+      fromPosition: toEsdbReadPosition(from),
+      direction: backwards ? BACKWARDS : FORWARDS,
+    }),
+    keep,
+    limit,
+  );
+
+/** The event at exactly `position` if `keep` accepts it (one record read forwards). */
+const eventAt = (client: EventStoreDBClient, position: bigint, keep: Keep) =>
+  collect(
+    client.readAll({ fromPosition: toEsdbPosition(position), direction: FORWARDS, maxCount: 1 }),
+    (event) => commitOf(event) === position && keep(event),
+    1,
+  );
+
+export const readAllEvents = async (
+  client: EventStoreDBClient,
+  options: ReadAllOptions = {},
+): Promise<RecordedEvent[]> => {
+  const direction = directionOf(options.direction);
+  const limit = limitOf(options.maxCount);
+  const { accepts } = planFilter(options.filter);
+  const keep: Keep = (event) => accepts({ streamName: event.streamId, type: event.type });
+  const start = readStart(options.fromPosition, direction, MAX_LOG_POSITION);
+  if (start === 'none' || limit === 0) return [];
+  try {
+    if (typeof start !== 'bigint')
+      return await readAllFrom(client, start, direction === 'backwards', keep, limit);
+    if (direction === 'forwards') {
+      return await readAllFrom(client, start, false, (e) => commitOf(e) >= start && keep(e), limit);
+    }
+    const first = await eventAt(client, start, keep);
+    const rest = await readAllFrom(
+      client,
+      start,
+      true,
+      (e) => commitOf(e) < start && keep(e),
+      limit - first.length,
+    );
+    return [...first, ...rest];
+  } catch (error) {
+    throw toStoreError(error);
+  }
+};
+
+/** The last non-system event's position: the port's log has no system events. */
+export const headPosition = async (client: EventStoreDBClient): Promise<bigint | null> => {
+  const [last] = await readAllEvents(client, { direction: 'backwards', maxCount: 1 });
+  return last?.position ?? null;
+};
+
+/** The stream's last event, or null when the stream does not exist. */
+export const lastEventOf = async (
+  client: EventStoreDBClient,
+  streamName: string,
+): Promise<RecordedEvent | null> => {
+  try {
+    const [last] = await readStreamEvents(client, streamName, {
+      direction: 'backwards',
+      maxCount: 1,
+    });
+    return last ?? null;
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return null;
+    throw error;
+  }
+};
+
+/** The event at `revision` of a stream (used to find an append's last position). */
+export const eventAtRevision = async (
+  client: EventStoreDBClient,
+  streamName: string,
+  revision: bigint,
+): Promise<RecordedEvent | undefined> => {
+  const [event] = await readStreamEvents(client, streamName, {
+    fromRevision: revision,
+    direction: 'forwards',
+    maxCount: 1,
+  });
+  return event?.revision === revision ? event : undefined;
+};

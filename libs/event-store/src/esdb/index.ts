@@ -1,0 +1,1 @@
+export { openEventStoreDbStore, type EventStoreDbStore } from './esdb-event-store';
