@@ -118,6 +118,19 @@ describe('encodeGemini', () => {
     ]);
   });
 
+  it('leaves call ids out on request', () => {
+    const body = encodeGemini(sampleConversation('gemini-2.5-pro'), {
+      model: 'gemini-2.5-pro',
+      callIds: false,
+    });
+    expect(body.contents[1].parts[1]).toEqual({
+      functionCall: { name: 'read', args: { path: 'a.txt' } },
+    });
+    expect(body.contents[2].parts[0]).toEqual({
+      functionResponse: { name: 'read', response: { error: 'ENOENT: a.txt' } },
+    });
+  });
+
   it('merges consecutive turns of one role', () => {
     const messages = chain([
       { role: 'user', content: [text('a')] },

@@ -4,7 +4,7 @@
  * - system text → `systemInstruction.parts[].text`;
  * - assistant → role `model`; consecutive contents of one role are merged (turns alternate);
  * - tool_use → `{functionCall: {id, name, args}}` (args must be a JSON object: anything else is
- *   wrapped as `{value}`);
+ *   wrapped as `{value}`; ids can be left out with `callIds: false`);
  * - tool_result → `{functionResponse: {id, name, response}}`, name taken from the matching
  *   tool_use, `response` being `{output}` or, for an error, `{error}` (the keys Gemini documents);
  *   results come first in the user turn, in the order of the calls; images of a tool result
@@ -73,6 +73,12 @@ export interface GeminiBody {
 export interface GeminiEncodeOptions extends EncodeOptions {
   /** Sign unsigned function calls with Gemini's placeholder; default: on for `gemini-3*`. */
   thoughtSignatureFallback?: boolean;
+  /**
+   * Send the call ids on functionCall / functionResponse (default true). The Gemini Developer API
+   * takes them; turn them off for endpoints that do not (Firebase documents them as Developer-API
+   * only), and calls are then matched by name and order.
+   */
+  callIds?: boolean;
 }
 
 /** Gemini's documented signature for function calls it did not produce itself. */
@@ -170,9 +176,16 @@ function signFirstCalls(contents: GeminiContent[]): void {
   }
 }
 
+function stripCallIds(contents: GeminiContent[]): void {
+  for (const part of contents.flatMap((c) => c.parts)) {
+    if ('functionCall' in part) delete part.functionCall.id;
+    if ('functionResponse' in part) delete part.functionResponse.id;
+  }
+}
+
 export function encodeGeminiContents(
   messages: readonly Message[],
-  options: { signatureFallback: boolean },
+  options: { signatureFallback: boolean; callIds: boolean },
 ): GeminiContent[] {
   const names = toolNamesById(messages);
   const contents: GeminiContent[] = [];
@@ -189,6 +202,7 @@ export function encodeGeminiContents(
     else contents.push({ role, parts });
   }
   if (options.signatureFallback) signFirstCalls(contents);
+  if (!options.callIds) stripCallIds(contents);
   return contents;
 }
 
@@ -205,7 +219,10 @@ export function encodeGemini(
   const signatureFallback =
     options.thoughtSignatureFallback ?? requiresThoughtSignatures(options.model);
   return {
-    contents: encodeGeminiContents(messages, { signatureFallback }),
+    contents: encodeGeminiContents(messages, {
+      signatureFallback,
+      callIds: options.callIds ?? true,
+    }),
     ...(system.length > 0
       ? { systemInstruction: { parts: system.map((text) => ({ text })) } }
       : {}),
