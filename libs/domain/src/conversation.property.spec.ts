@@ -1,0 +1,415 @@
+/**
+ * Property tests for the SPEC §5 invariants that live in the domain: random command sequences
+ * through decide/evolve, checked after every step.
+ */
+import fc from 'fast-check';
+import { type CommitTurnCommand } from './commands';
+import { type ConversationEvent } from './events';
+import { foldEvents } from './evolve';
+import { type Message, type MessageInput } from './messages';
+import { pmapEntries } from './persistent-map';
+import { computeResumeCut, isTurnStart, budgetStart, type CutNode } from './resume-cut';
+import {
+  type ConversationState,
+  getCheckpoint,
+  getNode,
+  isBranchable,
+  isLiveCheckpoint,
+  listCheckpoints,
+  nodeOf,
+} from './state';
+import { activeBranch, branchPath } from './tree';
+import { forkPathIds } from './decide/fork';
+import { arbTurn } from './testing/arbitraries';
+import {
+  deepFreeze,
+  invalidCommittedTurns,
+  stateSnapshot,
+  transcriptProblems,
+} from './testing/invariants';
+import { counterDeps, exec, messagesOf, newSession, type Session } from './testing/session';
+
+type Action =
+  | { kind: 'commit'; turn: MessageInput[]; pick: number; fromTip: boolean; turnId: boolean }
+  | { kind: 'broken'; turn: MessageInput[]; pick: number; dropResult: boolean }
+  | { kind: 'retry' }
+  | { kind: 'move'; pick: number }
+  | { kind: 'checkpoint'; label: string; pick: number; replace: boolean }
+  | { kind: 'rewind'; pick: number }
+  | { kind: 'resume'; keepMessages?: number; keepTokens?: number }
+  | { kind: 'fail' };
+
+const arbLabel = fc.constantFrom('a', 'b', 'c');
+
+const arbAction: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('commit' as const),
+      turn: arbTurn({ withSystem: true }),
+      pick: fc.nat(),
+      fromTip: fc.boolean(),
+      turnId: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('broken' as const),
+      turn: arbTurn(),
+      pick: fc.nat(),
+      dropResult: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'retry' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('checkpoint' as const),
+      label: arbLabel,
+      pick: fc.nat(),
+      replace: fc.boolean(),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('resume' as const),
+        keepMessages: fc.integer({ min: 1, max: 12 }),
+        keepTokens: fc.integer({ min: 1, max: 400 }),
+      },
+      { requiredKeys: ['kind'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'fail' as const }) },
+);
+
+/** Everything the property run remembers between steps. */
+interface Run {
+  session: Session;
+  ids: string[];
+  lastCommit: CommitTurnCommand | null;
+  turnCounter: number;
+}
+
+const branchableIds = (state: ConversationState, ids: readonly string[]): string[] =>
+  ids.filter((id) => {
+    const node = getNode(state, id);
+    return node !== undefined && isBranchable(node);
+  });
+
+const commitCommand = (
+  run: Run,
+  action: { turn: MessageInput[]; pick: number; fromTip?: boolean },
+) => {
+  const { state } = run.session;
+  const atRoot = run.ids.length === 0;
+  const turn = atRoot ? action.turn : action.turn.filter((m) => m.role !== 'system');
+  const candidates = branchableIds(state, run.ids);
+  const tipNode = state.tip === null ? undefined : getNode(state, state.tip);
+  const parentId = atRoot
+    ? null
+    : action.fromTip && tipNode !== undefined && isBranchable(tipNode)
+      ? state.tip
+      : candidates[action.pick % candidates.length];
+  return { turn, parentId };
+};
+
+/** Run one action; returns the events it appended. Asserts the per-command invariants. */
+const step = (run: Run, action: Action): ConversationEvent[] => {
+  const s = run.session;
+  const before = s.state;
+  const logLength = s.log.length;
+  switch (action.kind) {
+    case 'commit': {
+      const { turn, parentId } = commitCommand(run, action);
+      const turnId = action.turnId ? `turn${run.turnCounter++}` : undefined;
+      const cmd: CommitTurnCommand = {
+        type: 'commitTurn',
+        turnId,
+        parentId,
+        messages: turn,
+        expectedTip: s.state.tip,
+      };
+      const d = exec(s, cmd);
+      expect(d.ok).toBe(true);
+      if (d.ok) {
+        run.ids.push(...d.result.messageIds);
+        run.lastCommit = { ...cmd, turnId: d.result.turnId };
+      }
+      break;
+    }
+    case 'broken': {
+      if (run.ids.length === 0) break;
+      const { turn, parentId } = commitCommand(run, action);
+      const withResult = turn.findIndex((m) => m.content.some((b) => b.type === 'tool_result'));
+      // Drop a tool_result (an unanswered tool_use), or the final answer (a turn left open).
+      const broken =
+        action.dropResult && withResult >= 0
+          ? turn.map((m, i) => (i === withResult ? { ...m, content: m.content.slice(1) } : m))
+          : turn.slice(0, -1);
+      const d = exec(s, { type: 'commitTurn', parentId, messages: broken });
+      expect(d).toMatchObject({ ok: false, error: { code: 'invalid_turn' } });
+      break;
+    }
+    case 'retry': {
+      if (run.lastCommit === null) break;
+      const d = exec(s, run.lastCommit);
+      expect(d).toMatchObject({ ok: true, events: [], result: { replayed: true } });
+      break;
+    }
+    case 'move': {
+      if (run.ids.length === 0) break;
+      const to = run.ids[action.pick % run.ids.length];
+      const d = exec(s, { type: 'moveTip', messageId: to });
+      // (b) exactly one TipMoved, and no message changed.
+      expect(d.ok && d.events).toEqual([
+        { type: 'TipMoved', data: { from: before.tip, to, reason: 'branch' } },
+      ]);
+      expect(s.state.messages).toBe(before.messages);
+      break;
+    }
+    case 'checkpoint': {
+      const candidates = run.ids.filter((id) => getNode(s.state, id)?.boundary === true);
+      if (candidates.length === 0) break;
+      const messageId = candidates[action.pick % candidates.length];
+      const existing = getCheckpoint(s.state, action.label);
+      const d = exec(s, {
+        type: 'setCheckpoint',
+        label: action.label,
+        messageId,
+        replace: action.replace,
+      });
+      const clash =
+        existing !== undefined && isLiveCheckpoint(existing) && existing.messageId !== messageId;
+      if (clash && !action.replace)
+        expect(d).toMatchObject({ ok: false, error: { code: 'checkpoint_exists' } });
+      else expect(getCheckpoint(s.state, action.label)).toMatchObject({ messageId });
+      break;
+    }
+    case 'rewind': {
+      // Mostly a label that exists (live or dropped), sometimes one that does not.
+      const labels = listCheckpoints(before).map((c) => c.label);
+      const label =
+        action.pick % 5 === 0 || labels.length === 0 ? 'zz' : labels[action.pick % labels.length];
+      const target = getCheckpoint(before, label);
+      const d = exec(s, { type: 'rewind', label });
+      // (d) lands exactly on the target, or fails with a clear code.
+      if (d.ok) expect(s.state.tip).toBe(target?.messageId);
+      else
+        expect(d.error.code).toBe(
+          target === undefined ? 'checkpoint_not_found' : 'checkpoint_dropped',
+        );
+      break;
+    }
+    case 'resume': {
+      const d = exec(s, {
+        type: 'resume',
+        keepMessages: action.keepMessages,
+        keepTokens: action.keepTokens,
+      });
+      const limitsGiven = action.keepMessages !== undefined || action.keepTokens !== undefined;
+      if (!limitsGiven || before.tip === null) {
+        expect(d).toMatchObject({ ok: false, error: { code: 'invalid_resume' } });
+        break;
+      }
+      expect(d.ok).toBe(true);
+      if (!d.ok) break;
+      checkResumeBatch(before, d.events);
+      break;
+    }
+    case 'fail': {
+      const d = exec(s, {
+        type: 'recordFailure',
+        input: { n: s.log.length },
+        error: { message: 'boom' },
+      });
+      expect(d.ok).toBe(true);
+      break;
+    }
+  }
+  return s.log.slice(logLength);
+};
+
+/** (d)(e) A resume batch: drops first, then RunResumed; the window is clean; drops are exact. */
+const checkResumeBatch = (
+  before: ConversationState,
+  events: readonly ConversationEvent[],
+): void => {
+  const last = events[events.length - 1];
+  if (last.type !== 'RunResumed') throw new Error('RunResumed must close the batch');
+  expect(events.slice(0, -1).every((e) => e.type === 'CheckpointDropped')).toBe(true);
+  const branch = activeBranch(before);
+  const kept = branch.slice(branch.indexOf(last.data.cutAt));
+  expect(kept[kept.length - 1]).toBe(before.tip);
+  const first = getNode(before, last.data.cutAt);
+  expect(first?.toolResultIds).toEqual([]);
+  const parent = first?.parentId == null ? undefined : getNode(before, first.parentId);
+  expect(parent?.toolUseIds ?? []).toEqual([]);
+  const keptSet = new Set(kept);
+  const shouldDrop = listCheckpoints(before)
+    .filter((c) => isLiveCheckpoint(c) && !keptSet.has(c.messageId))
+    .map((c) => c.label);
+  expect(last.data.droppedCheckpoints).toEqual(shouldDrop);
+  expect(
+    events.slice(0, -1).map((e) => (e.type === 'CheckpointDropped' ? e.data.label : '')),
+  ).toEqual(shouldDrop);
+};
+
+const newRun = (): Run => {
+  const session = newSession(counterDeps('m'));
+  exec(session, { type: 'start', conversationId: 'conv' });
+  return { session, ids: [], lastCommit: null, turnCounter: 0 };
+};
+
+describe('conversation invariants over random command sequences', () => {
+  it('(a) evolve never mutates earlier states, events only append, replay equals live', () => {
+    fc.assert(
+      fc.property(fc.array(arbAction, { maxLength: 40 }), (actions) => {
+        const run = newRun();
+        const states: { state: ConversationState; snapshot: string }[] = [];
+        const logs: { length: number; json: string }[] = [];
+        for (const action of actions) {
+          const state = deepFreeze(run.session.state);
+          states.push({ state, snapshot: stateSnapshot(state) });
+          logs.push({ length: run.session.log.length, json: JSON.stringify(run.session.log) });
+          deepFreeze(run.session.log.slice());
+          step(run, action);
+        }
+        for (const { state, snapshot } of states) expect(stateSnapshot(state)).toBe(snapshot);
+        for (const { length, json } of logs)
+          expect(JSON.stringify(run.session.log.slice(0, length))).toBe(json);
+        const { log, state } = run.session;
+        const appended = log.flatMap((e) =>
+          e.type === 'MessageAppended' ? [e.data.message.id] : [],
+        );
+        expect(new Set(appended).size).toBe(appended.length);
+        expect(stateSnapshot(foldEvents(log))).toBe(stateSnapshot(state));
+        expect(state.revision).toBe(log.length - 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('(f) every committed turn validates, and every path in the tree is a valid transcript', () => {
+    fc.assert(
+      fc.property(fc.array(arbAction, { maxLength: 40 }), (actions) => {
+        const run = newRun();
+        for (const action of actions) step(run, action);
+        const { log, state } = run.session;
+        expect(invalidCommittedTurns(log)).toEqual([]);
+        const messages = messagesOf(log);
+        for (const [id, node] of pmapEntries(state.messages)) {
+          if (!node.boundary) continue;
+          const path = (branchPath(state, id) ?? []).map((m) => messages.get(m) as Message);
+          expect(transcriptProblems(path)).toEqual([]);
+          expect(nodeOf(messages.get(id) as Message)).toEqual(node);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('(c) a fork copies with fresh ids and the same shape; later commits stay on their side', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbAction, { minLength: 1, maxLength: 12 }),
+        fc.array(arbTurn(), { minLength: 1, maxLength: 3 }),
+        fc.array(arbTurn(), { minLength: 1, maxLength: 3 }),
+        (actions, sourceTurns, forkTurns) => {
+          const run = newRun();
+          for (const action of actions) step(run, action);
+          const src = run.session;
+          const ends = branchableIds(src.state, run.ids);
+          if (ends.length === 0) return;
+          const end = ends[ends.length - 1];
+          const byId = messagesOf(src.log);
+          const path = (forkPathIds(src.state, end) ?? []).map((id) => byId.get(id) as Message);
+          const d = exec(src, { type: 'fork', messageId: end, path });
+          if (!d.ok) throw new Error(d.error.message);
+          const { idMap, forkEvents } = d.result;
+          const fork: Session = {
+            state: foldEvents(forkEvents),
+            log: [...forkEvents],
+            deps: counterDeps('f'),
+          };
+          // Fresh ids, same shape.
+          const copies = messagesOf(fork.log);
+          for (const original of path) {
+            const copy = copies.get(idMap[original.id]) as Message;
+            expect(src.state.messages.size).toBeGreaterThan(0);
+            expect(getNode(src.state, copy.id)).toBeUndefined();
+            expect(copy.content).toEqual(original.content);
+            expect(copy.role).toBe(original.role);
+            expect(copy.parentId).toBe(
+              original.parentId === null ? null : idMap[original.parentId],
+            );
+          }
+          expect(fork.state.tip).toBe(idMap[end]);
+          for (const c of listCheckpoints(fork.state))
+            expect(getNode(fork.state, c.messageId)).toBeDefined();
+          // Later commits to either side are invisible to the other.
+          const commitAll = (side: Session, turns: MessageInput[][], from: string) => {
+            let parentId = from;
+            return turns.flatMap((turn) => {
+              const r = exec(side, { type: 'commitTurn', parentId, messages: turn });
+              if (!r.ok) throw new Error(r.error.message);
+              parentId = r.result.tip;
+              return r.result.messageIds;
+            });
+          };
+          const srcCount = src.state.messages.size;
+          const forkCount = fork.state.messages.size;
+          const srcNew = commitAll(src, sourceTurns, end);
+          const forkNew = commitAll(fork, forkTurns, idMap[end]);
+          for (const id of srcNew) expect(getNode(fork.state, id)).toBeUndefined();
+          for (const id of forkNew) expect(getNode(src.state, id)).toBeUndefined();
+          expect(fork.state.messages.size).toBe(forkCount + forkNew.length);
+          expect(src.state.messages.size).toBe(srcCount + srcNew.length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('resume cuts over random paths', () => {
+  const arbPath: fc.Arbitrary<CutNode[]> = fc
+    .array(arbTurn({ maxToolRounds: 3 }), { minLength: 1, maxLength: 6 })
+    .map((turns) => {
+      let parentId: string | null = null;
+      return turns.flat().map((input, i) => {
+        const id = `n${i}`;
+        const node = nodeOf({ ...input, id, parentId, turnId: 't', createdAt: '' });
+        parentId = id;
+        return { id, ...node };
+      });
+    });
+
+  it('(e) never start with an orphan tool_result, never split a tool pair, never move forward', () => {
+    fc.assert(
+      fc.property(
+        arbPath,
+        fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 500 }), { nil: undefined }),
+        (path, keepMessages, keepTokens) => {
+          const cut = computeResumeCut(path, { keepMessages, keepTokens });
+          if (cut === null) throw new Error('non-empty path has a cut');
+          const i = cut.startIndex;
+          expect(path[i].toolResultIds).toEqual([]);
+          if (i > 0) expect(path[i - 1].toolUseIds).toEqual([]);
+          expect(path[i].role === 'user' || i === 0).toBe(true);
+          const budget = budgetStart(path, { keepMessages, keepTokens });
+          expect(i).toBeLessThanOrEqual(budget);
+          // The latest clean start at or before the budget: nothing cleaner was skipped.
+          for (let j = i + 1; j <= Math.min(budget, path.length - 1); j++)
+            expect(isTurnStart(path, j)).toBe(false);
+          expect(cut.keptIds).toEqual(path.slice(i).map((n) => n.id));
+        },
+      ),
+    );
+  });
+});
