@@ -1,4 +1,4 @@
-import { type Block, type Message } from '@arbor/domain';
+import { type Block, decodedLength, type Message } from '@arbor/domain';
 
 /** JSON Lines: one message per line, as stored (ids, parentId, role, content, metadata). */
 export const toJsonl = (messages: readonly Message[]): string =>
@@ -15,7 +15,7 @@ const blockToMarkdown = (b: Block): string => {
     case 'text':
       return b.text;
     case 'image':
-      return `*[image: ${b.source.media_type}, ${Math.round((b.source.data.length * 3) / 4)} bytes]*`;
+      return `*[image: ${b.source.media_type}, ${decodedLength(b.source.data)} bytes]*`;
     case 'tool_use':
       return `**tool call** \`${b.name}\` (\`${b.id}\`)\n\n${fence(JSON.stringify(b.input, null, 2))}`;
     case 'tool_result': {
