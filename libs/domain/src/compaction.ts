@@ -1,0 +1,102 @@
+/**
+ * Compaction decisions: what a rung of the ladder decided, recorded in a `CompactionApplied`
+ * event. Source messages are never changed; a decision says how to *render* some messages in the
+ * next request, and it stays in force (so the next call reproduces the same prefix, keeping the
+ * provider's prompt cache warm) until the active branch no longer contains what it covers.
+ * Placeholder texts are derived from the decision data, so they are not stored.
+ */
+export type Rung = 'elide' | 'strip_images' | 'snapshot' | 'summary';
+
+export const RUNGS: readonly Rung[] = ['elide', 'strip_images', 'snapshot', 'summary'];
+
+/** Why the ladder ran: the threshold, a provider's overflow report, or a mode asked for it. */
+export type CompactionTrigger = 'threshold' | 'overflow' | 'shake' | 'snapshot' | 'compact';
+
+interface DecisionBase {
+  /** Unique within the conversation. */
+  readonly id: string;
+  readonly trigger: CompactionTrigger;
+  readonly provider: string;
+  readonly model: string;
+  /** Estimated tokens of the request before and after this rung. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** True when this decision changes bytes inside the prefix the provider may have cached. */
+  readonly cachedPrefixChanged: boolean;
+}
+
+export interface ElidedResult {
+  readonly messageId: string;
+  readonly toolUseId: string;
+  readonly originalTokens: number;
+}
+
+export interface ElisionDecision extends DecisionBase {
+  readonly rung: 'elide';
+  readonly results: readonly ElidedResult[];
+}
+
+export interface StrippedImage {
+  readonly messageId: string;
+  /** Where the image was: `content[i]` or `content[i].content[j]` (inside a tool result). */
+  readonly path: string;
+  readonly mediaType: string;
+  readonly bytes: number;
+  readonly width: number | null;
+  readonly height: number | null;
+}
+
+export interface ImageStripDecision extends DecisionBase {
+  readonly rung: 'strip_images';
+  readonly images: readonly StrippedImage[];
+}
+
+/** A contiguous run of the active branch, by ids, replaced as a unit. */
+export interface CoveredRange {
+  readonly fromId: string;
+  readonly toId: string;
+  readonly coveredIds: readonly string[];
+}
+
+export interface SnapshotDecision extends DecisionBase, CoveredRange {
+  readonly rung: 'snapshot';
+  /** Page shape name (see @arbor/snapshots). Pages are re-rendered from source every time. */
+  readonly shape: string;
+  readonly pageCount: number;
+  readonly sourceChars: number;
+  /** sha256 of the serialized source text the pages were rendered from. */
+  readonly sourceHash: string;
+}
+
+export interface SummaryDecision extends DecisionBase, CoveredRange {
+  readonly rung: 'summary';
+  readonly summary: string;
+  readonly summarizerModel: string;
+  /** How many windows the input was folded through. */
+  readonly windows: number;
+}
+
+export type CompactionDecision =
+  ElisionDecision | ImageStripDecision | SnapshotDecision | SummaryDecision;
+
+/** What a `ContextAssembled` event records: enough to reproduce the body byte for byte. */
+export interface ContextRequestRecord {
+  readonly provider: string;
+  readonly model: string;
+  readonly budgetTokens: number;
+  readonly mode: 'auto' | 'shake' | 'snapshot' | 'compact';
+  readonly system: string | null;
+  readonly tools: readonly unknown[];
+  readonly maxTokens: number | null;
+  readonly overflow: { readonly measuredTokens: number; readonly limitTokens: number } | null;
+}
+
+export interface ContextSections {
+  readonly system: number;
+  readonly tools: number;
+  readonly messages: number;
+  readonly toolResults: number;
+  readonly images: number;
+  readonly snapshots: number;
+  readonly summaries: number;
+}
