@@ -1,6 +1,7 @@
 /** The commands a conversation decides on, their results, and the decision shape. */
 import { type DomainError } from './errors';
-import { type ConversationEvent, type IdMap } from './events';
+import { type CompactionDecision } from './compaction';
+import { type ContextAssembled, type ConversationEvent, type IdMap } from './events';
 import { type Message, type MessageInput } from './messages';
 
 export interface StartCommand {
@@ -74,6 +75,13 @@ export interface RecordFailureCommand {
   readonly failureId?: string;
 }
 
+/** Record a context handed out: the ladder's new decisions, then the audit receipt. */
+export interface RecordContextCommand {
+  readonly type: 'recordContext';
+  readonly decisions: readonly CompactionDecision[];
+  readonly assembled: ContextAssembled['data'];
+}
+
 export type Command =
   | StartCommand
   | CommitTurnCommand
@@ -82,7 +90,8 @@ export type Command =
   | SetCheckpointCommand
   | RewindCommand
   | ResumeCommand
-  | RecordFailureCommand;
+  | RecordFailureCommand
+  | RecordContextCommand;
 
 export type CommandType = Command['type'];
 
@@ -117,6 +126,7 @@ export interface CommandResults {
     revision: number;
   };
   recordFailure: { failureId: string; revision: number };
+  recordContext: { contextId: string; revision: number };
 }
 
 export type ResultOf<C extends CommandType> = CommandResults[C];

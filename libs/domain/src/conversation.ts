@@ -14,6 +14,7 @@ import { decideCommitTurn } from './decide/commit-turn';
 import { fail } from './decide/common';
 import { decideFork } from './decide/fork';
 import { decideMoveTip } from './decide/move-tip';
+import { decideRecordContext } from './decide/record-context';
 import { decideRecordFailure } from './decide/record-failure';
 import { decideResume } from './decide/resume';
 import { decideStart } from './decide/start';
@@ -34,6 +35,7 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
   rewind: decideRewind,
   resume: decideResume,
   recordFailure: decideRecordFailure,
+  recordContext: decideRecordContext,
 };
 
 export const decide = <C extends Command>(

@@ -4,6 +4,11 @@
  * self-contained (a MessageAppended carries the whole message), so read models can be folded
  * from the log alone.
  */
+import {
+  type CompactionDecision,
+  type ContextRequestRecord,
+  type ContextSections,
+} from './compaction';
 import { type Message } from './messages';
 
 export interface DomainEvent<TType extends string, TData> {
@@ -112,6 +117,35 @@ export type TurnFailed = DomainEvent<
   { readonly failureId: string; readonly input: unknown; readonly error: unknown }
 >;
 
+/** A rung of the ladder decided how to render some messages from now on (sources unchanged). */
+export type CompactionApplied = DomainEvent<
+  'CompactionApplied',
+  { readonly decision: CompactionDecision }
+>;
+
+/** The audit receipt of a context handed out: enough to reproduce its body byte for byte. */
+export type ContextAssembled = DomainEvent<
+  'ContextAssembled',
+  {
+    readonly contextId: string;
+    readonly request: ContextRequestRecord;
+    /** The tip and resume cut the context was built from. */
+    readonly tip: string | null;
+    readonly cutAt: string | null;
+    /** Decisions applied to build it (earlier ones in force, then the new ones), by id. */
+    readonly decisionIds: readonly string[];
+    /** Ids of the decisions this call added (their CompactionApplied events precede this one). */
+    readonly newDecisionIds: readonly string[];
+    readonly bodyHash: string;
+    readonly prefixHash: string;
+    readonly estimatedTokens: number;
+    readonly calibration: number;
+    readonly sections: ContextSections;
+    /** From a reactive call: what the provider measured for our estimate of the same request. */
+    readonly overflowSample: { readonly estimated: number; readonly measured: number } | null;
+  }
+>;
+
 export type ConversationEvent =
   | ConversationStarted
   | MessageAppended
@@ -123,7 +157,9 @@ export type ConversationEvent =
   | CheckpointRewound
   | CheckpointDropped
   | RunResumed
-  | TurnFailed;
+  | TurnFailed
+  | CompactionApplied
+  | ContextAssembled;
 
 export type ConversationEventType = ConversationEvent['type'];
 
@@ -149,6 +185,8 @@ export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
   'CheckpointDropped',
   'RunResumed',
   'TurnFailed',
+  'CompactionApplied',
+  'ContextAssembled',
 ];
 
 const TYPES: ReadonlySet<string> = new Set(CONVERSATION_EVENT_TYPES);

@@ -1,11 +1,19 @@
 /**
  * evolve(state, event) → state. Pure and deterministic: the same events always fold to the same
  * state, and no state object is ever changed (a new one is returned). Unknown event types (later
- * versions: CompactionApplied, ContextAssembled, ...) only advance the revision.
+ * versions) only advance the revision.
  */
 import { type ConversationEvent, isConversationEvent } from './events';
 import { pmapGet, pmapSet } from './persistent-map';
-import { type CheckpointRecord, type ConversationState, initialState, nodeOf } from './state';
+import { type Message } from './messages';
+import {
+  CALIBRATION_WINDOW,
+  type CalibrationSample,
+  type CheckpointRecord,
+  type ConversationState,
+  initialState,
+  nodeOf,
+} from './state';
 
 /** Any stored event; only `type` and `data` are read. */
 export interface AnyEvent {
@@ -31,7 +39,7 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
     case 'MessageAppended': {
       const m = e.data.message;
       const rootId = s.rootId === null && m.parentId === null ? m.id : s.rootId;
-      return { ...s, rootId, messages: pmapSet(s.messages, m.id, nodeOf(m)) };
+      return calibrateFrom({ ...s, rootId, messages: pmapSet(s.messages, m.id, nodeOf(m)) }, m);
     }
     case 'TurnCommitted': {
       const { turnId, parentId, messageIds, tip, contentHash } = e.data;
@@ -60,10 +68,43 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       const { failureId, input, error } = e.data;
       return { ...s, lastFailure: { failureId, input, error, turnCountAt: s.turnCount } };
     }
+    case 'CompactionApplied':
+      return { ...s, compactions: [...s.compactions, e.data.decision] };
+    case 'ContextAssembled': {
+      const { request, estimatedTokens, overflowSample } = e.data;
+      const withSample =
+        overflowSample === null
+          ? s
+          : addSample(s, { provider: request.provider, ...overflowSample });
+      return { ...withSample, pendingContext: { provider: request.provider, estimatedTokens } };
+    }
     case 'ConversationForked':
     case 'ForkedFrom':
       return s;
   }
+};
+
+const addSample = (s: ConversationState, sample: CalibrationSample): ConversationState => ({
+  ...s,
+  calibration: [...s.calibration, sample].slice(-CALIBRATION_WINDOW),
+});
+
+/**
+ * The first assistant message after a context was handed out answers that context: its measured
+ * input tokens (cached ones included) pair with our estimate as a calibration sample.
+ */
+const calibrateFrom = (s: ConversationState, m: Message): ConversationState => {
+  const u = m.usage;
+  if (m.role !== 'assistant' || s.pendingContext === null || u?.input_tokens === undefined)
+    return s;
+  const measured =
+    u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  const sample = {
+    provider: s.pendingContext.provider,
+    estimated: s.pendingContext.estimatedTokens,
+    measured,
+  };
+  return { ...addSample(s, sample), pendingContext: null };
 };
 
 export const evolve = (state: ConversationState, event: AnyEvent): ConversationState => {

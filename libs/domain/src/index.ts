@@ -1,4 +1,5 @@
 export * from './messages';
+export * from './compaction';
 export * from './errors';
 export * from './base64-image';
 export * from './validate-message';

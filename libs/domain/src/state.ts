@@ -3,6 +3,7 @@
  * Per message: parent, role, whether it ends a turn, a token estimate, and its tool_use /
  * tool_result ids — never its content. Maps are persistent, so every state stays valid forever.
  */
+import { type CompactionDecision } from './compaction';
 import { type ForkOrigin, type RunResumed } from './events';
 import { type Message, type Role } from './messages';
 import { pmapEmpty, pmapGet, pmapHas, pmapValues, type PMap } from './persistent-map';
@@ -47,6 +48,22 @@ export interface FailureRecord {
 
 export type ResumeRecord = RunResumed['data'];
 
+/** One pairing of our estimate with what the provider measured, for calibration. */
+export interface CalibrationSample {
+  readonly provider: string;
+  readonly estimated: number;
+  readonly measured: number;
+}
+
+/** The last context handed out that no measured usage has answered yet. */
+export interface PendingContext {
+  readonly provider: string;
+  readonly estimatedTokens: number;
+}
+
+/** How many calibration samples the state keeps (the most recent). */
+export const CALIBRATION_WINDOW = 32;
+
 export interface ConversationState {
   readonly status: 'none' | 'active';
   readonly conversationId: string | null;
@@ -62,6 +79,11 @@ export interface ConversationState {
   readonly checkpoints: PMap<CheckpointRecord>;
   readonly lastFailure: FailureRecord | null;
   readonly resume: ResumeRecord | null;
+  /** Every compaction decision recorded, oldest first; the ladder applies those that still fit
+   * the active branch. Few per conversation (one per rung application), so kept whole. */
+  readonly compactions: readonly CompactionDecision[];
+  readonly calibration: readonly CalibrationSample[];
+  readonly pendingContext: PendingContext | null;
 }
 
 const INITIAL: ConversationState = Object.freeze({
@@ -78,6 +100,9 @@ const INITIAL: ConversationState = Object.freeze({
   checkpoints: pmapEmpty<CheckpointRecord>(),
   lastFailure: null,
   resume: null,
+  compactions: Object.freeze([]) as readonly CompactionDecision[],
+  calibration: Object.freeze([]) as readonly CalibrationSample[],
+  pendingContext: null,
 });
 
 export const initialState = (): ConversationState => INITIAL;
