@@ -39,6 +39,8 @@ const common = {
 };
 
 module.exports = {
+  // Generous: CI machines have 2 cores and property tests open real SQLite files.
+  testTimeout: 60_000,
   projects: [
     {
       ...common,
