@@ -9,8 +9,13 @@ export type Rung = 'elide' | 'strip_images' | 'snapshot' | 'summary';
 
 export const RUNGS: readonly Rung[] = ['elide', 'strip_images', 'snapshot', 'summary'];
 
-/** Why the ladder ran: the threshold, a provider's overflow report, or a mode asked for it. */
-export type CompactionTrigger = 'threshold' | 'overflow' | 'shake' | 'snapshot' | 'compact';
+/**
+ * Why the ladder ran: the threshold, a provider's overflow report, a mode asked for it, or the
+ * request would break the provider's per-request image limits even though it fits the budget
+ * (`image_limits`, added for the strip rung so the audit log says why images went).
+ */
+export type CompactionTrigger =
+  'threshold' | 'overflow' | 'shake' | 'snapshot' | 'compact' | 'image_limits';
 
 interface DecisionBase {
   /** Unique within the conversation. */

@@ -138,10 +138,12 @@ export type ContextAssembled = DomainEvent<
     readonly newDecisionIds: readonly string[];
     readonly bodyHash: string;
     readonly prefixHash: string;
+    /** Calibrated estimate handed out, and the raw (uncalibrated) one calibration pairs with. */
     readonly estimatedTokens: number;
+    readonly rawTokens: number;
     readonly calibration: number;
     readonly sections: ContextSections;
-    /** From a reactive call: what the provider measured for our estimate of the same request. */
+    /** From a reactive call: what the provider measured for our raw estimate of that request. */
     readonly overflowSample: { readonly estimated: number; readonly measured: number } | null;
   }
 >;

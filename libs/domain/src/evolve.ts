@@ -71,12 +71,15 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
     case 'CompactionApplied':
       return { ...s, compactions: [...s.compactions, e.data.decision] };
     case 'ContextAssembled': {
-      const { request, estimatedTokens, overflowSample } = e.data;
+      const { request, rawTokens, overflowSample } = e.data;
       const withSample =
         overflowSample === null
           ? s
           : addSample(s, { provider: request.provider, ...overflowSample });
-      return { ...withSample, pendingContext: { provider: request.provider, estimatedTokens } };
+      return {
+        ...withSample,
+        pendingContext: { provider: request.provider, estimatedTokens: rawTokens },
+      };
     }
     case 'ConversationForked':
     case 'ForkedFrom':

@@ -58,6 +58,7 @@ export interface CalibrationSample {
 /** The last context handed out that no measured usage has answered yet. */
 export interface PendingContext {
   readonly provider: string;
+  /** Our raw (uncalibrated) estimate of it. */
   readonly estimatedTokens: number;
 }
 

@@ -42,6 +42,7 @@ const receipt = (over: Partial<ContextAssembled['data']> = {}): ContextAssembled
   bodyHash: 'h',
   prefixHash: 'p',
   estimatedTokens: 500,
+  rawTokens: 500,
   calibration: 1,
   sections: {
     system: 0,
@@ -104,7 +105,11 @@ describe('recordContext', () => {
 
   it('pairs the first measured usage after a context with its estimate, once', () => {
     const s = started();
-    ok(s, { type: 'recordContext', decisions: [], assembled: receipt({ estimatedTokens: 900 }) });
+    ok(s, {
+      type: 'recordContext',
+      decisions: [],
+      assembled: receipt({ estimatedTokens: 990, rawTokens: 900 }),
+    });
     ok(s, {
       type: 'commitTurn',
       parentId: null,
