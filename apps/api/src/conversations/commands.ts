@@ -3,6 +3,7 @@ import {
   type Command as DomainCommand,
   type ConversationState,
   forkPathIds,
+  getTurn,
   type ResultOf,
 } from '@arbor/domain';
 import { type Caller } from '../auth/caller';
@@ -65,7 +66,12 @@ export class ConversationCommandHandler implements ICommandHandler<
       };
     }
     if (command.type === 'commitTurn' && options.parentFromTip) {
-      return async (state) => ({ ...command, parentId: state.tip });
+      // A retry of a committed turnId chained from the tip it had then, not from the tip it made:
+      // otherwise the same request would hash differently and answer turn_id_conflict.
+      return async (state) => {
+        const known = command.turnId === undefined ? undefined : getTurn(state, command.turnId);
+        return { ...command, parentId: known === undefined ? state.tip : known.parentId };
+      };
     }
     return undefined;
   }
