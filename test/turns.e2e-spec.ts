@@ -117,6 +117,31 @@ describe('POST /v1/conversations/{id}/turns', () => {
       expect(await c.conversation(id)).toMatchObject({ counts: { turns: 2 } });
     });
 
+    it('a retried turn without parentId (chained from the tip) is replayed, not a conflict', async () => {
+      const id = await c.start();
+      const body = { turnId: 'from-tip', messages: exchange('1') };
+      const first = await c.post(c.conv(id, '/turns'), body);
+      expect(first.status).toBe(201);
+      const second = await c.post(c.conv(id, '/turns'), body);
+      expect(second.status).toBe(200);
+      expect(second.body).toEqual({ ...first.body, replayed: true });
+      const next = { turnId: 'from-tip-2', messages: toolTurn('2') };
+      const third = await c.post(c.conv(id, '/turns'), next);
+      expect(third.status).toBe(201);
+      expect((await c.post(c.conv(id, '/turns'), next)).body).toEqual({
+        ...third.body,
+        replayed: true,
+      });
+      // The same turnId with other messages is still a conflict.
+      const other = await c.post(c.conv(id, '/turns'), {
+        turnId: 'from-tip',
+        messages: exchange('x'),
+      });
+      expect(other.status).toBe(409);
+      expect(other.body.code).toBe('turn_id_conflict');
+      expect(await c.conversation(id)).toMatchObject({ counts: { turns: 2, messages: 6 } });
+    });
+
     it('a different turn under a used turnId is 409 turn_id_conflict and appends nothing', async () => {
       const id = await c.start();
       const t = await c.turn(id, null, exchange('1'), { turnId: 'same' });
