@@ -11,6 +11,7 @@ describe('readConfig', () => {
       eventStoreConnectionString: null,
       redisUrl: null,
       synchronous: 'FULL',
+      groupCommit: true,
     });
   });
 
@@ -23,6 +24,7 @@ describe('readConfig', () => {
         EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false',
         REDIS_URL: 'redis://127.0.0.1:6379',
         ARBOR_SQLITE_SYNCHRONOUS: 'normal',
+        ARBOR_SQLITE_GROUP_COMMIT: 'off',
       },
       '/srv',
     );
@@ -31,6 +33,7 @@ describe('readConfig', () => {
     expect(c.adminKey).toBe('a-long-enough-admin-key');
     expect(c.eventStoreConnectionString).toBe('esdb://localhost:2113?tls=false');
     expect(c.synchronous).toBe('NORMAL');
+    expect(c.groupCommit).toBe(false);
   });
 
   it.each([
@@ -38,6 +41,7 @@ describe('readConfig', () => {
     [{ PORT: '-1' }, /PORT/],
     [{ ARBOR_SQLITE_SYNCHRONOUS: 'sometimes' }, /SYNCHRONOUS/],
     [{ ARBOR_ADMIN_KEY: 'short' }, /ARBOR_ADMIN_KEY/],
+    [{ ARBOR_SQLITE_GROUP_COMMIT: 'sometimes' }, /ARBOR_SQLITE_GROUP_COMMIT/],
   ])('refuses %j with an error naming the variable', (env, re) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(re);

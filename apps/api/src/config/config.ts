@@ -12,6 +12,8 @@ export interface ArborConfig {
   eventStoreConnectionString: string | null;
   redisUrl: string | null;
   synchronous: Synchronous;
+  /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
+  groupCommit: boolean;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /** Largest accepted image, decoded, in bytes. */
@@ -39,6 +41,14 @@ const nonEmpty = (v: string | undefined): string | null => (v && v.trim() !== ''
 
 const SYNC: readonly Synchronous[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
+const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (['on', 'true', '1'].includes(raw)) return true;
+  if (['off', 'false', '0'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(env[name])}`);
+};
+
 /** Pure: the environment in, a validated config out (or a ConfigError naming the variable). */
 export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborConfig => {
   const synchronous = (env.ARBOR_SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
@@ -57,6 +67,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
     redisUrl: nonEmpty(env.REDIS_URL),
     synchronous: synchronous as Synchronous,
+    groupCommit: onOff(env, 'ARBOR_SQLITE_GROUP_COMMIT', true),
     bodyLimitBytes: int(env, 'ARBOR_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024),
     maxImageBytes: int(env, 'ARBOR_MAX_IMAGE_BYTES', 5 * 1024 * 1024, 1),
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),

@@ -18,6 +18,7 @@ export const createEventStore = (config: ArborConfig): EventStore =>
     : openSqliteEventStore({
         path: eventStoreDataPath(config.dataDir),
         synchronous: config.synchronous,
+        groupCommit: config.groupCommit,
       });
 
 /** Closes the log last, after every subscriber has stopped. */
