@@ -1,0 +1,278 @@
+/**
+ * The assembler: decisions in force → view → the ladder's rungs, in order, only as far as
+ * needed → the encoded, validated body, a receipt, and the new decisions to record.
+ *
+ * Target: budget − reserve, the reserve being max(maxTokens ?? 4096, 5% of the budget). On an
+ * overflow report (reactive recovery) the calibration is taken from this very request —
+ * measured / our estimate of it — and the target is 5% under the measured limit (and still
+ * under budget − reserve).
+ *
+ * Modes: `auto` runs a rung only while the request is over the target (and image stripping
+ * also when an image limit would break); `shake` forces the free rungs; `snapshot` forces the
+ * free rungs and then the middle onto pages; `compact` forces the summary (or, without a
+ * summarizer, the snapshot). Whatever was forced, the ladder then continues as in `auto`; if
+ * the request is still over, the free rungs are forced and the range rungs tried once more, so
+ * `cannot_fit` means every rung was tried.
+ */
+import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
+import { encode } from '../providers';
+import { calibrate } from '../tokens/calibration';
+import { checkBody } from '../validity';
+import { resolveLimits } from '../validity/limits';
+import { resolveCapabilities } from './capabilities';
+import { AssemblyInvariantError, CannotFitError, EmptyContextError } from './errors';
+import { fixedTokens } from './measure';
+import type { RungRunner, StepOptions } from './rungs/common';
+import { elide } from './rungs/elide';
+import { snapshot } from './rungs/snapshot';
+import { imageLimitProblems, stripImages } from './rungs/strip-images';
+import { summary } from './rungs/summary';
+import { serializeMessages } from './serialize';
+import {
+  type LadderContext,
+  type LadderState,
+  buildState,
+  createPageStore,
+  firstDifference,
+  prefixHash,
+} from './state';
+import { createTokenCache } from './token-cache';
+import type { AssembleInput, AssembleResult, RungReceipt } from './types';
+import { indexMessages } from './view';
+import { analyzeWindow } from './window';
+
+export const DEFAULT_RESERVE_TOKENS = 4096;
+export const RESERVE_SHARE = 0.05;
+/** Reactive recovery aims this far under the provider's measured limit. */
+export const OVERFLOW_HEADROOM = 0.05;
+const OVERFLOW_FACTOR_RANGE = [0.5, 4] as const;
+
+const RUNNERS: Record<Rung, RungRunner> = {
+  elide,
+  strip_images: stripImages,
+  snapshot,
+  summary,
+};
+
+interface Step extends StepOptions {
+  rung: Rung;
+}
+
+export function autoTarget(budgetTokens: number, maxTokens?: number): number {
+  const reserve = Math.max(
+    maxTokens ?? DEFAULT_RESERVE_TOKENS,
+    Math.ceil(budgetTokens * RESERVE_SHARE),
+  );
+  return budgetTokens - reserve;
+}
+
+function checkInput(input: AssembleInput): void {
+  const positive = (name: string, v: number | undefined) => {
+    if (v !== undefined && !(Number.isFinite(v) && v > 0)) {
+      throw new RangeError(`${name} must be a positive number, got ${v}`);
+    }
+  };
+  positive('budgetTokens', input.budgetTokens);
+  positive('maxTokens', input.maxTokens);
+  positive('calibration', input.calibration);
+  positive('overflow.measuredTokens', input.overflow?.measuredTokens);
+  positive('overflow.limitTokens', input.overflow?.limitTokens);
+  if (input.messages.length === 0) throw new EmptyContextError();
+}
+
+function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps']): string | null {
+  if (input.renderPages === undefined) return 'no page renderer configured';
+  if (!ctxCaps.vision) return `${input.model} does not accept images`;
+  if (ctxCaps.snapshotShape === null) return `no snapshot page shape for ${input.model}`;
+  return null;
+}
+
+function createContext(input: AssembleInput): LadderContext {
+  const caps = resolveCapabilities(input.provider, input.model, input.capabilities);
+  const cache = input.tokenCache ?? createTokenCache();
+  const measure = {
+    conversationId: input.conversationId,
+    provider: input.provider,
+    model: input.model,
+    cache,
+  };
+  const unavailable = snapshotUnavailable(input, caps);
+  return {
+    input,
+    source: {
+      conversationId: input.conversationId,
+      messages: input.messages,
+      indexById: indexMessages(input.messages),
+      shape: analyzeWindow(input.messages),
+    },
+    caps,
+    limits: resolveLimits(input.provider, caps.limits),
+    measure,
+    fixed: fixedTokens(measure, input.system, input.tools),
+    serialize: input.serialize ?? serializeMessages,
+    pages: createPageStore(input.conversationId, input.pageCache),
+    snapshotUnavailable: unavailable,
+    shape: unavailable === null ? caps.snapshotShape : null,
+    render: unavailable === null ? (input.renderPages ?? null) : null,
+    cache,
+    factor: input.calibration ?? 1,
+    target: autoTarget(input.budgetTokens, input.maxTokens),
+  };
+}
+
+function plannedSteps(
+  ctx: LadderContext,
+  trigger: CompactionTrigger,
+): {
+  steps: Step[];
+  notes: RungReceipt[];
+} {
+  const mode = ctx.input.mode;
+  const auto = (rung: Rung): Step => ({ rung, force: false, trigger });
+  const forced = (rung: Rung): Step => ({ rung, force: true, trigger: mode as CompactionTrigger });
+  const ladder: Rung[] = ['elide', 'strip_images', 'snapshot', 'summary'];
+  const notes: RungReceipt[] = [];
+  let first: Step[] = [];
+  if (mode === 'shake') first = [forced('elide'), forced('strip_images')];
+  if (mode === 'snapshot') first = [forced('elide'), forced('strip_images'), forced('snapshot')];
+  if (mode === 'compact') {
+    if (ctx.input.summarize !== undefined) first = [forced('summary')];
+    else {
+      const why =
+        ctx.snapshotUnavailable === null
+          ? 'no summarizer configured: compacting onto snapshot pages instead'
+          : `no summarizer configured, and no snapshots (${ctx.snapshotUnavailable}): nothing can compact`;
+      notes.push({
+        rung: 'summary',
+        applied: false,
+        trigger: 'compact',
+        reason: why,
+        tokensBefore: 0,
+        tokensAfter: 0,
+        cachedPrefixChanged: false,
+        decisionIds: [],
+      });
+      if (ctx.snapshotUnavailable === null) first = [forced('snapshot')];
+    }
+  }
+  const done = new Set(
+    first.filter((s) => s.rung === 'snapshot' || s.rung === 'summary').map((s) => s.rung),
+  );
+  return { steps: [...first, ...ladder.filter((r) => !done.has(r)).map(auto)], notes };
+}
+
+function needed(ctx: LadderContext, state: LadderState, step: Step): boolean {
+  if (step.force || state.tokens > ctx.target) return true;
+  return step.rung === 'strip_images' && imageLimitProblems(ctx, state).length > 0;
+}
+
+async function walk(
+  ctx: LadderContext,
+  state: LadderState,
+  steps: readonly Step[],
+  receipts: RungReceipt[],
+  added: CompactionDecision[],
+): Promise<LadderState> {
+  let current = state;
+  for (const step of steps) {
+    if (!needed(ctx, current, step)) continue;
+    const result = await RUNNERS[step.rung](ctx, current, step);
+    receipts.push(result.receipt);
+    added.push(...result.added);
+    current = result.state;
+  }
+  return current;
+}
+
+const SIZE_CODES = new Set(['request_too_large']);
+
+export async function assembleContext(input: AssembleInput): Promise<AssembleResult> {
+  checkInput(input);
+  const ctx = createContext(input);
+  let state = await buildState(ctx, input.decisions);
+  const initial = state;
+  if (input.overflow !== undefined) {
+    const [lo, hi] = OVERFLOW_FACTOR_RANGE;
+    const ratio = input.overflow.measuredTokens / Math.max(1, state.measure.raw);
+    ctx.factor = Math.min(hi, Math.max(lo, ratio));
+    ctx.target = Math.min(
+      Math.floor(input.overflow.limitTokens * (1 - OVERFLOW_HEADROOM)),
+      ctx.target,
+    );
+    state = { ...state, tokens: calibrate(state.measure.raw, ctx.factor) };
+  }
+  const trigger: CompactionTrigger = input.overflow !== undefined ? 'overflow' : 'threshold';
+  const { steps, notes } = plannedSteps(ctx, trigger);
+  const receipts: RungReceipt[] = notes.map((n) => ({
+    ...n,
+    tokensBefore: state.tokens,
+    tokensAfter: state.tokens,
+  }));
+  const added: CompactionDecision[] = [];
+  state = await walk(ctx, state, steps, receipts, added);
+  if (state.tokens > ctx.target) {
+    // Escalate: every free rung in full, then the range rungs once more.
+    const escalate: Step[] = [
+      { rung: 'elide', force: true, trigger },
+      { rung: 'strip_images', force: true, trigger },
+      { rung: 'snapshot', force: false, trigger },
+      { rung: 'summary', force: false, trigger },
+    ];
+    state = await walk(ctx, state, escalate, receipts, added);
+  }
+  if (state.tokens > ctx.target) {
+    throw new CannotFitError(state.tokens, ctx.target, input.budgetTokens, receipts);
+  }
+
+  const body = encode(
+    input.provider,
+    state.items.map((i) => i.message),
+    {
+      model: input.model,
+      ...(input.system !== undefined ? { system: input.system } : {}),
+      ...(input.tools !== undefined ? { tools: input.tools } : {}),
+      ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+    },
+  );
+  const violations = checkBody(input.provider, body, {
+    limits: ctx.caps.limits,
+    model: input.model,
+  });
+  if (violations.length > 0) {
+    if (violations.every((v) => SIZE_CODES.has(v.code))) {
+      throw new CannotFitError(state.tokens, ctx.target, input.budgetTokens, receipts);
+    }
+    throw new AssemblyInvariantError(
+      `assembled ${input.provider} body is invalid: ` +
+        violations.map((v) => `${v.code} at ${v.path}`).join('; '),
+      violations,
+    );
+  }
+
+  const newDecisions = added.filter((d) => state.plan.applied.has(d.id));
+  const kept = new Set(newDecisions.map((d) => d.id));
+  for (const r of receipts) {
+    const dropped = r.decisionIds.filter((id) => !kept.has(id));
+    if (dropped.length > 0) {
+      r.decisionIds = r.decisionIds.filter((id) => kept.has(id));
+      r.reason += ` (superseded by a later rung: ${dropped.length} decision(s) not kept)`;
+    }
+  }
+  const prefixEnd =
+    newDecisions.length > 0 ? firstDifference(initial.items, state.items) : state.items.length;
+  return {
+    body,
+    newDecisions,
+    receipt: {
+      rungs: receipts,
+      estimatedTokens: state.tokens,
+      rawTokens: state.measure.raw,
+      prefixHash: prefixHash(ctx, state, prefixEnd),
+      budgetTokens: input.budgetTokens,
+      targetTokens: ctx.target,
+      calibration: ctx.factor,
+      sections: state.measure.sections,
+      notApplied: state.plan.notApplied.filter((n) => !added.some((d) => d.id === n.decisionId)),
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * What the ladder needs to know about a model: whether it reads images (the snapshot rung needs
+ * vision), which page shape its snapshots use, and the knobs of the free rungs. A default table
+ * by model-name prefix, overridable per model by the caller (tenant or model configuration).
+ */
+import { openAIImageParams } from '../tokens/image-tokens';
+import type { ProviderName } from '../types';
+import type { ProviderLimits } from '../validity/limits';
+
+/**
+ * A page shape as the planner sees it: pixel size (what the provider bills) and about how many
+ * characters of serialized history one page holds. The renderer (@arbor/snapshots) owns the
+ * real layout; `charsPerPage` only sizes the plan, and the actual page count is what was
+ * rendered.
+ */
+export interface SnapshotShape {
+  name: string;
+  width: number;
+  height: number;
+  charsPerPage: number;
+}
+
+export interface ModelCapabilities {
+  /** The model accepts image input. Without it the snapshot rung is skipped. */
+  vision: boolean;
+  /** The page shape for snapshots; null → no snapshots for this model. */
+  snapshotShape: SnapshotShape | null;
+  /** Elision never touches the newest this-many tokens of the history. */
+  protectTokens: number;
+  /** Elision acts only when it saves at least this many tokens (or when that makes it fit). */
+  minElisionSavings: number;
+  /** Image stripping keeps this many most recent images when it strips for room. */
+  keepImages: number;
+  /** At most this many snapshot pages in one request (beside the provider's image limits). */
+  maxSnapshotPages: number;
+  /** Overrides of the provider's per-request limits (`PROVIDER_LIMITS`). */
+  limits: Partial<ProviderLimits>;
+}
+
+/**
+ * Planning shapes, one per billing scheme, until @arbor/snapshots publishes its own table.
+ * Anthropic bills w·h/750 up to ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models tile 512-px
+ * squares (512×2048 = 4 tiles at detail high); patch models bill 32-px patches up to 1,536
+ * (1024×1536); Gemini 2.x bills 258 per 768² tile, Gemini 3 a flat amount per image.
+ * `charsPerPage` is deliberately low (the seed's 12,000 characters a page for the big shapes):
+ * overestimating pages only makes the plan safer.
+ */
+export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = {
+  anthropic: { name: 'anthropic', width: 1092, height: 1092, charsPerPage: 12_000 },
+  'openai-tile': { name: 'openai-tile', width: 512, height: 2048, charsPerPage: 10_000 },
+  'openai-patch': { name: 'openai-patch', width: 1024, height: 1536, charsPerPage: 15_000 },
+  gemini: { name: 'gemini', width: 768, height: 768, charsPerPage: 6_000 },
+  'gemini-3': { name: 'gemini-3', width: 1536, height: 1536, charsPerPage: 24_000 },
+};
+
+/** Which models read images, by lowercase name prefix; the longest matching prefix wins. */
+export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {
+  'claude-': true,
+  'claude-2': false,
+  'claude-instant': false,
+  'gpt-3.5': false,
+  'gpt-4': false,
+  'gpt-4-turbo': true,
+  'gpt-4-vision': true,
+  'gpt-4o': true,
+  'chatgpt-4o': true,
+  'gpt-4.1': true,
+  'gpt-4.5': true,
+  'gpt-5': true,
+  o1: true,
+  'o1-mini': false,
+  'o1-preview': false,
+  o3: true,
+  'o3-mini': false,
+  'o4-mini': true,
+  'computer-use': true,
+  'gemini-': true,
+};
+
+export const DEFAULT_CAPABILITIES: Omit<ModelCapabilities, 'vision' | 'snapshotShape'> = {
+  protectTokens: 16_000,
+  minElisionSavings: 4_000,
+  keepImages: 3,
+  maxSnapshotPages: 40,
+  limits: {},
+};
+
+/** The model name without a `models/` or `publishers/google/models/` style path prefix. */
+const bareModel = (model: string): string => model.toLowerCase().replace(/^.*\//, '');
+
+export function modelHasVision(model: string): boolean {
+  const name = bareModel(model);
+  const prefix = Object.keys(VISION_BY_PREFIX)
+    .filter((p) => name.startsWith(p))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefix !== undefined && VISION_BY_PREFIX[prefix];
+}
+
+export function defaultSnapshotShape(provider: ProviderName, model: string): SnapshotShape {
+  switch (provider) {
+    case 'anthropic':
+      return SNAPSHOT_SHAPES.anthropic;
+    case 'gemini':
+      return bareModel(model).startsWith('gemini-3')
+        ? SNAPSHOT_SHAPES['gemini-3']
+        : SNAPSHOT_SHAPES.gemini;
+    case 'openai-chat':
+    case 'openai-responses':
+      return openAIImageParams(bareModel(model)).kind === 'patch'
+        ? SNAPSHOT_SHAPES['openai-patch']
+        : SNAPSHOT_SHAPES['openai-tile'];
+  }
+}
+
+/** The capabilities of a model: the default table, then the caller's overrides. */
+export function resolveCapabilities(
+  provider: ProviderName,
+  model: string,
+  overrides: Partial<ModelCapabilities> = {},
+): ModelCapabilities {
+  const vision = overrides.vision ?? modelHasVision(model);
+  return {
+    ...DEFAULT_CAPABILITIES,
+    vision,
+    snapshotShape: vision ? defaultSnapshotShape(provider, model) : null,
+    ...overrides,
+    limits: { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits },
+  };
+}

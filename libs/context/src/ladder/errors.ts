@@ -1,0 +1,45 @@
+import type { RungReceipt } from './types';
+
+/**
+ * Even every available rung cannot bring the request under the target. The API answers
+ * `422 cannot_fit` with these numbers.
+ */
+export class CannotFitError extends Error {
+  override readonly name = 'CannotFitError';
+  readonly code = 'cannot_fit';
+
+  constructor(
+    /** The best (lowest) calibrated estimate reached. */
+    readonly estimatedTokens: number,
+    readonly targetTokens: number,
+    readonly budgetTokens: number,
+    readonly rungsTried: readonly RungReceipt[],
+  ) {
+    super(
+      `the context cannot fit: ${estimatedTokens} estimated tokens > target ${targetTokens} ` +
+        `(budget ${budgetTokens}) after ${rungsTried.map((r) => r.rung).join(', ') || 'no rung'}`,
+    );
+  }
+}
+
+/** The window holds no message: there is nothing a provider would accept. */
+export class EmptyContextError extends Error {
+  override readonly name = 'EmptyContextError';
+  readonly code = 'empty_context';
+
+  constructor() {
+    super('the live window holds no message to send');
+  }
+}
+
+/** The assembler produced a body its provider's checker rejects: a bug, never the caller's fault. */
+export class AssemblyInvariantError extends Error {
+  override readonly name = 'AssemblyInvariantError';
+
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}

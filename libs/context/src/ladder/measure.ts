@@ -1,0 +1,221 @@
+/**
+ * Token and size accounting of a rendered view, one cached measurement per rendered message.
+ * A message's estimate is its neutral estimate (`estimateMessageTokens`: text through the local
+ * tokenizer, images by the provider's formula) plus a small charge per block for the JSON
+ * framing the provider formats add; the cache key is (conversation, provider, model, rendered
+ * identity), so a message is tokenized once however many calls include it.
+ */
+import { createHash } from 'node:crypto';
+import type { ContextSections } from '@arbor/domain/compaction';
+import type { Block, Message } from '@arbor/domain/messages';
+import {
+  estimateBlockTokens,
+  estimateToolsTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  TOOL_BLOCK_OVERHEAD_TOKENS,
+} from '../tokens/estimate';
+import { base64ByteLength, readImageSize } from '../tokens/image-size';
+import { imageTokens } from '../tokens/image-tokens';
+import { countTextTokens } from '../tokens/text';
+import type { ProviderName, ToolDefinition } from '../types';
+import type { ItemStats, TokenCache } from './token-cache';
+import type { ViewItem } from './view';
+
+/** Framing per content block (type tags, keys) that a neutral estimate does not see. */
+export const BLOCK_FRAMING_TOKENS = 1;
+
+export interface MeasureContext {
+  conversationId: string;
+  provider: ProviderName;
+  model: string;
+  cache: TokenCache;
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+interface Tally {
+  tokens: number;
+  toolResultTokens: number;
+  imageTokens: number;
+  images: number;
+  imageBytes: number;
+  maxImageBytes: number;
+  maxImageBase64: number;
+  maxImageSide: number;
+}
+
+function tallyImage(data: string, ctx: MeasureContext, t: Tally): number {
+  const size = readImageSize(data);
+  const tokens = imageTokens(size, ctx.provider, ctx.model);
+  const bytes = base64ByteLength(data);
+  t.images += 1;
+  t.imageTokens += tokens;
+  t.imageBytes += bytes;
+  t.maxImageBytes = Math.max(t.maxImageBytes, bytes);
+  t.maxImageBase64 = Math.max(t.maxImageBase64, data.length);
+  if (size) t.maxImageSide = Math.max(t.maxImageSide, size.width, size.height);
+  return tokens;
+}
+
+/** Text of a tool result as the provider's format carries it (Gemini: inside a JSON struct). */
+function toolOutputTokens(text: string, ctx: MeasureContext): number {
+  return ctx.provider === 'gemini'
+    ? countTextTokens(JSON.stringify({ output: text }))
+    : countTextTokens(text);
+}
+
+function tallyBlock(block: Block, ctx: MeasureContext, t: Tally): void {
+  t.tokens += BLOCK_FRAMING_TOKENS;
+  switch (block.type) {
+    case 'image':
+      t.tokens += tallyImage(block.source.data, ctx, t);
+      return;
+    case 'tool_use':
+      // Ids are sent (and billed) too: Claude's `toolu_…` ids are ~15 tokens each.
+      t.tokens += countTextTokens(block.id) + estimateBlockTokens(block, ctx);
+      return;
+    case 'tool_result': {
+      const shell = TOOL_BLOCK_OVERHEAD_TOKENS + countTextTokens(block.tool_use_id);
+      t.tokens += shell;
+      t.toolResultTokens += shell;
+      const parts = typeof block.content === 'string' ? [block.content] : block.content;
+      for (const inner of parts) {
+        if (typeof inner !== 'string' && inner.type === 'image') {
+          t.tokens += BLOCK_FRAMING_TOKENS + tallyImage(inner.source.data, ctx, t);
+          continue;
+        }
+        const tokens =
+          BLOCK_FRAMING_TOKENS +
+          toolOutputTokens(typeof inner === 'string' ? inner : inner.text, ctx);
+        t.tokens += tokens;
+        t.toolResultTokens += tokens;
+      }
+      return;
+    }
+    default:
+      t.tokens += estimateBlockTokens(block, ctx);
+  }
+}
+
+export function measureMessage(message: Message, ctx: MeasureContext): ItemStats {
+  const t: Tally = {
+    tokens: MESSAGE_OVERHEAD_TOKENS,
+    toolResultTokens: 0,
+    imageTokens: 0,
+    images: 0,
+    imageBytes: 0,
+    maxImageBytes: 0,
+    maxImageBase64: 0,
+    maxImageSide: 0,
+  };
+  for (const block of message.content) tallyBlock(block, ctx, t);
+  const json = JSON.stringify({ role: message.role, content: message.content });
+  return { ...t, jsonBytes: json.length, hash: sha256(json) };
+}
+
+export function itemStats(item: ViewItem, ctx: MeasureContext): ItemStats {
+  const key = `${ctx.conversationId}|${ctx.provider}|${ctx.model}|${item.key}`;
+  const cached = ctx.cache.items.get(key);
+  if (cached !== undefined) return cached;
+  const stats = measureMessage(item.message, ctx);
+  ctx.cache.items.set(key, stats);
+  return stats;
+}
+
+/** Tokens of the request-level system prompt and tool definitions, cached by content hash. */
+export function fixedTokens(
+  ctx: MeasureContext,
+  system: string | undefined,
+  tools: readonly ToolDefinition[] | undefined,
+): { system: number; tools: number } {
+  const cachedCount = (kind: string, text: string, count: () => number): number => {
+    const key = `${kind}|${ctx.provider}|${ctx.model}|${sha256(text)}`;
+    const hit = ctx.cache.numbers.get(key);
+    if (hit !== undefined) return hit;
+    const value = count();
+    ctx.cache.numbers.set(key, value);
+    return value;
+  };
+  const sys =
+    system === undefined || system.trim() === ''
+      ? 0
+      : cachedCount('sys', system, () => countTextTokens(system) + MESSAGE_OVERHEAD_TOKENS);
+  const toolTokens =
+    tools === undefined || tools.length === 0
+      ? 0
+      : cachedCount('tools', JSON.stringify(tools), () =>
+          estimateToolsTokens(tools, { model: ctx.model, provider: ctx.provider }),
+        );
+  return { system: sys, tools: toolTokens };
+}
+
+export interface ViewMeasure {
+  /** Uncalibrated estimate of the whole request. */
+  raw: number;
+  sections: ContextSections;
+  stats: ItemStats[];
+  images: number;
+  imageBytes: number;
+  jsonBytes: number;
+}
+
+export function measureView(
+  items: readonly ViewItem[],
+  fixed: { system: number; tools: number },
+  ctx: MeasureContext,
+): ViewMeasure {
+  const sections = {
+    system: fixed.system,
+    tools: fixed.tools,
+    messages: 0,
+    toolResults: 0,
+    images: 0,
+    snapshots: 0,
+    summaries: 0,
+  };
+  const stats: ItemStats[] = new Array<ItemStats>(items.length);
+  let images = 0;
+  let imageBytes = 0;
+  let jsonBytes = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const s = itemStats(item, ctx);
+    stats[i] = s;
+    images += s.images;
+    imageBytes += s.imageBytes;
+    jsonBytes += s.jsonBytes;
+    if (item.kind === 'snapshot') sections.snapshots += s.tokens;
+    else if (item.kind === 'summary') sections.summaries += s.tokens;
+    else if (item.message.role === 'system') sections.system += s.tokens;
+    else {
+      sections.toolResults += s.toolResultTokens;
+      sections.images += s.imageTokens;
+      sections.messages += s.tokens - s.toolResultTokens - s.imageTokens;
+    }
+  }
+  const raw =
+    sections.system +
+    sections.tools +
+    sections.messages +
+    sections.toolResults +
+    sections.images +
+    sections.snapshots +
+    sections.summaries;
+  return { raw, sections, stats, images, imageBytes, jsonBytes };
+}
+
+/** Tokens one block adds to its message, as `measureMessage` counts it. */
+export function blockTokens(block: Block, ctx: MeasureContext): number {
+  const t: Tally = {
+    tokens: 0,
+    toolResultTokens: 0,
+    imageTokens: 0,
+    images: 0,
+    imageBytes: 0,
+    maxImageBytes: 0,
+    maxImageBase64: 0,
+    maxImageSide: 0,
+  };
+  tallyBlock(block, ctx, t);
+  return t.tokens;
+}

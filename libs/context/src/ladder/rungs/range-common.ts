@@ -1,0 +1,34 @@
+/** What the snapshot and summary rungs share: where the middle may start, and the goal. */
+import { calibrate } from '../../tokens/calibration';
+import type { MiddleCandidate } from '../middle';
+import type { LadderContext, LadderState } from '../state';
+
+/**
+ * Just after the head, or after the last range already in force of the given kinds (a new range
+ * appends after it, leaving the earlier request bytes, and the provider's cache, untouched).
+ */
+export function middleStart(
+  ctx: LadderContext,
+  state: LadderState,
+  after: readonly ('snapshot' | 'summary')[],
+): number {
+  let start = ctx.source.shape.headEnd;
+  for (const r of state.plan.ranges) {
+    if (after.includes(r.decision.rung)) start = Math.max(start, r.to + 1);
+  }
+  return start;
+}
+
+/**
+ * Whether a candidate brings the request under `goal`. Non-forced range rungs first aim a
+ * little lower than the target (so the next turn does not need another range right away), then
+ * at the target itself.
+ */
+export function fitsGoal(ctx: LadderContext, state: LadderState, goal: number) {
+  return (c: MiddleCandidate) =>
+    calibrate(state.measure.raw - c.removed + c.added, ctx.factor) <= goal;
+}
+
+export function lowWater(ctx: LadderContext): number {
+  return ctx.target - Math.min(ctx.caps.minElisionSavings, Math.floor(ctx.target * 0.1));
+}

@@ -1,0 +1,103 @@
+/**
+ * Rung 4 — summary, the last resort: the only rung that spends a model call and decides for you
+ * what mattered. The middle (same head / tail rule as snapshots; snapshots in force inside it
+ * are superseded) goes to the injected summarizer as source messages, which folds them through
+ * its own windows; the summary replaces the middle as one user message. Without a summarizer
+ * the rung is unavailable and says so.
+ */
+import type { SummaryDecision } from '@arbor/domain/compaction';
+import { type MiddleCandidate, chooseCandidate, middleSegments, planMiddle } from '../middle';
+import type { LadderContext } from '../state';
+import { type Provisional, type RungRunner, commit, noop, protectedTokens } from './common';
+import { fitsGoal, lowWater, middleStart } from './range-common';
+import { REPLACEMENT_OVERHEAD_TOKENS } from './snapshot';
+
+/** The summary length asked for: a tenth of the target, within [256, 4000] tokens. */
+export function summaryTargetTokens(ctx: LadderContext): number {
+  return Math.min(4000, Math.max(256, Math.floor(ctx.target * 0.1)));
+}
+
+/** Summaries overshoot; plan for this much more than asked. */
+const SUMMARY_OVERSHOOT = 1.25;
+
+export const summary: RungRunner = async (ctx, state, options) => {
+  const summarize = ctx.input.summarize;
+  if (summarize === undefined) {
+    return noop('summary', state, options, 'no summarizer configured');
+  }
+  const targetTokens = summaryTargetTokens(ctx);
+  const added = REPLACEMENT_OVERHEAD_TOKENS + Math.ceil(targetTokens * SUMMARY_OVERSHOOT);
+  const start = middleStart(ctx, state, ['summary']);
+  const candidates = planMiddle(ctx, state, { start, cost: () => ({ added, pages: 0 }) });
+  const feasible = (c: MiddleCandidate) => c.segments > 0 && c.added < c.removed;
+  const choice = options.force
+    ? chooseCandidate(candidates, { force: true, protect: protectedTokens(ctx) }, feasible)
+    : (chooseCandidate(
+        candidates,
+        { force: false, fits: fitsGoal(ctx, state, lowWater(ctx)) },
+        feasible,
+      ) ??
+      chooseCandidate(
+        candidates,
+        { force: false, fits: fitsGoal(ctx, state, ctx.target) },
+        feasible,
+      ));
+  if (choice === null) {
+    return noop(
+      'summary',
+      state,
+      options,
+      candidates.length === 0
+        ? 'no history between the head and the tail to summarize'
+        : 'no middle whose summary would make it fit',
+    );
+  }
+  if (choice.segments === 0) {
+    return noop('summary', state, options, 'nothing but kept messages before the tail');
+  }
+  const decisions: Provisional<SummaryDecision>[] = [];
+  for (const [a, b] of middleSegments(ctx, start, choice.t)) {
+    const covered = ctx.source.messages.slice(a, b);
+    let result;
+    try {
+      result = await summarize({
+        conversationId: ctx.input.conversationId,
+        provider: ctx.input.provider,
+        model: ctx.input.model,
+        messages: covered,
+        targetTokens,
+      });
+    } catch (error) {
+      return noop('summary', state, options, `summarizer failed: ${(error as Error).message}`);
+    }
+    if (result.summary.trim() === '') {
+      return noop('summary', state, options, 'summarizer returned an empty summary');
+    }
+    decisions.push({
+      id: ctx.input.newId(),
+      rung: 'summary',
+      trigger: options.trigger,
+      provider: ctx.input.provider,
+      model: ctx.input.model,
+      fromId: covered[0].id,
+      toId: covered[covered.length - 1].id,
+      coveredIds: covered.map((m) => m.id),
+      summary: result.summary,
+      summarizerModel: result.model,
+      windows: result.windows,
+    });
+  }
+  const covered = decisions.reduce((n, d) => n + d.coveredIds.length, 0);
+  const result = await commit(
+    ctx,
+    state,
+    options,
+    decisions,
+    `summarized ${covered} message(s) in ${decisions.length} segment(s)`,
+    { messages: covered, segments: decisions.length, targetTokens },
+  );
+  if (result.state.measure.raw >= state.measure.raw) {
+    return noop('summary', state, options, 'the summary is longer than what it replaces');
+  }
+  return result;
+};

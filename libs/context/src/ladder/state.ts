@@ -1,0 +1,153 @@
+/**
+ * The ladder's working state: the decisions so far, the view they render to, and its measure.
+ * Rebuilding a state is cheap when nothing new is measured (cached per message) and no new
+ * pages are rendered (pages of snapshots in force come from the page store or the caller's
+ * page cache, which hold exactly what rendering the same source text again would give).
+ */
+import type { CompactionDecision, SnapshotDecision } from '@arbor/domain/compaction';
+import { calibrate } from '../tokens/calibration';
+import type { ProviderLimits } from '../validity/limits';
+import type { ModelCapabilities, SnapshotShape } from './capabilities';
+import { type MeasureContext, type ViewMeasure, measureView, sha256 } from './measure';
+import type { TokenCache } from './token-cache';
+import type { AssembleInput, PageCache, RenderPages, SerializeMessages } from './types';
+import { type ViewItem, type ViewPlan, type ViewSource, planView, renderView } from './view';
+
+export interface LadderContext {
+  readonly input: AssembleInput;
+  readonly source: ViewSource;
+  readonly caps: ModelCapabilities;
+  readonly limits: ProviderLimits;
+  readonly measure: MeasureContext;
+  readonly fixed: { system: number; tools: number };
+  readonly serialize: SerializeMessages;
+  readonly pages: PageStore;
+  /** Why snapshots cannot be rendered for this request, or null when they can. */
+  readonly snapshotUnavailable: string | null;
+  readonly shape: SnapshotShape | null;
+  readonly render: RenderPages | null;
+  readonly cache: TokenCache;
+  factor: number;
+  target: number;
+}
+
+export interface LadderState {
+  readonly decisions: readonly CompactionDecision[];
+  readonly plan: ViewPlan;
+  readonly items: readonly ViewItem[];
+  readonly measure: ViewMeasure;
+  /** Calibrated estimate. */
+  readonly tokens: number;
+}
+
+/** Page images of snapshot decisions, for this call (and across calls with a `PageCache`). */
+export interface PageStore {
+  get(decisionId: string): readonly Buffer[] | undefined;
+  put(decision: Pick<SnapshotDecision, 'id' | 'sourceHash'>, pages: readonly Buffer[]): void;
+  /** Renders (or finds) the pages of a snapshot in force; throws what the renderer throws. */
+  load(ctx: LadderContext, decision: SnapshotDecision): Promise<readonly Buffer[]>;
+}
+
+export function createPageStore(conversationId: string, cache: PageCache | undefined): PageStore {
+  const local = new Map<string, readonly Buffer[]>();
+  const cacheKey = (d: Pick<SnapshotDecision, 'id' | 'sourceHash'>) =>
+    `${conversationId}:${d.id}:${d.sourceHash}`;
+  const put = (decision: Pick<SnapshotDecision, 'id' | 'sourceHash'>, pages: readonly Buffer[]) => {
+    local.set(decision.id, pages);
+    cache?.set(cacheKey(decision), pages);
+  };
+  return {
+    get: (id) => local.get(id),
+    put,
+    async load(ctx, decision) {
+      const hit = local.get(decision.id) ?? cache?.get(cacheKey(decision));
+      if (hit !== undefined) {
+        local.set(decision.id, hit);
+        return hit;
+      }
+      if (ctx.render === null) throw new Error('no page renderer');
+      const covered = decision.coveredIds.map(
+        (id) => ctx.source.messages[ctx.source.indexById.get(id) as number],
+      );
+      // Always from the source text: never from earlier images.
+      const pages = await ctx.render(ctx.serialize(covered), decision.shape);
+      put(decision, pages);
+      return pages;
+    },
+  };
+}
+
+/** Snapshot decisions in force that cannot be rendered this time, with why. */
+function unrenderable(ctx: LadderContext, decisions: readonly CompactionDecision[]) {
+  const out = new Map<string, string>();
+  if (ctx.snapshotUnavailable === null) return out;
+  for (const d of decisions) if (d.rung === 'snapshot') out.set(d.id, ctx.snapshotUnavailable);
+  return out;
+}
+
+export async function buildState(
+  ctx: LadderContext,
+  decisions: readonly CompactionDecision[],
+): Promise<LadderState> {
+  const exclude = unrenderable(ctx, decisions);
+  for (;;) {
+    const plan = planView(ctx.source, decisions, exclude);
+    const pages = new Map<string, readonly Buffer[]>();
+    let failed = false;
+    for (const range of plan.ranges) {
+      if (range.decision.rung !== 'snapshot') continue;
+      try {
+        pages.set(range.decision.id, await ctx.pages.load(ctx, range.decision));
+      } catch (error) {
+        exclude.set(range.decision.id, `rendering failed: ${(error as Error).message}`);
+        failed = true;
+      }
+    }
+    if (failed) continue;
+    const items = renderView(ctx.source, plan, pages);
+    const measure = measureView(items, ctx.fixed, ctx.measure);
+    return { decisions, plan, items, measure, tokens: calibrate(measure.raw, ctx.factor) };
+  }
+}
+
+export const fitsTarget = (ctx: LadderContext, raw: number): boolean =>
+  calibrate(raw, ctx.factor) <= ctx.target;
+
+/** Index of the first item whose rendering differs between two views (length if none). */
+export function firstDifference(a: readonly ViewItem[], b: readonly ViewItem[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i].key !== b[i].key) return i;
+  return n;
+}
+
+/**
+ * Whether going from `before` to `after` changes bytes the provider saw in the previous request:
+ * the first changed item lies at or before the previous call's tip.
+ */
+export function changesSentPrefix(
+  ctx: LadderContext,
+  before: readonly ViewItem[],
+  after: readonly ViewItem[],
+): boolean {
+  const p = firstDifference(before, after);
+  if (p >= before.length) return false;
+  const tip = ctx.input.previousTipId;
+  const tipIndex =
+    tip === undefined ? ctx.source.messages.length - 1 : (ctx.source.indexById.get(tip) ?? -1);
+  return before[p].from <= tipIndex;
+}
+
+/** sha256 over what determines the encoded body's first `count` messages. */
+export function prefixHash(ctx: LadderContext, state: LadderState, count: number): string {
+  const { input } = ctx;
+  const head = JSON.stringify([
+    input.provider,
+    input.model,
+    input.maxTokens ?? null,
+    input.system ?? null,
+    input.tools === undefined ? null : sha256(JSON.stringify(input.tools)),
+  ]);
+  const parts = [head];
+  for (let i = 0; i < count; i++) parts.push(state.measure.stats[i].hash);
+  return sha256(parts.join('\n'));
+}

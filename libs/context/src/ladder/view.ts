@@ -1,0 +1,310 @@
+/**
+ * Decisions in force → the messages the request is encoded from. Pure; source messages are
+ * never mutated (a rendered message is a new object, or the source itself when untouched).
+ *
+ * - elided tool result → a tool_result with the same `tool_use_id` whose content is a
+ *   placeholder saying how big it was and where the original is;
+ * - stripped image → a short text block in its place (type, size, dimensions);
+ * - snapshot range → one user message: a header, then the page images (rendered from the
+ *   source text by the caller, passed in as `pages`); summary range → one user message with the
+ *   summary; either is followed by a one-word assistant acknowledgement when the next message
+ *   is from the user, so roles keep alternating.
+ *
+ * A range decision applies only when all its covered messages are present, contiguous and in
+ * order, it starts and ends on tool-unit boundaries, and it covers no message kept verbatim
+ * (the head, system or pinned messages, the current prompt). Ranges are taken newest first; an
+ * older range overlapping a newer one is superseded. Elisions and strips of absent messages or
+ * blocks are skipped; a decision none of whose parts is present is not applied.
+ */
+import type {
+  CompactionDecision,
+  ElidedResult,
+  SnapshotDecision,
+  StrippedImage,
+  SummaryDecision,
+} from '@arbor/domain/compaction';
+import type { Block, Message, ToolResultContentBlock } from '@arbor/domain/messages';
+import {
+  ACK_TEXT,
+  elidedResultText,
+  snapshotHeaderText,
+  strippedImageText,
+  summaryText,
+} from './placeholders';
+import type { WindowShape } from './window';
+
+export type RangeDecision = SnapshotDecision | SummaryDecision;
+
+export interface AppliedRange {
+  decision: RangeDecision;
+  /** Inclusive source indices. */
+  from: number;
+  to: number;
+}
+
+export interface ViewPlan {
+  /** messageId → toolUseId → elided result. */
+  elided: Map<string, Map<string, ElidedResult>>;
+  /** messageId → path → stripped image. */
+  stripped: Map<string, Map<string, StrippedImage>>;
+  /** Applied ranges, by position. */
+  ranges: AppliedRange[];
+  /** Decisions with an effect on the view. */
+  applied: Set<string>;
+  notApplied: { decisionId: string; reason: string }[];
+}
+
+export interface ViewSource {
+  conversationId: string;
+  messages: readonly Message[];
+  indexById: ReadonlyMap<string, number>;
+  shape: WindowShape;
+}
+
+export interface ViewItem {
+  message: Message;
+  /** Identity of the rendered content: equal keys ⇔ equal rendered message. */
+  key: string;
+  kind: 'source' | 'snapshot' | 'summary' | 'ack';
+  /** Source indices covered, inclusive. */
+  from: number;
+  to: number;
+}
+
+export function indexMessages(messages: readonly Message[]): Map<string, number> {
+  return new Map(messages.map((m, i) => [m.id, i]));
+}
+
+function rangeProblem(
+  source: ViewSource,
+  d: RangeDecision,
+  taken: readonly AppliedRange[],
+): string | { from: number; to: number } {
+  const ids = d.coveredIds;
+  const from = source.indexById.get(ids[0] ?? '');
+  if (ids.length === 0 || from === undefined) return 'covered messages not in the window';
+  if (ids[0] !== d.fromId || ids[ids.length - 1] !== d.toId) return 'inconsistent range ids';
+  for (let k = 1; k < ids.length; k++) {
+    if (source.indexById.get(ids[k]) !== from + k) return 'covered messages not contiguous';
+  }
+  const to = from + ids.length - 1;
+  const { boundary, keep } = source.shape;
+  if (!boundary[from] || !boundary[to + 1]) return 'range splits a tool call from its result';
+  for (let i = from; i <= to; i++) if (keep[i]) return 'range covers a message kept verbatim';
+  if (taken.some((r) => r.from <= to && from <= r.to)) return 'superseded by a later range';
+  return { from, to };
+}
+
+function blockAt(message: Message, path: string): Block | ToolResultContentBlock | undefined {
+  const match = /^content\[(\d+)\](?:\.content\[(\d+)\])?$/.exec(path);
+  if (!match) return undefined;
+  const outer = message.content[Number(match[1])];
+  if (match[2] === undefined) return outer;
+  if (outer?.type !== 'tool_result' || typeof outer.content === 'string') return undefined;
+  return outer.content[Number(match[2])];
+}
+
+/**
+ * Which decisions apply to this window. `exclude` names range decisions that cannot be rendered
+ * this time (no renderer, no vision, rendering failed), with why.
+ */
+export function planView(
+  source: ViewSource,
+  decisions: readonly CompactionDecision[],
+  exclude: ReadonlyMap<string, string> = new Map(),
+): ViewPlan {
+  const plan: ViewPlan = {
+    elided: new Map(),
+    stripped: new Map(),
+    ranges: [],
+    applied: new Set(),
+    notApplied: [],
+  };
+  const skip = (d: CompactionDecision, reason: string) =>
+    plan.notApplied.push({ decisionId: d.id, reason });
+
+  for (let k = decisions.length - 1; k >= 0; k--) {
+    const d = decisions[k];
+    if (d.rung !== 'snapshot' && d.rung !== 'summary') continue;
+    const excluded = exclude.get(d.id);
+    if (excluded !== undefined) {
+      skip(d, excluded);
+      continue;
+    }
+    const r = rangeProblem(source, d, plan.ranges);
+    if (typeof r === 'string') skip(d, r);
+    else {
+      plan.ranges.push({ decision: d, ...r });
+      plan.applied.add(d.id);
+    }
+  }
+  plan.ranges.sort((a, b) => a.from - b.from);
+  const inRange = (i: number) => plan.ranges.some((r) => r.from <= i && i <= r.to);
+
+  for (const d of decisions) {
+    if (d.rung === 'elide') {
+      let used = false;
+      for (const r of d.results) {
+        const i = source.indexById.get(r.messageId);
+        if (i === undefined || inRange(i)) continue;
+        const found = source.messages[i].content.some(
+          (b) => b.type === 'tool_result' && b.tool_use_id === r.toolUseId && b.is_error !== true,
+        );
+        if (!found) continue;
+        const byTool = plan.elided.get(r.messageId) ?? new Map<string, ElidedResult>();
+        byTool.set(r.toolUseId, r);
+        plan.elided.set(r.messageId, byTool);
+        used = true;
+      }
+      if (used) plan.applied.add(d.id);
+      else skip(d, 'no elided result is in the window');
+    } else if (d.rung === 'strip_images') {
+      let used = false;
+      for (const img of d.images) {
+        const i = source.indexById.get(img.messageId);
+        if (i === undefined || inRange(i)) continue;
+        if (blockAt(source.messages[i], img.path)?.type !== 'image') continue;
+        const byPath = plan.stripped.get(img.messageId) ?? new Map<string, StrippedImage>();
+        byPath.set(img.path, img);
+        plan.stripped.set(img.messageId, byPath);
+        used = true;
+      }
+      if (used) plan.applied.add(d.id);
+      else skip(d, 'no stripped image is in the window');
+    }
+  }
+  return plan;
+}
+
+const textBlock = (text: string) => ({ type: 'text' as const, text });
+
+function toolNameFor(source: ViewSource, index: number, toolUseId: string): string | undefined {
+  const previous = source.messages[index - 1];
+  const call = previous?.content.find((b) => b.type === 'tool_use' && b.id === toolUseId);
+  return call?.type === 'tool_use' ? call.name : undefined;
+}
+
+function renderSource(source: ViewSource, plan: ViewPlan, index: number): ViewItem {
+  const message = source.messages[index];
+  const elided = plan.elided.get(message.id);
+  const stripped = plan.stripped.get(message.id);
+  if (elided === undefined && stripped === undefined) {
+    return { message, key: `m:${message.id}`, kind: 'source', from: index, to: index };
+  }
+  const strip = (path: string, block: Block | ToolResultContentBlock) => {
+    const img = stripped?.get(path);
+    return img === undefined ? block : textBlock(strippedImageText(source.conversationId, img));
+  };
+  const content = message.content.map((block, i): Block => {
+    if (block.type === 'tool_result') {
+      const e = elided?.get(block.tool_use_id);
+      if (e !== undefined) {
+        const name = toolNameFor(source, index, block.tool_use_id);
+        return {
+          type: 'tool_result',
+          tool_use_id: block.tool_use_id,
+          content: elidedResultText(source.conversationId, e, name),
+        };
+      }
+      if (stripped === undefined || typeof block.content === 'string') return block;
+      return {
+        ...block,
+        content: block.content.map(
+          (inner, j) => strip(`content[${i}].content[${j}]`, inner) as ToolResultContentBlock,
+        ),
+      };
+    }
+    return block.type === 'image' ? (strip(`content[${i}]`, block) as Block) : block;
+  });
+  const e = elided === undefined ? '' : `|e:${[...elided.keys()].sort().join(',')}`;
+  const s = stripped === undefined ? '' : `|s:${[...stripped.keys()].sort().join(',')}`;
+  return {
+    message: { ...message, content },
+    key: `m:${message.id}${e}${s}`,
+    kind: 'source',
+    from: index,
+    to: index,
+  };
+}
+
+const synthetic = (id: string, role: 'user' | 'assistant', content: Block[]): Message => ({
+  id,
+  parentId: null,
+  role,
+  content,
+  turnId: '',
+  createdAt: '',
+});
+
+function renderRange(
+  source: ViewSource,
+  range: AppliedRange,
+  pages: ReadonlyMap<string, readonly Buffer[]>,
+): ViewItem {
+  const d = range.decision;
+  const at = { from: range.from, to: range.to };
+  if (d.rung === 'summary') {
+    const content = [textBlock(summaryText(source.conversationId, d))];
+    return {
+      message: synthetic(d.id, 'user', content),
+      key: `sum:${d.id}`,
+      kind: 'summary',
+      ...at,
+    };
+  }
+  const images = pages.get(d.id);
+  if (images === undefined) throw new Error(`no pages for snapshot ${d.id}`);
+  const content: Block[] = [
+    textBlock(snapshotHeaderText(source.conversationId, d, images.length)),
+    ...images.map((png): Block => ({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') },
+    })),
+  ];
+  return {
+    message: synthetic(d.id, 'user', content),
+    key: `snap:${d.id}:${d.sourceHash}:${images.length}`,
+    kind: 'snapshot',
+    ...at,
+  };
+}
+
+/** Whether the first non-system message after `index` renders as a user message. */
+function userFollows(source: ViewSource, plan: ViewPlan, index: number): boolean {
+  for (let j = index + 1; j < source.messages.length; j++) {
+    if (plan.ranges.some((r) => r.from === j)) return true;
+    const role = source.messages[j].role;
+    if (role !== 'system') return role === 'user';
+  }
+  return false;
+}
+
+/** The rendered messages, root → tip. `pages` holds the page images of every snapshot range. */
+export function renderView(
+  source: ViewSource,
+  plan: ViewPlan,
+  pages: ReadonlyMap<string, readonly Buffer[]> = new Map(),
+): ViewItem[] {
+  const items: ViewItem[] = [];
+  let r = 0;
+  for (let i = 0; i < source.messages.length; i++) {
+    const range = plan.ranges[r];
+    if (range !== undefined && range.from === i) {
+      items.push(renderRange(source, range, pages));
+      if (userFollows(source, plan, range.to)) {
+        items.push({
+          message: synthetic(`${range.decision.id}:ack`, 'assistant', [textBlock(ACK_TEXT)]),
+          key: 'ack',
+          kind: 'ack',
+          from: range.from,
+          to: range.to,
+        });
+      }
+      i = range.to;
+      r++;
+      continue;
+    }
+    items.push(renderSource(source, plan, i));
+  }
+  return items;
+}

@@ -1,0 +1,66 @@
+/**
+ * The structure of the live window that the range rungs (snapshot, summary) cut along:
+ * - a *boundary* is an index a run may start or end before without separating a tool_use from
+ *   its results (the message before carries no tool_use, the message there carries no result);
+ * - a *turn start* is a boundary at a user message (a new prompt, not a tool result);
+ * - the *head* is the leading system messages and the first user message (the task);
+ * - messages *kept* verbatim are the head, system messages, pinned messages and the prompt
+ *   that opened the last turn (the current request).
+ */
+import type { Message } from '@arbor/domain/messages';
+
+export interface WindowShape {
+  readonly n: number;
+  readonly boundary: readonly boolean[];
+  readonly turnStart: readonly boolean[];
+  /** First index after the head (0 when the window has no user message to anchor it). */
+  readonly headEnd: number;
+  readonly keep: readonly boolean[];
+}
+
+const hasToolUse = (m: Message): boolean => m.content.some((b) => b.type === 'tool_use');
+const hasToolResult = (m: Message): boolean => m.content.some((b) => b.type === 'tool_result');
+
+export function analyzeWindow(messages: readonly Message[]): WindowShape {
+  const n = messages.length;
+  const boundary = messages.map(
+    (m, i) => i === 0 || (!hasToolUse(messages[i - 1]) && !hasToolResult(m)),
+  );
+  boundary.push(true); // the end of the window
+  const turnStart = messages.map((m, i) => boundary[i] && m.role === 'user');
+  let headEnd = 0;
+  while (headEnd < n && messages[headEnd].role === 'system') headEnd++;
+  headEnd = headEnd < n && turnStart[headEnd] ? headEnd + 1 : 0;
+  const keep = messages.map((m, i) => i < headEnd || m.role === 'system' || m.pinned === true);
+  for (let i = n - 1; i >= headEnd; i--) {
+    if (turnStart[i]) {
+      keep[i] = true;
+      break;
+    }
+  }
+  return { n, boundary, turnStart, headEnd, keep };
+}
+
+/**
+ * The maximal runs of coverable tool units inside [from, to): a unit (the messages between two
+ * boundaries) is coverable when none of its messages is kept verbatim. Runs are [start, end).
+ */
+export function coverableRuns(shape: WindowShape, from: number, to: number): [number, number][] {
+  const runs: [number, number][] = [];
+  let i = from;
+  let open = -1;
+  while (i < to) {
+    let j = i + 1;
+    while (j < to && !shape.boundary[j]) j++;
+    let coverable = shape.boundary[j] || j === shape.n;
+    for (let k = i; k < j && coverable; k++) if (shape.keep[k]) coverable = false;
+    if (coverable && open < 0) open = i;
+    if (!coverable && open >= 0) {
+      runs.push([open, i]);
+      open = -1;
+    }
+    i = j;
+  }
+  if (open >= 0) runs.push([open, to]);
+  return runs;
+}
