@@ -9,3 +9,4 @@ export * from './validity';
 export * from './tokens';
 export * from './overflow';
 export * from './ladder';
+export * from './summary';

@@ -1,8 +1,11 @@
 /** The summary rung's provider client (see the README, "Summary rung client"). */
 export * from './errors';
-export * from './wire';
-export { retryAfterMs } from './http';
-export { serializeMessages, truncateMiddle, type SerializeOptions } from './serialize';
+export {
+  DEFAULT_SUMMARY_BASE_URLS,
+  SUMMARY_PROVIDER_NAMES,
+  type SummaryProviderName,
+} from './wire';
+export { serializeForSummary, type SummarySerializeOptions } from './serialize';
 export {
   createSummarizer,
   MAX_SHRINKS,
@@ -12,6 +15,6 @@ export {
   type SummarizeRequest,
   type Summarizer,
   type SummarizerConfig,
-  type SummaryResult,
+  type SummarizeResult,
 } from './summarizer';
 export { summaryConfigFromEnv, SUMMARY_ENV, type SummaryEnvConfig } from './env';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { chain, png, text } from '../testing/conversation';
-import { serializeMessages, truncateMiddle } from './serialize';
+import { serializeForSummary, truncateMiddle } from './serialize';
 
 describe('truncateMiddle', () => {
   it('leaves text that fits alone', () => {
@@ -39,7 +39,7 @@ describe('truncateMiddle', () => {
   });
 });
 
-describe('serializeMessages', () => {
+describe('serializeForSummary', () => {
   const messages = chain([
     { role: 'system', content: [text('Never push to main.')] },
     { role: 'user', content: [text('Fix the parser'), png()] },
@@ -65,7 +65,7 @@ describe('serializeMessages', () => {
   ]);
 
   it('writes one segment per readable message with role markers, calls, results and [image]', () => {
-    const segments = serializeMessages(messages);
+    const segments = serializeForSummary(messages);
     expect(segments).toEqual([
       '[system]\nNever push to main.',
       '[user]\nFix the parser\n[image]',
@@ -80,14 +80,14 @@ describe('serializeMessages', () => {
 
   it('marks pinned messages', () => {
     const [pinned] = chain([{ role: 'user', content: [text('Always use tabs.')] }]);
-    expect(serializeMessages([{ ...pinned, pinned: true }])).toEqual([
+    expect(serializeForSummary([{ ...pinned, pinned: true }])).toEqual([
       '[user, pinned]\nAlways use tabs.',
     ]);
   });
 
   it('truncates huge tool outputs and inputs head+tail, to the limits asked for', () => {
     const output = `first line\n${'log line\n'.repeat(5000)}exit code 1`;
-    const [call, result] = serializeMessages(
+    const [call, result] = serializeForSummary(
       chain([
         {
           role: 'assistant',

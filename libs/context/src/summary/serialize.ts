@@ -7,7 +7,7 @@
  */
 import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
 
-export interface SerializeOptions {
+export interface SummarySerializeOptions {
   /** Longest tool output kept whole, in characters (default 4,000). */
   toolOutputMaxChars?: number;
   /** Longest tool input kept whole, in characters (default 2,000). */
@@ -16,7 +16,7 @@ export interface SerializeOptions {
   thinkingMaxChars?: number;
 }
 
-const DEFAULTS: Required<SerializeOptions> = {
+const DEFAULTS: Required<SummarySerializeOptions> = {
   toolOutputMaxChars: 4000,
   toolInputMaxChars: 2000,
   thinkingMaxChars: 2000,
@@ -59,7 +59,7 @@ function resultText(block: ToolResultBlock): string {
 function blockText(
   block: Block,
   toolNames: Map<string, string>,
-  options: Required<SerializeOptions>,
+  options: Required<SummarySerializeOptions>,
 ): string | undefined {
   switch (block.type) {
     case 'text':
@@ -96,9 +96,9 @@ function marker(message: Message): string {
  * One text segment per message, in order; a message with nothing readable left (an aborted empty
  * turn, redacted thinking only) yields no segment.
  */
-export function serializeMessages(
+export function serializeForSummary(
   messages: readonly Message[],
-  options: SerializeOptions = {},
+  options: SummarySerializeOptions = {},
 ): string[] {
   const resolved = { ...DEFAULTS, ...options };
   const toolNames = new Map<string, string>();

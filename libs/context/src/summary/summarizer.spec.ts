@@ -1,4 +1,5 @@
 import type { Message } from '@arbor/domain/messages';
+import type { Summarize } from '../ladder/types';
 import { chain, text, type MessageSpec } from '../testing/conversation';
 import { SummaryProviderError, SummaryTooLongError, SummaryUnavailableError } from './errors';
 import { MAX_SHRINKS, createSummarizer, type SummarizerConfig } from './summarizer';
@@ -424,6 +425,15 @@ describe.each<SummaryProviderName>(['anthropic', 'openai-chat'])(
 
 describe('createSummarizer', () => {
   const base = { provider: 'anthropic' as const, apiKey: 'k', model: 'm' };
+
+  it("plugs into the ladder's summary rung as is (a compile-time check)", () => {
+    const summarize: Summarize = createSummarizer({
+      ...base,
+      contextWindowTokens: 8000,
+      maxSummaryTokens: 1000,
+    }).summarize;
+    expect(typeof summarize).toBe('function');
+  });
 
   it('refuses a window too small to fold with the summaries it must carry', () => {
     expect(() =>

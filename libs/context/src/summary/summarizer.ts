@@ -15,9 +15,9 @@ import { SummaryTooLongError, SummaryUnavailableError } from './errors';
 import { chunkText, chunkTokens, piece, takeChunk, type Piece } from './chunks';
 import { postJson, realSleep } from './http';
 import { systemPrompt, userPrompt } from './prompt';
-import { serializeMessages, type SerializeOptions } from './serialize';
+import { serializeForSummary, type SummarySerializeOptions } from './serialize';
 import {
-  DEFAULT_BASE_URLS,
+  DEFAULT_SUMMARY_BASE_URLS,
   wireFormat,
   type SummaryProviderName,
   type SummaryReply,
@@ -41,7 +41,7 @@ export interface SummarizerConfig {
   calibrationFactor?: number;
   /** OpenAI-compatible servers that only know `max_tokens` (default `max_completion_tokens`). */
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
-  serialize?: SerializeOptions;
+  serialize?: SummarySerializeOptions;
   /** Longest `retry-after` honoured before the one retry (default 30,000 ms). */
   maxRetryWaitMs?: number;
   /** Wait before the retry when the provider gives no hint (default 1,000 ms). */
@@ -58,7 +58,7 @@ export interface SummarizeRequest {
   instructions?: string;
 }
 
-export interface SummaryResult {
+export interface SummarizeResult {
   summary: string;
   /** The model that wrote the last window, as the provider named it. */
   model: string;
@@ -76,7 +76,7 @@ export interface Summarizer {
   readonly unavailableReason?: string;
   readonly provider: SummaryProviderName;
   readonly model?: string;
-  summarize(request: SummarizeRequest): Promise<SummaryResult>;
+  summarize(request: SummarizeRequest): Promise<SummarizeResult>;
 }
 
 /** Share of the window a request may fill by our estimate: the rest absorbs estimate error. */
@@ -193,7 +193,7 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
   validate(config);
   const reason = unavailableReason(config);
   const wire: WireFormat = wireFormat(config.provider, config.maxTokensField);
-  const baseUrl = config.baseUrl?.trim() || DEFAULT_BASE_URLS[config.provider];
+  const baseUrl = config.baseUrl?.trim() || DEFAULT_SUMMARY_BASE_URLS[config.provider];
 
   async function call(system: string, user: string): Promise<SummaryReply> {
     const model = config.model ?? '';
@@ -210,7 +210,7 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
     return wire.reply(status, body, model);
   }
 
-  async function summarize(request: SummarizeRequest): Promise<SummaryResult> {
+  async function summarize(request: SummarizeRequest): Promise<SummarizeResult> {
     if (reason !== undefined) throw new SummaryUnavailableError(reason);
     const target = Math.max(
       1,
@@ -221,7 +221,7 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
     );
     const system = systemPrompt(target);
     const state: FoldState = {
-      queue: serializeMessages(request.messages, config.serialize).map(piece),
+      queue: serializeForSummary(request.messages, config.serialize).map(piece),
       inputLimit: config.contextWindowTokens - config.maxSummaryTokens,
       factor: config.calibrationFactor ?? 1,
       windows: 0,

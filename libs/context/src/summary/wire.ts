@@ -37,7 +37,7 @@ export interface WireFormat {
   error(status: number, bodyText: string): SummaryProviderError;
 }
 
-export const DEFAULT_BASE_URLS: Record<SummaryProviderName, string> = {
+export const DEFAULT_SUMMARY_BASE_URLS: Record<SummaryProviderName, string> = {
   anthropic: 'https://api.anthropic.com',
   'openai-chat': 'https://api.openai.com',
 };
