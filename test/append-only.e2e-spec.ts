@@ -2,31 +2,8 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { clientFor, type Client } from './support/api';
 import { type Harness, startHarness } from './support/harness';
+import { checkWholeTurns, type LogRow, readLog } from './support/log';
 import { workloadPhase1, workloadPhase2, type WorkloadState } from './support/workload';
-
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  created: number;
-}
-
-/** Every row of the log, read through a separate read-only connection to the file. */
-const readLog = (dataDir: string): Row[] => {
-  const db = new Database(path.join(dataDir, 'events.sqlite'), {
-    readonly: true,
-    fileMustExist: true,
-  });
-  try {
-    return db.prepare('SELECT * FROM events ORDER BY position').all() as Row[];
-  } finally {
-    db.close();
-  }
-};
 
 /**
  * SPEC §5.1 (the log is append-only) and §5.2 (a turn is persisted atomically, never a
@@ -35,8 +12,8 @@ const readLog = (dataDir: string): Row[] => {
 describe('the event log on disk', () => {
   let h: Harness;
   let clients: { c: Client; tag: string; s?: WorkloadState }[];
-  let mid: Row[];
-  let end: Row[];
+  let mid: LogRow[];
+  let end: LogRow[];
 
   beforeAll(async () => {
     h = await startHarness();
@@ -85,41 +62,16 @@ describe('the event log on disk', () => {
   });
 
   it('holds whole turns only: every MessageAppended is closed in its own append', () => {
-    // One command = one append = one causation id on one stream, at consecutive positions.
-    const appends = new Map<string, Row[]>();
-    for (const r of end.filter((x) => x.stream.startsWith('conv-'))) {
-      const key = `${r.stream} ${(JSON.parse(r.metadata) as { causationId: string }).causationId}`;
-      appends.set(key, [...(appends.get(key) ?? []), r]);
-    }
-    let turns = 0;
-    let forks = 0;
-    for (const rows of appends.values()) {
-      expect(rows.map((r) => r.position)).toEqual(rows.map((_, i) => rows[0].position + i));
-      const types = rows.map((r) => r.type);
-      if (!types.includes('MessageAppended')) continue;
-      const appended = rows
-        .filter((r) => r.type === 'MessageAppended')
-        .map((r) => (JSON.parse(r.data) as { message: { id: string } }).message.id);
-      if (types[0] === 'ConversationStarted') {
-        // A fork's opening append: the copied path, its checkpoints, then its tip.
-        forks++;
-        expect(types[1]).toBe('ForkedFrom');
-        expect(types[types.length - 1]).toBe('TipMoved');
-        const tip = JSON.parse(rows[rows.length - 1].data) as { to: string; reason: string };
-        expect(tip).toMatchObject({ to: appended[appended.length - 1], reason: 'fork' });
-      } else {
-        turns++;
-        expect(types).toEqual([...appended.map(() => 'MessageAppended'), 'TurnCommitted']);
-        const committed = JSON.parse(rows[rows.length - 1].data) as {
-          messageIds: string[];
-          tip: string;
-        };
-        expect(committed.messageIds).toEqual(appended);
-        expect(committed.tip).toBe(appended[appended.length - 1]);
-      }
-    }
+    const { turns, forks, problems } = checkWholeTurns(end);
+    expect(problems).toEqual([]);
     expect(turns).toBeGreaterThan(20);
     expect(forks).toBe(4);
+  });
+
+  it('(the whole-turn check itself notices a half-turn)', () => {
+    const i = end.findIndex((r) => r.type === 'TurnCommitted');
+    const broken = [...end.slice(0, i), ...end.slice(i + 1)];
+    expect(checkWholeTurns(broken).problems).toEqual([expect.stringContaining('half a turn')]);
   });
 
   it('the triggers refuse updates and deletes even from a writable connection', () => {
