@@ -117,6 +117,32 @@ describe('POST /v1/conversations/{id}/turns', () => {
       expect(await c.conversation(id)).toMatchObject({ counts: { turns: 2 } });
     });
 
+    it('a retry whose expectedTip went stale because of its own commit still replays', async () => {
+      const id = await c.start();
+      const t1 = await c.turn(id, null, exchange('1'));
+      const body = {
+        turnId: 'guarded',
+        parentId: t1.tip,
+        expectedTip: t1.tip,
+        messages: exchange('2'),
+      };
+      const first = await c.post(c.conv(id, '/turns'), body);
+      expect(first.status).toBe(201);
+      const again = await c.post(c.conv(id, '/turns'), body);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({ ...first.body, replayed: true });
+    });
+
+    it('the same turn sent concurrently is committed once; the others replay it', async () => {
+      const id = await c.start();
+      const body = { turnId: 'racing', parentId: null, messages: toolTurn('r') };
+      const rs = await Promise.all([1, 2, 3, 4].map(() => c.post(c.conv(id, '/turns'), body)));
+      expect(rs.map((r) => r.status).sort()).toEqual([200, 200, 200, 201]);
+      const first = rs.find((r) => r.status === 201)?.body;
+      for (const r of rs) expect(r.body).toEqual({ ...first, replayed: r.status === 200 });
+      expect(await c.conversation(id)).toMatchObject({ counts: { turns: 1, messages: 4 } });
+    });
+
     it('a retried turn without parentId (chained from the tip) is replayed, not a conflict', async () => {
       const id = await c.start();
       const body = { turnId: 'from-tip', messages: exchange('1') };
