@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { type EventStore } from '@arbor/event-store';
+import { ContextModule } from './context/context.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
 import { HealthController } from './health/health.controller';
@@ -18,7 +19,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [CqrsModule.forRoot(), ConversationsModule],
+      imports: [CqrsModule.forRoot(), ConversationsModule, ContextModule],
       controllers: [HealthController, TenantsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },

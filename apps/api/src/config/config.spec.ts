@@ -47,3 +47,25 @@ describe('readConfig', () => {
     expect(() => readConfig(env)).toThrow(re);
   });
 });
+
+describe('summary rung configuration', () => {
+  it('is unavailable without a key and reads ARBOR_SUMMARY_* when given', () => {
+    expect(readConfig({}).summary.apiKey).toBeUndefined();
+    const c = readConfig({
+      ARBOR_SUMMARY_PROVIDER: 'openai-chat',
+      ARBOR_SUMMARY_API_KEY: 'k',
+      ARBOR_SUMMARY_MODEL: 'gpt-x',
+      ARBOR_SUMMARY_WINDOW_TOKENS: '32000',
+    });
+    expect(c.summary).toMatchObject({
+      provider: 'openai-chat',
+      apiKey: 'k',
+      model: 'gpt-x',
+      contextWindowTokens: 32000,
+    });
+  });
+
+  it('refuses an unknown summary provider', () => {
+    expect(() => readConfig({ ARBOR_SUMMARY_PROVIDER: 'antropic' })).toThrow(ConfigError);
+  });
+});

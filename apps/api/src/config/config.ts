@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { summaryConfigFromEnv, type SummaryEnvConfig } from '@arbor/context';
 
 export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 
@@ -23,7 +24,22 @@ export interface ArborConfig {
   logLevel: string;
   /** Write-side state cache bound, in messages held across all cached conversations. */
   stateCacheMessages: number;
+  /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
+  summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
+
+const summaryConfig = (env: NodeJS.ProcessEnv): ArborConfig['summary'] => {
+  try {
+    return {
+      ...summaryConfigFromEnv(env),
+      contextWindowTokens: int(env, 'ARBOR_SUMMARY_WINDOW_TOKENS', 200_000, 2048),
+      maxSummaryTokens: int(env, 'ARBOR_SUMMARY_MAX_TOKENS', 4096, 256),
+    };
+  } catch (e) {
+    if (e instanceof RangeError) throw new ConfigError(e.message);
+    throw e;
+  }
+};
 
 export class ConfigError extends Error {}
 
@@ -73,6 +89,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),
     logLevel: env.LOG_LEVEL ?? 'info',
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
+    summary: summaryConfig(env),
   };
 };
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type Database from 'better-sqlite3';
-import { type EventStore } from '@arbor/event-store';
+import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
 import {
   type ConversationQueries,
   conversationsProjection,
@@ -68,6 +68,28 @@ export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
       const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
       if (!ok)
         throw new Problem('projection_lagging', 'Retry shortly.', { position: target.toString() });
+    }
+    return this.queries;
+  }
+
+  /**
+   * Waits until the read models hold everything a conversation's stream held when called (its
+   * last event's position), for reads that must match the write side exactly.
+   */
+  async upToDateWith(streamName: string): Promise<ConversationQueries> {
+    let last;
+    try {
+      last = await this.store.readStream(streamName, { direction: 'backwards', maxCount: 1 });
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return this.queries;
+      throw e;
+    }
+    const position = last[0]?.position;
+    if (
+      position !== undefined &&
+      !(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))
+    ) {
+      throw new Problem('projection_lagging', 'Retry shortly.', { position: position.toString() });
     }
     return this.queries;
   }

@@ -1,0 +1,242 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  assembleContext,
+  type AssembleInput,
+  type AssembleResult,
+  CannotFitError,
+  calibrationFactor,
+  createTokenCache,
+  EmptyContextError,
+  parseOverflowError,
+  type ProviderName,
+  type RenderPages,
+  type Summarize,
+  type ToolDefinition,
+} from '@arbor/context';
+import { type ConversationState, type Message } from '@arbor/domain';
+import { conversationStream } from '@arbor/event-store';
+import { type Caller } from '../auth/caller';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ConversationRepository } from '../conversations/conversation.repository';
+import { ReadModelsService } from '../conversations/read-models.service';
+import { Problem } from '../problem/problem';
+import { RENDER_PAGES, SUMMARIZE } from './context.providers';
+
+export interface ContextRequest {
+  provider: ProviderName;
+  model: string;
+  budgetTokens: number;
+  system?: string;
+  tools?: ToolDefinition[];
+  maxTokens?: number;
+  overflow?: { measuredTokens: number; limitTokens: number } | { error: string };
+  mode: 'auto' | 'shake' | 'snapshot' | 'compact';
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/**
+ * Builds the next request for a conversation: the live window of the active branch, the
+ * compaction decisions in force, the ladder as far as needed, then one append that records the
+ * new decisions and the receipt (`ContextAssembled`), so the same context can be reproduced.
+ */
+@Injectable()
+export class ContextService {
+  private readonly tokenCache = createTokenCache();
+
+  constructor(
+    private readonly repository: ConversationRepository,
+    private readonly readModels: ReadModelsService,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
+    @Inject(SUMMARIZE) private readonly summarize: Summarize | null,
+  ) {}
+
+  /** The live window: the active branch from the resume cut (if any) to the tip. */
+  private async liveWindow(
+    caller: Caller,
+    state: ConversationState,
+    conversationId: string,
+  ): Promise<Message[]> {
+    const queries = await this.readModels.upToDateWith(
+      conversationStream(caller.tenantId, conversationId),
+    );
+    const cut = state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
+    let from = cut === null ? 0 : (queries.depthOf(caller.tenantId, conversationId, cut) ?? 0);
+    const messages: Message[] = [];
+    while (true) {
+      const page = queries.activeBranchPage(caller.tenantId, conversationId, from, 2000);
+      messages.push(...page.items);
+      if (page.nextDepth === null) break;
+      from = page.nextDepth;
+    }
+    if ((messages[messages.length - 1]?.id ?? null) !== state.tip) {
+      throw new Problem('projection_lagging', 'The read model has not reached the tip yet; retry.');
+    }
+    return messages;
+  }
+
+  private overflowOf(
+    request: ContextRequest,
+  ): { measuredTokens: number; limitTokens: number } | undefined {
+    const o = request.overflow;
+    if (o === undefined || !('error' in o)) return o;
+    const parsed = parseOverflowError(o.error);
+    if (parsed === null) {
+      throw new Problem(
+        'validation_failed',
+        'body.overflow.error: not a provider "too long" error Arbor recognises; send measuredTokens and limitTokens instead',
+        {
+          errors: [
+            {
+              path: 'body.overflow.error',
+              code: 'unrecognized_overflow',
+              message: 'unrecognized provider error text',
+            },
+          ],
+        },
+      );
+    }
+    return { measuredTokens: parsed.measuredTokens, limitTokens: parsed.limitTokens };
+  }
+
+  private input(
+    caller: Caller,
+    conversationId: string,
+    state: ConversationState,
+    messages: Message[],
+    request: ContextRequest,
+  ): AssembleInput {
+    const samples = state.calibration.filter((s) => s.provider === request.provider);
+    return {
+      conversationId,
+      provider: request.provider,
+      model: request.model,
+      messages,
+      decisions: state.compactions,
+      budgetTokens: request.budgetTokens,
+      system: request.system,
+      tools: request.tools,
+      maxTokens: request.maxTokens,
+      mode: request.mode,
+      overflow: this.overflowOf(request),
+      calibration: calibrationFactor(samples),
+      renderPages: this.renderPages ?? undefined,
+      summarize: this.summarize ?? undefined,
+      newId: () => randomUUID(),
+      tokenCache: this.tokenCache,
+    };
+  }
+
+  private async assemble(input: AssembleInput): Promise<AssembleResult> {
+    try {
+      return await assembleContext(input);
+    } catch (e) {
+      if (e instanceof CannotFitError) {
+        throw new Problem('cannot_fit', e.message, {
+          estimatedTokens: e.estimatedTokens,
+          targetTokens: e.targetTokens,
+          budgetTokens: e.budgetTokens,
+          rungs: e.rungsTried,
+        });
+      }
+      if (e instanceof EmptyContextError)
+        throw new Problem('cannot_fit', e.message, { estimatedTokens: 0 });
+      throw e;
+    }
+  }
+
+  async build(caller: Caller, conversationId: string, request: ContextRequest) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new Problem('conversation_not_found');
+    const messages = await this.liveWindow(caller, state, conversationId);
+    const input = this.input(caller, conversationId, state, messages, request);
+    const { body, receipt, newDecisions } = await this.assemble(input);
+    const contextId = randomUUID();
+    const overflow = input.overflow;
+    const { result, position } = await this.repository.execute(caller, conversationId, {
+      type: 'recordContext',
+      decisions: newDecisions,
+      assembled: {
+        contextId,
+        request: {
+          provider: request.provider,
+          model: request.model,
+          budgetTokens: request.budgetTokens,
+          mode: request.mode,
+          system: request.system ?? null,
+          tools: request.tools ?? [],
+          maxTokens: request.maxTokens ?? null,
+          overflow: overflow ?? null,
+        },
+        tip: state.tip,
+        cutAt: messages[0]?.id ?? null,
+        decisionIds: [
+          ...state.compactions.map((d) => d.id),
+          ...newDecisions.map((d) => d.id),
+        ].filter((id) => !receipt.notApplied.some((n) => n.decisionId === id)),
+        newDecisionIds: newDecisions.map((d) => d.id),
+        bodyHash: sha256(JSON.stringify(body)),
+        prefixHash: receipt.prefixHash,
+        estimatedTokens: receipt.estimatedTokens,
+        rawTokens: receipt.rawTokens,
+        calibration: receipt.calibration,
+        sections: receipt.sections,
+        // The request that overflowed is the last one handed out: pair the provider's count
+        // with our raw estimate of it (or of this window, when none is on record).
+        overflowSample: overflow
+          ? {
+              estimated: state.pendingContext?.estimatedTokens ?? receipt.rawTokens,
+              measured: overflow.measuredTokens,
+            }
+          : null,
+      },
+    });
+    this.readModels.noteWrite(caller.keyId, position);
+    return { contextId, body, receipt, revision: result.revision };
+  }
+
+  /** What fills the window now, by kind; records nothing and applies no new rung. */
+  async report(caller: Caller, conversationId: string, provider: ProviderName, model: string) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new Problem('conversation_not_found');
+    const messages = await this.liveWindow(caller, state, conversationId);
+    const samples = state.calibration.filter((s) => s.provider === provider);
+    const last = samples[samples.length - 1] ?? null;
+    if (messages.length === 0) {
+      return {
+        provider,
+        model,
+        messages: 0,
+        estimated: null,
+        lastMeasured: last,
+        calibration: calibrationFactor(samples),
+      };
+    }
+    const { receipt } = await this.assemble({
+      ...this.input(caller, conversationId, state, messages, {
+        provider,
+        model,
+        budgetTokens: 10_000_000,
+        mode: 'auto',
+      }),
+      newId: () => {
+        throw new Problem('internal_error', 'a report must not decide anything');
+      },
+    });
+    return {
+      provider,
+      model,
+      messages: messages.length,
+      decisionsInForce: state.compactions.length - receipt.notApplied.length,
+      estimated: {
+        total: receipt.estimatedTokens,
+        raw: receipt.rawTokens,
+        sections: receipt.sections,
+      },
+      calibration: receipt.calibration,
+      lastMeasured: last,
+    };
+  }
+}
