@@ -87,7 +87,7 @@ function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps'
   return null;
 }
 
-function createContext(input: AssembleInput): LadderContext {
+export function createContext(input: AssembleInput): LadderContext {
   const caps = resolveCapabilities(input.provider, input.model, input.capabilities);
   const cache = input.tokenCache ?? createTokenCache();
   const measure = {

@@ -82,7 +82,9 @@ function rangeProblem(
 ): string | { from: number; to: number } {
   const ids = d.coveredIds;
   const from = source.indexById.get(ids[0] ?? '');
-  if (ids.length === 0 || from === undefined) return 'covered messages not in the window';
+  if (ids.length === 0 || from === undefined || ids.some((id) => !source.indexById.has(id))) {
+    return 'covered messages not in the window';
+  }
   if (ids[0] !== d.fromId || ids[ids.length - 1] !== d.toId) return 'inconsistent range ids';
   for (let k = 1; k < ids.length; k++) {
     if (source.indexById.get(ids[k]) !== from + k) return 'covered messages not contiguous';
