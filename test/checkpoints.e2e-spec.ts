@@ -38,6 +38,10 @@ describe('checkpoints and rewind', () => {
         { label: 'here', messageId: s.t3.tip, status: 'active' },
         { label: 'v1.0:a_b-c', messageId: s.t1.tip, status: 'active' },
       ]);
+      // Labels travel in the rewind URL, dots and colons included.
+      const r = await c.post(c.conv(s.id, '/checkpoints/v1.0:a_b-c/rewind'), {});
+      expect(r.status).toBe(200);
+      expect(r.body.tip).toBe(s.t1.tip);
       const events = await c.events(s.id);
       expect(events.filter((e) => e.type === 'CheckpointSet').map((e) => e.data)).toEqual([
         { label: 'here', messageId: s.t3.tip },
