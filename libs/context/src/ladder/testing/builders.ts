@@ -20,6 +20,8 @@ export interface SessionShape {
   image?: { width: number; height: number };
   system?: boolean;
   model?: string;
+  /** Words of each final answer (default: a short sentence). */
+  answerWords?: number;
 }
 
 /**
@@ -47,7 +49,8 @@ export function session(shape: SessionShape): Message[] {
         content: [{ type: 'tool_result', tool_use_id: id, content: result as never }],
       });
     }
-    specs.push({ role: 'assistant', model, content: [text(`Done with task ${t}.`)] });
+    const answer = shape.answerWords === undefined ? '' : ` ${filler(shape.answerWords, t + 7)}`;
+    specs.push({ role: 'assistant', model, content: [text(`Done with task ${t}.${answer}`)] });
   }
   return chain(specs);
 }
