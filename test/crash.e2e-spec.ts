@@ -96,6 +96,7 @@ describe('kill -9 under load', () => {
     child = server.child;
     const call = async (method: string, url: string, key: string, body?: unknown) => {
       const res = await fetch(server.url + url, {
+        signal: AbortSignal.timeout(15_000),
         method,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -136,8 +137,9 @@ describe('kill -9 under load', () => {
           s.acked = r.body as Sent['acked'];
           tip = (r.body as { tip: string }).tip;
           acked++;
-        } catch {
-          return; // the server is gone
+        } catch (e) {
+          if (!dead) errors.push(`${s.turnId}: ${String(e)}`);
+          return; // the server is gone (or hangs: reported above)
         }
       }
     };
