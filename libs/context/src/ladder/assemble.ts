@@ -20,7 +20,12 @@ import { calibrate } from '../tokens/calibration';
 import { checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
 import { resolveCapabilities } from './capabilities';
-import { AssemblyInvariantError, CannotFitError, EmptyContextError } from './errors';
+import {
+  AssemblyInvariantError,
+  CannotFitError,
+  EmptyContextError,
+  ReplayDivergenceError,
+} from './errors';
 import { fixedTokens } from './measure';
 import type { RungRunner, StepOptions } from './rungs/common';
 import { elide } from './rungs/elide';
@@ -184,32 +189,22 @@ async function walk(
   return current;
 }
 
-const SIZE_CODES = new Set(['request_too_large']);
-
-export async function assembleContext(input: AssembleInput): Promise<AssembleResult> {
-  checkInput(input);
-  const ctx = createContext(input);
-  let state = await buildState(ctx, input.decisions);
-  const initial = state;
-  if (input.overflow !== undefined) {
-    const [lo, hi] = OVERFLOW_FACTOR_RANGE;
-    const ratio = input.overflow.measuredTokens / Math.max(1, state.measure.raw);
-    ctx.factor = Math.min(hi, Math.max(lo, ratio));
-    ctx.target = Math.min(
-      Math.floor(input.overflow.limitTokens * (1 - OVERFLOW_HEADROOM)),
-      ctx.target,
-    );
-    state = { ...state, tokens: calibrate(state.measure.raw, ctx.factor) };
-  }
-  const trigger: CompactionTrigger = input.overflow !== undefined ? 'overflow' : 'threshold';
+/**
+ * The ladder proper: the planned steps, each only when needed, then (still over) every free
+ * rung in full and the range rungs once more. Pushes receipts and new decisions as it goes.
+ */
+async function climb(
+  ctx: LadderContext,
+  initial: LadderState,
+  receipts: RungReceipt[],
+  added: CompactionDecision[],
+): Promise<LadderState> {
+  const trigger: CompactionTrigger = ctx.input.overflow !== undefined ? 'overflow' : 'threshold';
   const { steps, notes } = plannedSteps(ctx, trigger);
-  const receipts: RungReceipt[] = notes.map((n) => ({
-    ...n,
-    tokensBefore: state.tokens,
-    tokensAfter: state.tokens,
-  }));
-  const added: CompactionDecision[] = [];
-  state = await walk(ctx, state, steps, receipts, added);
+  for (const n of notes) {
+    receipts.push({ ...n, tokensBefore: initial.tokens, tokensAfter: initial.tokens });
+  }
+  let state = await walk(ctx, initial, steps, receipts, added);
   if (state.tokens > ctx.target) {
     // Escalate: every free rung in full, then the range rungs once more.
     const escalate: Step[] = [
@@ -221,9 +216,37 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
     state = await walk(ctx, state, escalate, receipts, added);
   }
   if (state.tokens > ctx.target) {
-    throw new CannotFitError(state.tokens, ctx.target, input.budgetTokens, receipts);
+    throw new CannotFitError(state.tokens, ctx.target, ctx.input.budgetTokens, receipts);
   }
+  return state;
+}
 
+const SIZE_CODES = new Set(['request_too_large']);
+
+export async function assembleContext(input: AssembleInput): Promise<AssembleResult> {
+  checkInput(input);
+  const ctx = createContext(input);
+  let state = await buildState(ctx, input.decisions);
+  const initial = state;
+  if (input.overflow !== undefined && input.replayOnly !== true) {
+    const [lo, hi] = OVERFLOW_FACTOR_RANGE;
+    const ratio = input.overflow.measuredTokens / Math.max(1, state.measure.raw);
+    ctx.factor = Math.min(hi, Math.max(lo, ratio));
+    state = { ...state, tokens: calibrate(state.measure.raw, ctx.factor) };
+  }
+  if (input.overflow !== undefined) {
+    ctx.target = Math.min(
+      Math.floor(input.overflow.limitTokens * (1 - OVERFLOW_HEADROOM)),
+      ctx.target,
+    );
+  }
+  const receipts: RungReceipt[] = [];
+  const added: CompactionDecision[] = [];
+  if (input.replayOnly === true) {
+    if (state.tokens > ctx.target) throw new ReplayDivergenceError(state.tokens, ctx.target);
+  } else {
+    state = await climb(ctx, state, receipts, added);
+  }
   const body = encode(
     input.provider,
     state.items.map((i) => i.message),

@@ -22,6 +22,26 @@ export class CannotFitError extends Error {
   }
 }
 
+/**
+ * A replay (`replayOnly`) would need a rung: with only the recorded decisions applied, the
+ * request is over its target. A recorded assembly never is, so the inputs differ from the ones
+ * that were recorded (other window, decisions, request or code).
+ */
+export class ReplayDivergenceError extends Error {
+  override readonly name = 'ReplayDivergenceError';
+  readonly code = 'replay_diverged';
+
+  constructor(
+    readonly estimatedTokens: number,
+    readonly targetTokens: number,
+  ) {
+    super(
+      `replay would need a rung: ${estimatedTokens} estimated tokens > target ${targetTokens} ` +
+        'with only the recorded decisions applied',
+    );
+  }
+}
+
 /** The window holds no message: there is nothing a provider would accept. */
 export class EmptyContextError extends Error {
   override readonly name = 'EmptyContextError';

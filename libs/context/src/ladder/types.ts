@@ -90,6 +90,13 @@ export interface AssembleInput {
    * counts (a conservative answer).
    */
   previousTipId?: string;
+  /**
+   * Reproduce a recorded assembly: apply `decisions` as given and run no rung, so nothing new is
+   * decided (`newId` is never called). `calibration` is the factor that was used (an overflow
+   * report then only sets the target, it does not recompute the factor). Throws
+   * `ReplayDivergenceError` when the request is over its target, i.e. a rung would be needed.
+   */
+  replayOnly?: boolean;
 }
 
 export interface RungReceipt {
