@@ -76,10 +76,19 @@ export function planMiddle(
       segments: closed.segments + 1,
     };
   };
-  let i = options.start;
+  // Tail starts before `start` are listed too, with an empty middle: a forced rung picks its
+  // tail by position in the whole window, so a second call lands on the same tail.
+  let i = Math.min(shape.headEnd, options.start);
   while (i < n) {
     let j = i + 1;
     while (j < n && !shape.boundary[j]) j++;
+    if (j <= options.start) {
+      if (j < n && inside[j] === 0 && j > shape.headEnd) {
+        out.push({ t: j, turnStart: shape.turnStart[j], tailTokens: suffix[j], ...closed });
+      }
+      i = j;
+      continue;
+    }
     let coverable = true;
     let unitTokens = 0;
     let unitChars = 0;
