@@ -14,6 +14,8 @@ export const PROBLEM_CODES = {
   checkpoint_not_found: { status: 404, title: 'Checkpoint not found' },
   nothing_to_retry: { status: 404, title: 'There is no failed turn to retry' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
+  revision_not_found: { status: 404, title: 'The conversation has no event at that revision' },
+  context_not_found: { status: 404, title: 'No context with this id was handed out' },
   stale_tip: { status: 409, title: 'The conversation tip is not the expected one' },
   checkpoint_dropped: { status: 409, title: 'The checkpoint was dropped' },
   checkpoint_exists: { status: 409, title: 'A checkpoint with this label exists' },
@@ -26,6 +28,11 @@ export const PROBLEM_CODES = {
   not_a_turn_boundary: { status: 422, title: 'The message is not at a turn boundary' },
   invalid_resume: { status: 422, title: 'The resume request cannot be satisfied' },
   cannot_fit: { status: 422, title: 'The context cannot fit the budget' },
+  /** Embedded in a reproduction answer (`mismatch`), never thrown: the answer itself is 200. */
+  context_mismatch: {
+    status: 409,
+    title: 'The reproduced context differs from the one handed out',
+  },
   projection_lagging: { status: 503, title: 'The read model has not caught up yet; retry' },
   store_unavailable: { status: 503, title: 'The event store is unavailable' },
   insufficient_storage: { status: 507, title: 'The event store is out of space' },
