@@ -129,6 +129,12 @@ describe('checkpoints and rewind', () => {
       const digest = 'explored tools; they did not help';
       expect((await c.get(c.conv(s.id, '/checkpoints'))).body.items).toEqual([{ ...cp, digest }]);
       expect((await c.tree(s.id)).checkpoints).toEqual([{ ...cp, digest }]);
+      // The digest shows in the active branch, on the message the branch resumed from.
+      const branch = (await c.branch(s.id)) as { id: string; digests?: unknown }[];
+      expect(branch[branch.length - 1].digests).toEqual([
+        { label: 'before-tools', digest, revision: before.revision + 1 },
+      ]);
+      expect(branch.slice(0, -1).every((m) => m.digests === undefined)).toBe(true);
       // Nothing was hidden: the explored path is still in the tree.
       expect((await c.tree(s.id)).nodes).toHaveLength(10);
       // A rewound label can be rewound to again.

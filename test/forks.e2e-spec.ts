@@ -38,6 +38,8 @@ describe('POST /v1/conversations/{id}/forks', () => {
     expect(Object.keys(idMap).sort()).toEqual([...pathIds].sort());
     const newIds = Object.values(idMap);
     expect(new Set(newIds).size).toBe(newIds.length);
+    // The copy holds whole turns, and says how many.
+    expect((await c.conversation(forkId)).counts).toEqual({ messages: pathIds.length, turns: 2 });
     const allSourceIds = new Set(sourceTree.nodes.map((n) => n.id));
     for (const n of newIds) expect(allSourceIds.has(n)).toBe(false);
 

@@ -96,4 +96,25 @@ describe('read models rebuilt from the log', () => {
     expect(h.app.get(ReadModelsService).dump()).toBe(now);
     expect(await b.branchIds('b-main')).toEqual(expect.any(Array));
   });
+
+  it('keeps serving complete read models while a rebuild runs, and switches files after', async () => {
+    const ids = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const id = await a.start();
+        await a.turn(id, null, exchange('during rebuild'));
+        return id;
+      }),
+    );
+    const rebuilding = h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
+    const reads = [];
+    for (let i = 0; i < 30; i++) reads.push(a.get(a.conv(ids[i % 3])));
+    const statuses = (await Promise.all(reads)).map((r) => r.status);
+    expect((await rebuilding).status).toBe(200);
+    expect(statuses.every((st) => st === 200)).toBe(true);
+    const current = fs.readFileSync(path.join(h.dataDir, 'readmodels.current'), 'utf8');
+    expect(fs.existsSync(path.join(h.dataDir, current))).toBe(true);
+    expect(fs.readdirSync(h.dataDir).filter((f) => /^readmodels.*\.sqlite$/.test(f))).toEqual([
+      current,
+    ]);
+  });
 });

@@ -22,5 +22,33 @@ export const openReadModelDb = (file: string, cacheSizeKiB = 16 * 1024): Databas
   return db;
 };
 
-export const readModelDataPath = (dataDir: string): string =>
-  path.join(dataDir, 'readmodels.sqlite');
+const POINTER = 'readmodels.current';
+const DEFAULT_FILE = 'readmodels.sqlite';
+
+/**
+ * The read-model file in use. A rebuild writes a fresh file beside the live one and then points
+ * `readmodels.current` at it, so readers never see half-rebuilt tables.
+ */
+export const readModelDataPath = (dataDir: string): string => {
+  try {
+    const name = fs.readFileSync(path.join(dataDir, POINTER), 'utf8').trim();
+    if (/^readmodels[A-Za-z0-9_.-]*\.sqlite$/.test(name)) return path.join(dataDir, name);
+  } catch {
+    // no pointer yet: the default file
+  }
+  return path.join(dataDir, DEFAULT_FILE);
+};
+
+/** A new file name for a rebuild, next to the live one. */
+export const nextReadModelPath = (dataDir: string): string =>
+  path.join(dataDir, `readmodels-${Date.now().toString(36)}.sqlite`);
+
+/** Points readers at `file` (atomic rename of the pointer), then removes the old file. */
+export const switchReadModel = (dataDir: string, file: string, previous: string): void => {
+  const tmp = path.join(dataDir, `${POINTER}.tmp`);
+  fs.writeFileSync(tmp, path.basename(file));
+  fs.renameSync(tmp, path.join(dataDir, POINTER));
+  if (path.resolve(previous) !== path.resolve(file)) {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(previous + suffix, { force: true });
+  }
+};

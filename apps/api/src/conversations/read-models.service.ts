@@ -9,7 +9,9 @@ import {
   dumpReadModels,
   openReadModelDb,
   type Projector,
+  nextReadModelPath,
   readModelDataPath,
+  switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { Problem } from '../problem/problem';
@@ -36,18 +38,26 @@ export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    this.db = openReadModelDb(readModelDataPath(this.config.dataDir));
-    this.projector = createProjector({
+  private file!: string;
+
+  /** A projector over a read-model file, started and caught up with the log as it is now. */
+  private async open(file: string) {
+    const db = openReadModelDb(file);
+    const projector = createProjector({
       store: this.store,
-      db: this.db,
+      db,
       set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
       onError: (e) => this.logger.error(`projector stopped: ${String(e)}`),
     });
-    this.queries = createConversationQueries(this.db);
-    await this.projector.start();
+    await projector.start();
     const head = await this.store.headPosition();
-    if (head !== null) await this.projector.waitFor(head, 10 * 60 * 1000);
+    if (head !== null) await projector.waitFor(head, 24 * 60 * 60 * 1000);
+    return { db, projector, queries: createConversationQueries(db) };
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.file = readModelDataPath(this.config.dataDir);
+    Object.assign(this, await this.open(this.file));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -98,10 +108,19 @@ export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
     return this.projector.status();
   }
 
+  /**
+   * Replays the log from position 0 into a fresh file while the live read models keep serving,
+   * then switches to it: no reader ever sees half-rebuilt tables.
+   */
   async rebuild(): Promise<{ position: string | null }> {
-    await this.projector.rebuild();
-    const head = await this.store.headPosition();
-    if (head !== null) await this.projector.waitFor(head, 60 * 60 * 1000);
+    const file = nextReadModelPath(this.config.dataDir);
+    const fresh = await this.open(file);
+    const old = { db: this.db, projector: this.projector, file: this.file };
+    Object.assign(this, fresh);
+    this.file = file;
+    await old.projector.stop();
+    old.db.close();
+    switchReadModel(this.config.dataDir, file, old.file);
     const p = this.projector.status().position;
     return { position: p === null ? null : p.toString() };
   }

@@ -22,14 +22,21 @@ export const prepareConversationHandler = (db: Database.Database) => {
     setTip: db.prepare(
       `UPDATE rm_conversations SET tip = @tip WHERE tenant_id = @tenant AND id = @id`,
     ),
-    countTurn: db.prepare(
-      `UPDATE rm_conversations SET turn_count = turn_count + 1 WHERE tenant_id = @tenant AND id = @id`,
-    ),
     setCut: db.prepare(
       `UPDATE rm_conversations SET cut_at = @cutAt WHERE tenant_id = @tenant AND id = @id`,
     ),
-    nextSeq: db.prepare(
-      `UPDATE rm_conversations SET message_count = message_count + 1 WHERE tenant_id = ? AND id = ? RETURNING message_count`,
+    /** touch + the next message seq, in one statement (a message is the hot path). */
+    touchNextSeq: db.prepare(
+      `UPDATE rm_conversations SET message_count = message_count + 1, revision = @revision, position = @position, updated_at = @at
+       WHERE tenant_id = @tenant AND id = @id RETURNING message_count`,
+    ),
+    /** touch + turn count + tip, in one statement (a committed turn is the hot path). */
+    touchTurn: db.prepare(
+      `UPDATE rm_conversations SET revision = @revision, position = @position, updated_at = @at,
+         turn_count = turn_count + 1, tip = @tip WHERE tenant_id = @tenant AND id = @id`,
+    ),
+    lastActive: db.prepare(
+      `SELECT depth, message_id FROM rm_active_branch WHERE tenant_id = ? AND conversation_id = ? ORDER BY depth DESC LIMIT 1`,
     ),
     depthOf: db.prepare(
       `SELECT depth FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
@@ -61,6 +68,13 @@ export const prepareConversationHandler = (db: Database.Database) => {
     ),
     insertFailure: db.prepare(
       `INSERT INTO rm_failures (tenant_id, conversation_id, failure_id, input, error, revision, pending) VALUES (?, ?, ?, ?, ?, ?, 1)`,
+    ),
+    insertDigest: db.prepare(
+      `INSERT INTO rm_digests (tenant_id, conversation_id, revision, message_id, label, digest) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    countCopiedTurns: db.prepare(
+      `UPDATE rm_conversations SET turn_count = (SELECT COUNT(DISTINCT turn_id) FROM rm_messages WHERE tenant_id = @tenant AND conversation_id = @id)
+       WHERE tenant_id = @tenant AND id = @id`,
     ),
     resolveFailures: db.prepare(
       `UPDATE rm_failures SET pending = 0 WHERE tenant_id = ? AND conversation_id = ? AND pending = 1`,
@@ -103,15 +117,59 @@ export const prepareConversationHandler = (db: Database.Database) => {
     moveActiveBranch(tenant, conv, tip);
   };
 
-  const appendMessage = (tenant: string, conv: string, m: Message): void => {
+  /**
+   * Depths of the messages this handler inserted last (a turn's messages chain from each other,
+   * so the next one's parent is usually here): saves a lookup per message. Bounded; only rows
+   * inserted by this handler, and a handler dies with its projector run (an error stops it, a
+   * rebuild prepares a new one), so an entry never outlives its row.
+   */
+  const recent = new Map<string, number>();
+  const keyOf = (tenant: string, conv: string, id: string) => `${tenant}\u0000${conv}\u0000${id}`;
+  const depthOf = (tenant: string, conv: string, id: string): number | null =>
+    recent.get(keyOf(tenant, conv, id)) ??
+    (s.depthOf.get(tenant, conv, id) as { depth: number } | undefined)?.depth ??
+    null;
+
+  /**
+   * A turn committed on the tip extends the branch: when the branch ends exactly at the turn's
+   * parent and the turn's messages sit at the next depths, append them (what the walk of
+   * `moveActiveBranch` would do, without walking). Returns false when that does not hold.
+   */
+  const extendActiveBranch = (
+    tenant: string,
+    conv: string,
+    parentId: string | null,
+    messageIds: readonly string[],
+  ): boolean => {
+    const last = s.lastActive.get(tenant, conv) as
+      { depth: number; message_id: string } | undefined;
     const parentDepth =
-      m.parentId === null
-        ? -1
-        : ((s.depthOf.get(tenant, conv, m.parentId) as { depth: number } | undefined)?.depth ??
-          null);
+      parentId === null
+        ? last === undefined
+          ? -1
+          : null
+        : last?.message_id === parentId
+          ? last.depth
+          : null;
+    if (parentDepth === null || messageIds.length === 0) return false;
+    const tipDepth = recent.get(keyOf(tenant, conv, messageIds[messageIds.length - 1]));
+    if (tipDepth !== parentDepth + messageIds.length) return false;
+    messageIds.forEach((id, i) => s.insertActive.run(tenant, conv, parentDepth + 1 + i, id));
+    return true;
+  };
+
+  const appendMessage = (
+    tenant: string,
+    conv: string,
+    m: Message,
+    touch: { revision: number; position: number; at: string },
+  ): void => {
+    const parentDepth = m.parentId === null ? -1 : depthOf(tenant, conv, m.parentId);
     if (parentDepth === null)
       throw new Error(`projection: parent ${m.parentId} of ${m.id} is unknown`);
-    const { message_count: seq } = s.nextSeq.get(tenant, conv) as { message_count: number };
+    const { message_count: seq } = s.touchNextSeq.get({ tenant, id: conv, ...touch }) as {
+      message_count: number;
+    };
     s.insertMessage.run({
       tenant,
       conv,
@@ -123,6 +181,8 @@ export const prepareConversationHandler = (db: Database.Database) => {
       turn: m.turnId,
       body: JSON.stringify(m),
     });
+    if (recent.size >= 4096) recent.clear();
+    recent.set(keyOf(tenant, conv, m.id), parentDepth + 1);
   };
 
   const checkpoint = (
@@ -184,17 +244,25 @@ export const prepareConversationHandler = (db: Database.Database) => {
       }
       return;
     }
-    s.touch.run({ tenant, id: conv, revision, position: Number(recorded.position), at });
+    const position = Number(recorded.position);
+    if (event.type === 'MessageAppended') {
+      appendMessage(tenant, conv, event.data.message, { revision, position, at });
+      return;
+    }
+    if (event.type === 'TurnCommitted') {
+      const { tip, parentId, messageIds } = event.data;
+      s.touchTurn.run({ tenant, id: conv, revision, position, at, tip });
+      s.resolveFailures.run(tenant, conv);
+      if (!extendActiveBranch(tenant, conv, parentId, messageIds)) {
+        moveActiveBranch(tenant, conv, tip);
+      }
+      return;
+    }
+    s.touch.run({ tenant, id: conv, revision, position, at });
     switch (event.type) {
-      case 'MessageAppended':
-        appendMessage(tenant, conv, event.data.message);
-        return;
-      case 'TurnCommitted':
-        s.countTurn.run({ tenant, id: conv });
-        s.resolveFailures.run(tenant, conv);
-        setTip(tenant, conv, event.data.tip);
-        return;
       case 'TipMoved':
+        // A fork's copied path arrives as messages closed by TipMoved{fork}: its whole turns count.
+        if (event.data.reason === 'fork') s.countCopiedTurns.run({ tenant, id: conv });
         setTip(tenant, conv, event.data.to);
         return;
       case 'CheckpointSet':
@@ -211,6 +279,16 @@ export const prepareConversationHandler = (db: Database.Database) => {
           status: 'rewound',
           digest: event.data.digest ?? null,
         });
+        if (event.data.digest) {
+          s.insertDigest.run(
+            tenant,
+            conv,
+            revision,
+            event.data.messageId,
+            event.data.label,
+            event.data.digest,
+          );
+        }
         return;
       case 'CheckpointDropped':
         checkpoint(tenant, conv, revision, {

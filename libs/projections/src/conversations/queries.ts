@@ -101,6 +101,18 @@ export const createConversationQueries = (db: Database.Database) => {
     checkpoints: db.prepare(
       `SELECT label, message_id, status, reason, digest FROM rm_checkpoints WHERE tenant_id = ? AND conversation_id = ? ORDER BY label`,
     ),
+    digestsOf: db.prepare(
+      `SELECT label, digest, revision FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? AND message_id = ? ORDER BY revision`,
+    ),
+    hasDigests: db.prepare(
+      `SELECT 1 FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? LIMIT 1`,
+    ),
+    digestsOf: db.prepare(
+      `SELECT label, digest, revision FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? AND message_id = ? ORDER BY revision`,
+    ),
+    hasDigests: db.prepare(
+      `SELECT 1 FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? LIMIT 1`,
+    ),
     pendingFailure: db.prepare(
       `SELECT failure_id, input, error FROM rm_failures WHERE tenant_id = ? AND conversation_id = ? AND pending = 1 ORDER BY revision DESC LIMIT 1`,
     ),
@@ -132,14 +144,29 @@ export const createConversationQueries = (db: Database.Database) => {
   };
 
   /** The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow. */
+  /**
+   * The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow.
+   * A message a checkpoint was rewound to carries the digests kept at each rewind (`digests`),
+   * so what was explored and left shows where the branch resumed.
+   */
   const activeBranchPage = (tenantId: string, id: string, fromDepth: number, limit: number) => {
     const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as {
       depth: number;
       body: string;
     }[];
     const page = rows.slice(0, limit);
+    const withDigests = q.hasDigests.get(tenantId, id) !== undefined;
     return {
-      items: page.map((r) => JSON.parse(r.body) as Message),
+      items: page.map((r) => {
+        const m = JSON.parse(r.body) as Message;
+        if (!withDigests) return m;
+        const digests = q.digestsOf.all(tenantId, id, m.id) as {
+          label: string;
+          digest: string;
+          revision: number;
+        }[];
+        return digests.length === 0 ? m : { ...m, digests };
+      }),
       nextDepth: rows.length > limit ? rows[limit].depth : null,
     };
   };

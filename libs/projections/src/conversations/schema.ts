@@ -12,6 +12,7 @@ export const CONVERSATION_TABLES = [
   { name: 'rm_active_branch', orderBy: 'tenant_id, conversation_id, depth' },
   { name: 'rm_checkpoints', orderBy: 'tenant_id, conversation_id, label' },
   { name: 'rm_failures', orderBy: 'tenant_id, conversation_id, failure_id' },
+  { name: 'rm_digests', orderBy: 'tenant_id, conversation_id, revision' },
 ] as const;
 
 export const migrateConversationTables = (db: Database.Database): void => {
@@ -90,6 +91,17 @@ export const migrateConversationTables = (db: Database.Database): void => {
       pending INTEGER NOT NULL,
       PRIMARY KEY (tenant_id, conversation_id, failure_id)
     ) WITHOUT ROWID, STRICT;
+
+    CREATE TABLE IF NOT EXISTS rm_digests (
+      tenant_id TEXT NOT NULL,
+      conversation_id TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      message_id TEXT NOT NULL,
+      label TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      PRIMARY KEY (tenant_id, conversation_id, revision)
+    ) WITHOUT ROWID, STRICT;
+    CREATE INDEX IF NOT EXISTS rm_digests_by_message ON rm_digests (tenant_id, conversation_id, message_id);
   `);
 };
 
