@@ -1,0 +1,112 @@
+/**
+ * The chain link every event carries in `metadata.chain`: an HMAC-SHA256, keyed with the audit
+ * secret, over the event's own fields and the hash of the event before it in its stream. Without
+ * the secret nobody can compute a link that verifies, so editing the database cannot forge one.
+ */
+import { createHmac } from 'node:crypto';
+import { canonicalJson } from '@arbor/domain/fingerprint';
+import { InvalidEventError, type EventMetadata } from '@arbor/event-store';
+
+export const CHAIN_VERSION = 1;
+
+/** `metadata.chain`: the format version, the previous event's hash (null for the first), this hash. */
+export interface ChainLink {
+  v: typeof CHAIN_VERSION;
+  prev: string | null;
+  hash: string;
+}
+
+/** Everything the hash covers. `metadata` is the event's metadata without `chain`. */
+export interface ChainFields {
+  streamName: string;
+  revision: bigint;
+  eventId: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  prev: string | null;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * The bytes that are hashed: canonical JSON (sorted keys) of the fields, the revision as a decimal
+ * string (JSON has no bigint). `v` is inside, so a later format cannot be confused with this one.
+ */
+export const chainInput = (fields: ChainFields): string =>
+  canonicalJson({
+    v: CHAIN_VERSION,
+    stream: fields.streamName,
+    revision: fields.revision.toString(),
+    id: fields.eventId,
+    type: fields.type,
+    data: fields.data,
+    metadata: fields.metadata,
+    prev: fields.prev,
+  });
+
+export const chainHash = (secret: Buffer, fields: ChainFields): string =>
+  createHmac('sha256', secret).update(chainInput(fields)).digest('hex');
+
+/**
+ * The same hash for one event at several candidate revisions (the verifier asks "at which revision
+ * does this event verify?"): the expensive part, canonical data and metadata, is computed once.
+ * `at(r)` equals `chainHash(secret, { ...fields, revision: r })`.
+ */
+export const chainHasher = (secret: Buffer, fields: Omit<ChainFields, 'revision'>) => {
+  const json = (value: unknown) => JSON.stringify(value);
+  // canonicalJson sorts keys: data, id, metadata, prev, revision, stream, type, v.
+  const head =
+    `{"data":${canonicalJson(fields.data)},"id":${json(fields.eventId)}` +
+    `,"metadata":${canonicalJson(fields.metadata)},"prev":${json(fields.prev)},"revision":`;
+  const tail = `,"stream":${json(fields.streamName)},"type":${json(fields.type)},"v":${CHAIN_VERSION}}`;
+  return (revision: bigint): string =>
+    createHmac('sha256', secret)
+      .update(head + json(revision.toString()) + tail)
+      .digest('hex');
+};
+
+/** Metadata without its `chain` field: what the hash covers, as it was written and as it is read. */
+export const withoutChain = (metadata: EventMetadata): Record<string, unknown> => {
+  const { chain: _chain, ...rest } = metadata;
+  return rest;
+};
+
+export type ChainState =
+  { kind: 'absent' } | { kind: 'malformed' } | { kind: 'link'; link: ChainLink };
+
+/** Reads `metadata.chain` as stored: absent (written before the chain existed), malformed, or a link. */
+export const readChain = (metadata: unknown): ChainState => {
+  if (typeof metadata !== 'object' || metadata === null) return { kind: 'absent' };
+  const chain = (metadata as Record<string, unknown>).chain;
+  if (chain === undefined) return { kind: 'absent' };
+  if (typeof chain !== 'object' || chain === null) return { kind: 'malformed' };
+  const { v, prev, hash } = chain as Record<string, unknown>;
+  if (v !== CHAIN_VERSION || typeof hash !== 'string' || !HASH.test(hash)) {
+    return { kind: 'malformed' };
+  }
+  if (prev !== null && (typeof prev !== 'string' || !HASH.test(prev))) return { kind: 'malformed' };
+  return { kind: 'link', link: { v, prev, hash } };
+};
+
+/** The hash of an event's link, or null when it has none (the next event then chains from null). */
+export const linkHashOf = (metadata: unknown): string | null => {
+  const state = readChain(metadata);
+  return state.kind === 'link' ? state.link.hash : null;
+};
+
+/**
+ * The value as the log will give it back: JSON round trip (drops `undefined`, applies `toJSON`,
+ * e.g. Date → string). The writer hashes this, so the verifier, which only sees parsed JSON,
+ * recomputes the same bytes.
+ */
+export const asStoredJson = (value: unknown, what: string, index: number): unknown => {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
+  }
+  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
+  return JSON.parse(text) as unknown;
+};
