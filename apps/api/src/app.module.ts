@@ -11,6 +11,7 @@ import { AdminGuard } from './auth/admin.guard';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
+import { ReplayModule } from './replay/replay.module';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 
 @Module({})
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [CqrsModule.forRoot(), ConversationsModule, ContextModule],
+      imports: [CqrsModule.forRoot(), ConversationsModule, ContextModule, ReplayModule],
       controllers: [HealthController, TenantsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },

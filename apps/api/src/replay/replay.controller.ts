@@ -1,0 +1,115 @@
+import { Controller, Get, Param, Query as QueryParams, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AuthGuard } from '../auth/auth.guard';
+import { type Caller, CallerParam } from '../auth/caller';
+import { decodeCursor, encodeCursor } from '../conversations/cursor';
+import { Id } from '../conversations/schemas';
+import { parseOrThrow } from '../validation/zod';
+import { ListContexts, ReplayConversation, ReproduceContext } from './queries';
+import { ContextsQuery, ReplayQuery } from './schemas';
+
+/** A branch cursor is only good for the revision it was handed out with. */
+const branchCursorKind = (revision: number) => `replay-branch@${revision}`;
+
+@ApiTags('replay')
+@ApiBearerAuth()
+@UseGuards(AuthGuard)
+@Controller('v1/conversations/:id')
+export class ReplayController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('replay')
+  @ApiOperation({
+    summary: 'The conversation as of its event at stream revision N',
+    description:
+      "Folds the conversation's events 0..N through the same projections and queries as the live reads. " +
+      'Answers `{conversationId, revision, event: {revision, position, type, timestamp}, conversation ' +
+      '(as GET /conversations/{id}), tip, branch: {length, items, next?}, tree (as GET .../tree), ' +
+      'checkpoints, window: {cutAt, tip, messages}, resume, compactions: {decisions, inForce, ' +
+      'notInForce}, pendingFailure, lastContext}`. `branch` is one page of the active branch ' +
+      '(root → tip, messages as GET .../messages); `branch.next` is a cursor for the next page ' +
+      'at the same revision (pass `revision` again). `400 validation_failed` without a ' +
+      'non-negative integer `revision`; `404 revision_not_found` (with `lastRevision`) past the end.',
+  })
+  @ApiQuery({ name: 'revision', required: true, schema: { type: 'integer', minimum: 0 } })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  })
+  async replay(
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    const q = parseOrThrow(ReplayQuery, query, 'query');
+    const revision = Number(q.revision);
+    const fromDepth = decodeCursor(branchCursorKind(revision), q.cursor) ?? 0;
+    const answer = await this.queries.execute(
+      new ReplayConversation(caller, id, revision, fromDepth, q.limit ?? 100),
+    );
+    const { nextDepth, ...branch } = answer.branch;
+    return {
+      ...answer,
+      branch:
+        nextDepth === null
+          ? branch
+          : { ...branch, next: encodeCursor(branchCursorKind(revision), nextDepth) },
+    };
+  }
+
+  @Get('contexts')
+  @ApiOperation({
+    summary: 'The contexts handed out (their ContextAssembled receipts), oldest first, paged',
+    description:
+      'Items: `{contextId, revision, timestamp, provider, model, mode, budgetTokens, tip, cutAt, ' +
+      'bodyHash, estimatedTokens, decisionIds, newDecisionIds}`.',
+  })
+  @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  })
+  async contexts(
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    const q = parseOrThrow(ContextsQuery, query, 'query');
+    const from = decodeCursor('contexts', q.cursor) ?? Number(q.fromRevision ?? 0);
+    const p = await this.queries.execute(new ListContexts(caller, id, from, q.limit ?? 100));
+    return p.nextAt === null
+      ? { items: p.items }
+      : { items: p.items, next: encodeCursor('contexts', p.nextAt) };
+  }
+
+  @Get('contexts/:contextId')
+  @ApiOperation({
+    summary: 'Reproduce a context handed out earlier, byte for byte, and compare its hash',
+    description:
+      'Folds the log to the revision the context was built on, takes the recorded window ' +
+      '(cut → tip), the decisions in force then plus the ones it added, and the recorded request, ' +
+      'runs the ladder in replay mode (no new decision), re-renders snapshot pages from source, ' +
+      'encodes and hashes. Answers `{contextId, revision, basedOnRevision, provider, model, body, ' +
+      'bodyHash, recordedHash, match, checks}`; when `match` is false it also carries `mismatch`, ' +
+      'a problem detail with `code: context_mismatch` and a `reason` (`body_differs`, ' +
+      '`snapshot_renderer_unavailable`, `rung_needed`, `window_differs`, `decisions_differ`, ' +
+      '`unknown_request`, `reproduction_failed`); `body` is null when it could not be rebuilt ' +
+      'exactly. The status is 200 either way. `404 context_not_found` for an unknown id.',
+  })
+  async reproduce(
+    @Param('id') id: string,
+    @Param('contextId') contextId: string,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    parseOrThrow(Id, contextId, 'params');
+    return this.queries.execute(new ReproduceContext(caller, id, contextId));
+  }
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+const Revision = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'required' : 'must be a non-negative integer'),
+  })
+  .regex(/^(0|[1-9][0-9]{0,14})$/, 'must be a non-negative integer (a stream revision)');
+
+/** `?revision=N` is required; `cursor`/`limit` page the active branch of the answer. */
+export const ReplayQuery = z.strictObject({
+  revision: Revision,
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const ContextsQuery = z.strictObject({
+  fromRevision: Revision.optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
