@@ -145,6 +145,34 @@ export const clientFor = (h: Harness, key: string) => {
     async branchIds(id: string): Promise<string[]> {
       return (await c.branch(id)).map((m) => m.id as string);
     },
+    /** The conversation as of revision N, with its whole active branch (cursors followed). */
+    async replay(id: string, revision: number, limit = 1000) {
+      const r = await c.get(conv(id, `/replay?revision=${revision}&limit=${limit}`));
+      if (r.status !== 200) fail(`replay ${revision}`, r);
+      const items: Record<string, unknown>[] = [...r.body.branch.items];
+      for (let next = r.body.branch.next; next;) {
+        const q = `?revision=${revision}&limit=${limit}&cursor=${encodeURIComponent(next)}`;
+        const p = await c.get(conv(id, `/replay${q}`));
+        if (p.status !== 200) fail(`replay ${revision} page`, p);
+        items.push(...p.body.branch.items);
+        next = p.body.branch.next;
+      }
+      return { ...r.body, branch: { length: r.body.branch.length, items } };
+    },
+    /** Every context receipt of the conversation, following cursors. */
+    async contexts(id: string): Promise<Record<string, unknown>[]> {
+      const out: Record<string, unknown>[] = [];
+      let url: string | null = conv(id, '/contexts?limit=3');
+      while (url) {
+        const r = await c.get(url);
+        if (r.status !== 200) fail('contexts', r);
+        out.push(...r.body.items);
+        url = r.body.next
+          ? conv(id, `/contexts?limit=3&cursor=${encodeURIComponent(r.body.next)}`)
+          : null;
+      }
+      return out;
+    },
     /** Every event of the conversation, following cursors. */
     async events(id: string, fromRevision = 0): Promise<AuditEvent[]> {
       const out: AuditEvent[] = [];
@@ -222,5 +250,8 @@ export const conversationRoutes = (id: string, messageId: string, label = 'cp'):
     { name: 'events', method: 'GET', url: `${base}/events?fromRevision=0&limit=2` },
     { name: 'export jsonl', method: 'GET', url: `${base}/export?format=jsonl` },
     { name: 'export markdown', method: 'GET', url: `${base}/export?format=markdown` },
+    { name: 'replay', method: 'GET', url: `${base}/replay?revision=0&limit=2` },
+    { name: 'contexts', method: 'GET', url: `${base}/contexts?limit=2` },
+    { name: 'context', method: 'GET', url: `${base}/contexts/${messageId}` },
   ];
 };
