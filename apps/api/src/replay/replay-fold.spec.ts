@@ -106,13 +106,15 @@ describe('createReplayFold', () => {
       before.apply(events.slice(0, 2)); // positions 10, 20
       after.addForeign([forkStart]);
       after.apply(events.slice(0, 3)); // ... 30
+      after.addForeign([forkStart]); // already applied: never twice
+      after.apply(events.slice(3, 4));
       expect(before.queries.getConversation('t1', 'c1')?.forks).toEqual([]);
       expect(after.queries.getConversation('t1', 'c1')?.forks).toEqual([
         { conversationId: 'f1', messageId: 'x' },
       ]);
       // A foreign event never counts as the conversation's own.
-      expect(after.last()?.revision).toBe(2n);
-      expect(after.state().revision).toBe(2);
+      expect(after.last()?.revision).toBe(3n);
+      expect(after.state().revision).toBe(3);
     } finally {
       before.close();
       after.close();

@@ -60,6 +60,8 @@ export const createReplayFold = (projections: readonly Projection[]): ReplayFold
   const applyBatch = createBatchApplier(db, 'replay', projections);
   const queries = createConversationQueries(db);
   let foreign: RecordedEvent[] = [];
+  /** Ids of every foreign event ever added: each is applied once at most. */
+  const added = new Set<string>();
   let state = initialState();
   let last: RecordedEvent | null = null;
   return {
@@ -72,8 +74,9 @@ export const createReplayFold = (projections: readonly Projection[]): ReplayFold
       last = events[events.length - 1];
     },
     addForeign(events) {
-      const known = new Set(foreign.map((e) => e.id));
-      foreign = [...foreign, ...events.filter((e) => !known.has(e.id))];
+      const fresh = events.filter((e) => !added.has(e.id));
+      fresh.forEach((e) => added.add(e.id));
+      foreign = [...foreign, ...fresh];
     },
     queries,
     state: () => state,
