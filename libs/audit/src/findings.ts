@@ -1,0 +1,21 @@
+/** What the verifier reports. */
+export type FindingKind = 'modified' | 'removed' | 'reordered' | 'inserted';
+
+export const FINDING_KINDS: readonly FindingKind[] = [
+  'modified',
+  'removed',
+  'reordered',
+  'inserted',
+];
+
+export interface Finding {
+  kind: FindingKind;
+  streamName: string;
+  /** Position of the event concerned; for `removed`, of the first event after the gap. */
+  position: bigint;
+  /** That event's revision as stored. */
+  revision: bigint;
+  /** `removed`: the chained revisions that are missing (inclusive). */
+  missing?: { from: bigint; to: bigint };
+  detail: string;
+}
