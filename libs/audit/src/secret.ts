@@ -1,0 +1,93 @@
+/**
+ * The audit secret keys the chain. Verification needs the same secret that wrote the chain; losing
+ * it makes the chain unverifiable (every event then reads as `modified`), never the data unreadable.
+ */
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const AUDIT_SECRET_ENV = 'ARBOR_AUDIT_SECRET';
+export const AUDIT_KEY_FILE = 'audit.key';
+export const MIN_SECRET_BYTES = 32;
+
+export interface AuditSecret {
+  key: Buffer;
+  /** `env`: ARBOR_AUDIT_SECRET; `file`: `<dataDir>/audit.key` (created now when `created`). */
+  source: 'env' | 'file';
+  path?: string;
+  created: boolean;
+}
+
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const BASE64 =
+  /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Hex when the text is only hex digits (even count), else base64 (or base64url). At least 32 bytes.
+ * A 64-character hex string is also valid base64: hex wins, as documented.
+ */
+export const parseAuditSecret = (text: string, where: string): Buffer => {
+  const trimmed = text.trim();
+  let key: Buffer;
+  if (HEX.test(trimmed)) key = Buffer.from(trimmed, 'hex');
+  else if (trimmed.length > 0 && BASE64.test(trimmed)) key = Buffer.from(trimmed, 'base64');
+  else if (BASE64URL.test(trimmed)) key = Buffer.from(trimmed, 'base64url');
+  else throw new Error(`${where}: the audit secret must be hex or base64`);
+  if (key.length < MIN_SECRET_BYTES) {
+    throw new Error(
+      `${where}: the audit secret must be at least ${MIN_SECRET_BYTES} bytes, got ${key.length}`,
+    );
+  }
+  return key;
+};
+
+const isCode = (error: unknown, code: string): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+
+/**
+ * Creates the key file with its full content or not at all: written to a private temporary file,
+ * then hard-linked into place, which fails if another process created it first (then theirs wins).
+ */
+const createKeyFile = (path: string): boolean => {
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${randomBytes(MIN_SECRET_BYTES).toString('hex')}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
+  try {
+    linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    if (isCode(error, 'EEXIST')) return false;
+    throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+};
+
+/** `ARBOR_AUDIT_SECRET` if set; else `<dataDir>/audit.key`, created (32 random bytes, hex, 0600) on first use. */
+export const loadAuditSecret = (
+  dataDir: string,
+  env: Record<string, string | undefined> = process.env,
+): AuditSecret => {
+  const fromEnv = env[AUDIT_SECRET_ENV];
+  if (fromEnv !== undefined && fromEnv.trim() !== '') {
+    return { key: parseAuditSecret(fromEnv, AUDIT_SECRET_ENV), source: 'env', created: false };
+  }
+  const path = join(dataDir, AUDIT_KEY_FILE);
+  let created = false;
+  try {
+    return {
+      key: parseAuditSecret(readFileSync(path, 'utf8'), path),
+      source: 'file',
+      path,
+      created,
+    };
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  created = createKeyFile(path);
+  return { key: parseAuditSecret(readFileSync(path, 'utf8'), path), source: 'file', path, created };
+};
