@@ -107,12 +107,6 @@ export const createConversationQueries = (db: Database.Database) => {
     hasDigests: db.prepare(
       `SELECT 1 FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? LIMIT 1`,
     ),
-    digestsOf: db.prepare(
-      `SELECT label, digest, revision FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? AND message_id = ? ORDER BY revision`,
-    ),
-    hasDigests: db.prepare(
-      `SELECT 1 FROM rm_digests WHERE tenant_id = ? AND conversation_id = ? LIMIT 1`,
-    ),
     pendingFailure: db.prepare(
       `SELECT failure_id, input, error FROM rm_failures WHERE tenant_id = ? AND conversation_id = ? AND pending = 1 ORDER BY revision DESC LIMIT 1`,
     ),
