@@ -210,7 +210,10 @@ const main = async () => {
   const server = await startServer({
     main: entry,
     dataDir,
-    env: { ARBOR_SQLITE_SYNCHRONOUS: opts.sync, ARBOR_SQLITE_GROUP_COMMIT: opts.groupCommit },
+    env: {
+      ARBOR_SQLITE_SYNCHRONOUS: opts.sync,
+      ARBOR_SQLITE_GROUP_COMMIT: opts.groupCommit,
+    },
     nodeArgs: opts.profile
       ? [
           '--cpu-prof',
