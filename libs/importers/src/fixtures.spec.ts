@@ -188,11 +188,11 @@ describe('what the real pi files exercise', () => {
 
   it('drops tool calls that never got a result, and says which, by line', () => {
     const r = importSessionFile(PI('large-session.jsonl'));
-    const dropped = r.report.skipped.filter((s) => / has no tool_result$/.test(s.reason));
+    const dropped = r.report.skipped.filter((s) => s.reason === 'tool_use without its tool_result');
     expect(dropped.length).toBe(18);
     expect(new Set(dropped.map((d) => d.line))).toEqual(new Set([33, 234, 843]));
     const calls = r.conversations[0].turns.flatMap((t) => t.messages).flatMap((m) => m.content);
-    const dropIds = dropped.map((d) => d.reason.split(' ')[1]);
+    const dropIds = dropped.map((d) => (d.detail ?? '').split(' ')[0]);
     for (const id of dropIds)
       expect(calls.some((b) => b.type === 'tool_use' && b.id === id)).toBe(false);
   });

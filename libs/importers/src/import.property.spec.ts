@@ -177,8 +177,8 @@ describe('repairs lose only what the file broke', () => {
           push({ role: 'assistant', content: [text(`answer ${n}`)] });
         }
         const result = importPi('p.jsonl', jsonl(records));
-        const dropped = result.report.skipped.filter((s) =>
-          s.reason.endsWith('has no tool_result'),
+        const dropped = result.report.skipped.filter(
+          (s) => s.reason === 'tool_use without its tool_result',
         );
         expect(dropped).toHaveLength(lost);
         // Only the assistant messages left empty by the repair are not imported.

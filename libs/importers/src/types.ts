@@ -7,7 +7,10 @@ export type SessionFormat = 'claude-code' | 'pi';
 export interface LineNote {
   /** 1-based line number in the file (0: the file as a whole). */
   line: number;
+  /** Stable text, the same for every line it applies to (reports group by it). */
   reason: string;
+  /** The particulars: an id, a tool name, a label. */
+  detail?: string;
 }
 
 /** One turn to commit, in commit order: it chains from `parentId` (a source message id). */

@@ -6,7 +6,8 @@ import { importClaudeCode } from './import';
 const load = (records: Rec[]) => importClaudeCode('/x/session.jsonl', jsonl(records));
 const shape = (r: ReturnType<typeof load>, i = 0) =>
   r.conversations[i].turns.map((t) => [t.parentId, t.messages.map((m) => m.id)]);
-const reasons = (notes: { line: number; reason: string }[]) => notes.map((n) => [n.line, n.reason]);
+const reasons = (notes: { line: number; reason: string; detail?: string }[]) =>
+  notes.map((n) => (n.detail === undefined ? [n.line, n.reason] : [n.line, n.reason, n.detail]));
 
 /** Every conversation commits whole through the decider, every path valid. */
 const expectSound = (r: ReturnType<typeof load>) => {
@@ -60,9 +61,9 @@ describe('Claude Code importer', () => {
     expect(c.activeBranch).toEqual(['u1', 'a1', 'r1', 'a5', 'u3', 'a7']);
     expect(reasons(r.report.skipped)).toEqual([
       [3, 'thinking block without signature (providers reject it)'],
-      [6, 'tool_use t2 (x) has no tool_result'],
+      [6, 'tool_use without its tool_result', 't2 (x)'],
       [9, 'file-history-snapshot record without uuid'],
-      [11, 'tool_result ghost has no tool_use before it'],
+      [11, 'tool_result without its tool_use', 'ghost'],
       [15, 'empty text block'],
       [17, 'not in a finished turn (no final answer follows it on its branch)'],
       [18, 'summary whose leafUuid points to no record of this file'],
@@ -89,7 +90,7 @@ describe('Claude Code importer', () => {
     expect(r.conversations[0].branchPoints).toEqual(['a0']);
     expect(r.conversations[0].activeBranch).toEqual(['u0', 'a0', 'u1-2', 'a1-2', 'r1-2', 'a3']);
     expect(r.report.changed.map((n) => n.reason)).toContain(
-      'message copied under the new id u1-2 (a branch inside a turn)',
+      'message copied under a new id (a branch inside a turn)',
     );
     expectSound(r);
   });
@@ -131,7 +132,7 @@ describe('Claude Code importer', () => {
       ['a0', ['cs', 'a1']],
     ]);
     expect(reasons(r.report.changed)).toEqual([
-      [3, 'compact_boundary: the chain continues through logicalParentUuid a0'],
+      [3, 'compact_boundary: the chain continues through logicalParentUuid', 'a0'],
     ]);
     expectSound(r);
   });
@@ -149,7 +150,7 @@ describe('Claude Code importer', () => {
     ]);
     expect(r.conversations.map((c) => c.kind)).toEqual(['main', 'separate-root']);
     expect(reasons(r.report.changed)).toEqual([
-      [3, 'parent gone is not in the file: the record starts a root'],
+      [3, 'parent not in the file: the record starts a root', 'gone'],
       [4, 'a second root turn imported as its own conversation'],
     ]);
     expectSound(r);
@@ -186,7 +187,7 @@ describe('Claude Code importer', () => {
     ]);
     expect(shape(r)).toEqual([[null, ['u0', 'a0']]]);
     expect(reasons(r.report.skipped)).toEqual([
-      [3, 'repeats the id u0 of line 2'],
+      [3, 'repeats the id of an earlier record', 'u0 (line 2)'],
       [4, 'the record is in a parent loop'],
       [5, 'the record is in a parent loop'],
     ]);

@@ -60,7 +60,8 @@ const toRecord = (
     if (uuids.has(logical))
       notes.change(
         line,
-        `compact_boundary: the chain continues through logicalParentUuid ${logical}`,
+        'compact_boundary: the chain continues through logicalParentUuid',
+        logical,
       );
   }
   const base = { line, id: uuid, parentId, ...(v.isSidechain === true ? { sidechain: true } : {}) };

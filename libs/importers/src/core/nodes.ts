@@ -41,7 +41,7 @@ const uniqueRecords = (records: readonly SourceRecord[], notes: Notes): SourceRe
   return records.filter((r) => {
     const first = seen.get(r.id);
     if (first !== undefined) {
-      notes.skip(r.line, `repeats the id ${r.id} of line ${first}`);
+      notes.skip(r.line, 'repeats the id of an earlier record', `${r.id} (line ${first})`);
       return false;
     }
     seen.set(r.id, r.line);
@@ -62,7 +62,7 @@ export const buildNodes = (input: readonly SourceRecord[], notes: Notes): NodeGr
   };
   records.forEach((r, i) => {
     if (r.parentId !== null && parentIndex(i) === null)
-      notes.change(r.line, `parent ${r.parentId} is not in the file: the record starts a root`);
+      notes.change(r.line, 'parent not in the file: the record starts a root', r.parentId);
   });
 
   const memo = new Map<number, string | null>();

@@ -4,8 +4,8 @@ import { type LineNote } from '../types';
 export interface Notes {
   readonly skipped: LineNote[];
   readonly changed: LineNote[];
-  skip(line: number, reason: string): void;
-  change(line: number, reason: string): void;
+  skip(line: number, reason: string, detail?: string): void;
+  change(line: number, reason: string, detail?: string): void;
 }
 
 export const createNotes = (): Notes => {
@@ -14,8 +14,10 @@ export const createNotes = (): Notes => {
   return {
     skipped,
     changed,
-    skip: (line, reason) => void skipped.push({ line, reason }),
-    change: (line, reason) => void changed.push({ line, reason }),
+    skip: (line, reason, detail) =>
+      void skipped.push(detail === undefined ? { line, reason } : { line, reason, detail }),
+    change: (line, reason, detail) =>
+      void changed.push(detail === undefined ? { line, reason } : { line, reason, detail }),
   };
 };
 

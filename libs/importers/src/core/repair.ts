@@ -23,7 +23,11 @@ export const dropBrokenPairs = (graph: NodeGraph, notes: Notes): void => {
     const answered = new Set(results ? toolResultIds(results.items) : []);
     n.items = n.items.filter((it) => {
       if (it.block.type !== 'tool_use' || answered.has(it.block.id)) return true;
-      notes.skip(it.line, `tool_use ${it.block.id} (${nameOf(n, it.block.id)}) has no tool_result`);
+      notes.skip(
+        it.line,
+        'tool_use without its tool_result',
+        `${it.block.id} (${nameOf(n, it.block.id)})`,
+      );
       return false;
     });
   }
@@ -37,8 +41,8 @@ export const dropBrokenPairs = (graph: NodeGraph, notes: Notes): void => {
       const id = it.block.tool_use_id;
       const duplicate = seen.has(id);
       seen.add(id);
-      if (!calls.has(id)) notes.skip(it.line, `tool_result ${id} has no tool_use before it`);
-      else if (duplicate) notes.skip(it.line, `tool_result ${id} answers a call already answered`);
+      if (!calls.has(id)) notes.skip(it.line, 'tool_result without its tool_use', id);
+      else if (duplicate) notes.skip(it.line, 'tool_result answering a call already answered', id);
       return calls.has(id) && !duplicate;
     });
   }
@@ -100,7 +104,7 @@ export const mergeAssistantRuns = (graph: NodeGraph, notes: Notes): void => {
       y.items = [];
       y.mergedInto = x.key;
       for (const line of y.lines)
-        notes.change(line, `assistant message merged into the one before it (line ${x.lines[0]})`);
+        notes.change(line, 'assistant message merged into the one before it', `line ${x.lines[0]}`);
       changed = true;
       break;
     }

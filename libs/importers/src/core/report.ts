@@ -11,7 +11,7 @@ const unique = (notes: readonly LineNote[]): LineNote[] => {
   return [...notes]
     .sort((a, b) => a.line - b.line || a.reason.localeCompare(b.reason))
     .filter((n) => {
-      const k = `${n.line}\n${n.reason}`;
+      const k = `${n.line}\n${n.reason}\n${n.detail ?? ''}`;
       if (seen.has(k)) return false;
       seen.add(k);
       return true;

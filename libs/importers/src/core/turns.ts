@@ -110,13 +110,13 @@ interface Ctx {
   notes: Notes;
   options: BuildOptions;
   /** Why the turns a node was in were skipped (first reason wins). */
-  failed: Map<string, string>;
+  failed: Map<string, { reason: string; detail?: string }>;
   /** Lines that ended up in a committed turn. */
   covered: Set<number>;
 }
 
-const fail = (ctx: Ctx, nodes: readonly Node[], reason: string): void => {
-  for (const n of nodes) if (!ctx.failed.has(n.key)) ctx.failed.set(n.key, reason);
+const fail = (ctx: Ctx, nodes: readonly Node[], reason: string, detail?: string): void => {
+  for (const n of nodes) if (!ctx.failed.has(n.key)) ctx.failed.set(n.key, { reason, detail });
 };
 
 /** Builds every turn that ends at a final answer, keyed by that final's node key. */
@@ -203,7 +203,7 @@ const assemble = (a: Assembly, root: string, tip: string | undefined): CoreConve
     let out = id;
     for (let i = 2; used.has(out); i++) out = `${id}-${i}`;
     if (out !== id)
-      ctx.notes.change(line, `message copied under the new id ${out} (a branch inside a turn)`);
+      ctx.notes.change(line, 'message copied under a new id (a branch inside a turn)', out);
     used.add(out);
     return out;
   };
@@ -294,11 +294,7 @@ const commitInputs = (
     for (const r of s.replaced) ctx.notes.change(line, r);
     if (s.message === null) {
       for (const x of taken) used.delete(x);
-      fail(
-        ctx,
-        t.groups.flat(),
-        `turn skipped: a message the domain rejects (${s.errors.join('; ')})`,
-      );
+      fail(ctx, t.groups.flat(), 'turn skipped: a message the domain rejects', s.errors.join('; '));
       return null;
     }
     messages.push(s.message);
@@ -347,11 +343,10 @@ const noteUncovered = (ctx: Ctx): void => {
     if (n.items.length === 0) continue; // noted as empty, or merged (its lines are covered)
     for (const line of n.lines) {
       if (ctx.covered.has(line)) continue;
-      ctx.notes.skip(
-        line,
-        ctx.failed.get(n.key) ??
-          'not in a finished turn (no final answer follows it on its branch)',
-      );
+      const failed = ctx.failed.get(n.key);
+      if (failed === undefined)
+        ctx.notes.skip(line, 'not in a finished turn (no final answer follows it on its branch)');
+      else ctx.notes.skip(line, failed.reason, failed.detail);
     }
   }
 };

@@ -15,7 +15,8 @@ import { importPi } from './import';
 const load = (records: Rec[]) => importPi('/s/2025_session.jsonl', jsonl(records));
 const shape = (r: ReturnType<typeof load>, i = 0) =>
   r.conversations[i].turns.map((t) => [t.parentId, t.messages.map((m) => m.id)]);
-const reasons = (notes: { line: number; reason: string }[]) => notes.map((n) => [n.line, n.reason]);
+const reasons = (notes: { line: number; reason: string; detail?: string }[]) =>
+  notes.map((n) => (n.detail === undefined ? [n.line, n.reason] : [n.line, n.reason, n.detail]));
 const expectSound = (r: ReturnType<typeof load>) => {
   for (const c of r.conversations) {
     const { session, failures } = commitConversation(c);
@@ -80,9 +81,9 @@ describe('pi importer, version 1 (linear, no ids)', () => {
     expect(second[1].content).toEqual([text('editing')]);
     expect(reasons(r.report.skipped)).toEqual([
       [6, 'thinking_level_change entry (not a message)'],
-      [9, 'tool_use c3 (edit) has no tool_result'],
+      [9, 'tool_use without its tool_result', 'c3 (edit)'],
       [11, 'assistant message without content (stopReason aborted)'],
-      [12, 'tool_result c9 has no tool_use before it'],
+      [12, 'tool_result without its tool_use', 'c9'],
       [12, 'user message with nothing left to import (empty or only dropped blocks)'],
     ]);
     expectSound(r);
@@ -152,7 +153,7 @@ describe('pi importer, version 1 (linear, no ids)', () => {
       text('second'),
     ]);
     expect(reasons(r.report.changed)).toEqual([
-      [4, 'assistant message merged into the one before it (line 3)'],
+      [4, 'assistant message merged into the one before it', 'line 3'],
     ]);
     expectSound(r);
   });
@@ -205,7 +206,7 @@ describe('pi importer, version 2+ (id/parentId tree)', () => {
     expect(c.tip).toBe('aa000007');
     expect(c.checkpoints).toEqual([{ label: 'base', messageId: 'aa000002' }]);
     expect(reasons(r.report.skipped)).toEqual([
-      [10, 'label "mid" is not on the end of an imported turn'],
+      [10, 'label not on the end of an imported turn', 'mid'],
     ]);
     expectSound(r);
   });

@@ -212,8 +212,9 @@ export const importPi = (file: string, text: string, options: ImportOptions = {}
     notes.skip(
       line,
       isValidCheckpointLabel(label)
-        ? `label "${label}" is not on the end of an imported turn`
-        : `label "${label}" is not a valid checkpoint label`,
+        ? 'label not on the end of an imported turn'
+        : 'label that is not a valid checkpoint label',
+      label,
     );
   }
   return fileImport(file, 'pi', conversations, notes);
