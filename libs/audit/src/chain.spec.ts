@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { canonicalJson } from '@arbor/domain/fingerprint';
 import { InvalidEventError } from '@arbor/event-store';
 import {
   asStoredJson,
@@ -117,5 +118,46 @@ describe('withoutChain / asStoredJson', () => {
   it('refuses what is not JSON', () => {
     expect(() => asStoredJson({ n: 1n }, 'data', 2)).toThrow(InvalidEventError);
     expect(() => asStoredJson(undefined, 'data', 2)).toThrow(InvalidEventError);
+  });
+});
+
+describe('asStoredJson hashes what the verifier will see', () => {
+  class Point {
+    constructor(
+      readonly x: number,
+      readonly y: number,
+    ) {}
+  }
+  const exotic = fc.oneof(
+    fc.constant(undefined),
+    fc.constant(() => 1),
+    fc.constant(Symbol('s')),
+    fc.date({ noInvalidDate: true }),
+    fc.constant(new Point(1, 2)),
+    fc.constant({ toJSON: () => 'custom' }),
+    fc.constant(new Map([['a', 1]])),
+    fc.constant(Object.assign(Object.create(null) as object, { b: 1, a: 2 })),
+    fc.constant([1, , 3]), // eslint-disable-line no-sparse-arrays
+    fc.constant(Number.NaN),
+    fc.constant(-0),
+  );
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      fc.jsonValue({ maxDepth: 1 }),
+      exotic,
+      fc.array(tie('node'), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 3 }), tie('node'), { maxKeys: 3 }),
+    ),
+  })).node;
+
+  it('canonical JSON of it equals canonical JSON of the value after a JSON round trip', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 3 }), value, { maxKeys: 4 }), (data) => {
+        const roundTrip = JSON.parse(JSON.stringify(data)) as unknown;
+        expect(canonicalJson(asStoredJson(data, 'data', 0))).toBe(canonicalJson(roundTrip));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
