@@ -254,7 +254,7 @@ describe('assembleContext', () => {
       fromId: 'm3',
       toId: 'm5',
       coveredIds: ['m3', 'm4', 'm5'],
-      shape: 'anthropic',
+      shape: 'claude',
       pageCount: 1,
       sourceChars: 10,
       sourceHash: 'x',

@@ -17,7 +17,7 @@
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
 import { encode } from '../providers';
 import { calibrate } from '../tokens/calibration';
-import { checkBody } from '../validity';
+import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
 import { resolveCapabilities } from './capabilities';
 import {
@@ -223,6 +223,39 @@ async function climb(
 
 const SIZE_CODES = new Set(['request_too_large']);
 
+/**
+ * Whether the encoded body could come near `maxRequestBytes`, judged from the cached per-message
+ * JSON sizes: images go into every format as the same base64 (plus a data-URL prefix), and the
+ * rest never grows more than 2.5× in encoding (tool arguments as escaped JSON strings at worst).
+ * Only then is the body serialized to measure it exactly — that costs more than the rest of an
+ * assembly of 2,000 messages.
+ */
+const TEXT_GROWTH_BOUND = 2.5;
+const EXACT_SIZE_CHECK_SHARE = 0.9;
+
+function mayBreakRequestSize(ctx: LadderContext, state: LadderState): boolean {
+  const max = ctx.limits.maxRequestBytes;
+  if (max === undefined) return false;
+  const m = state.measure;
+  const text = Math.max(0, m.jsonBytes - m.imageChars) + (ctx.input.system?.length ?? 0) + 4096;
+  const tools = ctx.input.tools === undefined ? 0 : JSON.stringify(ctx.input.tools).length;
+  const bound = m.imageChars + 64 * m.images + TEXT_GROWTH_BOUND * (text + tools);
+  return bound >= max * EXACT_SIZE_CHECK_SHARE;
+}
+
+/** The provider's checker, with the request-size rule measured only when it could matter. */
+function checkBodyFast(
+  ctx: LadderContext,
+  state: LadderState,
+  body: ReturnType<typeof encode>,
+): Violation[] {
+  const skipSize = !mayBreakRequestSize(ctx, state);
+  return checkBody(ctx.input.provider, body, {
+    model: ctx.input.model,
+    limits: skipSize ? { ...ctx.caps.limits, maxRequestBytes: undefined } : ctx.caps.limits,
+  });
+}
+
 export async function assembleContext(input: AssembleInput): Promise<AssembleResult> {
   checkInput(input);
   const ctx = createContext(input);
@@ -257,10 +290,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
     },
   );
-  const violations = checkBody(input.provider, body, {
-    limits: ctx.caps.limits,
-    model: input.model,
-  });
+  const violations = checkBodyFast(ctx, state, body);
   if (violations.length > 0) {
     if (violations.every((v) => SIZE_CODES.has(v.code))) {
       throw new CannotFitError(state.tokens, ctx.target, input.budgetTokens, receipts);
@@ -272,13 +302,14 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
     );
   }
 
-  const newDecisions = added.filter((d) => state.plan.applied.has(d.id));
-  const kept = new Set(newDecisions.map((d) => d.id));
+  // Every decision made is recorded, even one a later rung superseded in this same call: the
+  // view resolves supersession the same way every time, and a snapshot's source text depends on
+  // the elisions and strips decided before it, applied or not.
+  const newDecisions = added;
   for (const r of receipts) {
-    const dropped = r.decisionIds.filter((id) => !kept.has(id));
-    if (dropped.length > 0) {
-      r.decisionIds = r.decisionIds.filter((id) => kept.has(id));
-      r.reason += ` (superseded by a later rung: ${dropped.length} decision(s) not kept)`;
+    const superseded = r.decisionIds.filter((id) => !state.plan.applied.has(id));
+    if (superseded.length > 0) {
+      r.reason += ` (${superseded.length} decision(s) since superseded by a later rung)`;
     }
   }
   const prefixEnd =

@@ -19,13 +19,13 @@ describe('capabilities', () => {
 
   it('picks a page shape by billing scheme', () => {
     expect(resolveCapabilities('anthropic', 'claude-opus-4').snapshotShape).toBe(
-      SNAPSHOT_SHAPES.anthropic,
+      SNAPSHOT_SHAPES.claude,
     );
     expect(resolveCapabilities('openai-chat', 'gpt-4o').snapshotShape?.name).toBe('openai-tile');
     expect(resolveCapabilities('openai-responses', 'gpt-5-mini').snapshotShape?.name).toBe(
       'openai-patch',
     );
-    expect(resolveCapabilities('gemini', 'gemini-3-pro').snapshotShape?.name).toBe('gemini-3');
+    expect(resolveCapabilities('gemini', 'gemini-3-pro').snapshotShape?.name).toBe('gemini');
     expect(resolveCapabilities('gemini', 'gemini-2.5-flash').snapshotShape?.name).toBe('gemini');
   });
 

@@ -38,19 +38,25 @@ export interface ModelCapabilities {
 }
 
 /**
- * Planning shapes, one per billing scheme, until @arbor/snapshots publishes its own table.
- * Anthropic bills w·h/750 up to ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models tile 512-px
- * squares (512×2048 = 4 tiles at detail high); patch models bill 32-px patches up to 1,536
- * (1024×1536); Gemini 2.x bills 258 per 768² tile, Gemini 3 a flat amount per image.
- * `charsPerPage` is deliberately low (the seed's 12,000 characters a page for the big shapes):
- * overestimating pages only makes the plan safer.
+ * Planning shapes, named and sized as @arbor/snapshots' page shapes (its dense 6×10-px grid, and
+ * the seed harness's 11×16 grid for `claude-conservative`). Anthropic bills w·h/750 up to
+ * ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models 512-px tiles (512×2048 = 4 tiles at
+ * detail high); patch models 32-px patches up to 1,536 (1024×1536); Gemini 2.x 258 per 768²
+ * tile (Gemini 3 a flat amount per image, whatever its size). `charsPerPage` is 95 % of the
+ * grid's cells (the renderer's flow layout fills every cell): a slight overestimate of pages,
+ * which only makes the plan safer; the page count recorded is what was rendered.
  */
 export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = {
-  anthropic: { name: 'anthropic', width: 1092, height: 1092, charsPerPage: 12_000 },
-  'openai-tile': { name: 'openai-tile', width: 512, height: 2048, charsPerPage: 10_000 },
-  'openai-patch': { name: 'openai-patch', width: 1024, height: 1536, charsPerPage: 15_000 },
-  gemini: { name: 'gemini', width: 768, height: 768, charsPerPage: 6_000 },
-  'gemini-3': { name: 'gemini-3', width: 1536, height: 1536, charsPerPage: 24_000 },
+  claude: { name: 'claude', width: 1092, height: 1092, charsPerPage: 18_468 },
+  'claude-conservative': {
+    name: 'claude-conservative',
+    width: 1092,
+    height: 1092,
+    charsPerPage: 6_174,
+  },
+  'openai-tile': { name: 'openai-tile', width: 512, height: 2048, charsPerPage: 16_279 },
+  'openai-patch': { name: 'openai-patch', width: 1024, height: 1536, charsPerPage: 24_403 },
+  gemini: { name: 'gemini', width: 768, height: 768, charsPerPage: 9_097 },
 };
 
 /** Which models read images, by lowercase name prefix; the longest matching prefix wins. */
@@ -99,11 +105,9 @@ export function modelHasVision(model: string): boolean {
 export function defaultSnapshotShape(provider: ProviderName, model: string): SnapshotShape {
   switch (provider) {
     case 'anthropic':
-      return SNAPSHOT_SHAPES.anthropic;
+      return SNAPSHOT_SHAPES.claude;
     case 'gemini':
-      return bareModel(model).startsWith('gemini-3')
-        ? SNAPSHOT_SHAPES['gemini-3']
-        : SNAPSHOT_SHAPES.gemini;
+      return SNAPSHOT_SHAPES.gemini;
     case 'openai-chat':
     case 'openai-responses':
       return openAIImageParams(bareModel(model)).kind === 'patch'

@@ -24,7 +24,7 @@ const ctxFor = (provider: ProviderName, cache = createTokenCache()): MeasureCont
 const itemsOf = (messages = sampleConversation()): ViewItem[] =>
   messages.map((message, i) => ({
     message,
-    key: `m:${message.id}`,
+    key: message.id,
     kind: 'source',
     from: i,
     to: i,
@@ -35,10 +35,10 @@ describe('measureView', () => {
     const ctx = ctxFor('anthropic');
     const items = itemsOf();
     const first = measureView(items, { system: 0, tools: 0 }, ctx);
-    const key = `c|anthropic|${MODELS.anthropic}|m:m2`;
-    const cached = ctx.cache.items.get(key);
+    const scope = ctx.cache.scope(`c|anthropic|${MODELS.anthropic}`);
+    const cached = scope.get('m2');
     expect(cached).toBeDefined();
-    ctx.cache.items.set(key, { ...(cached as NonNullable<typeof cached>), tokens: 1_000_000 });
+    scope.set('m2', { ...(cached as NonNullable<typeof cached>), tokens: 1_000_000 });
     const second = measureView(items, { system: 0, tools: 0 }, ctx);
     expect(second.raw - first.raw).toBe(1_000_000 - (cached?.tokens ?? 0));
   });
@@ -46,12 +46,16 @@ describe('measureView', () => {
   it('keys the cache by provider, model and rendering', () => {
     const cache = createTokenCache();
     measureView(itemsOf(), { system: 0, tools: 0 }, ctxFor('anthropic', cache));
-    const size = cache.items.size;
+    const anthropic = cache.scope(`c|anthropic|${MODELS.anthropic}`);
+    const size = anthropic.size;
+    expect(size).toBe(itemsOf().length);
     measureView(itemsOf(), { system: 0, tools: 0 }, ctxFor('gemini', cache));
-    expect(cache.items.size).toBe(2 * size);
+    const gemini = cache.scope(`c|gemini|${MODELS.gemini}`);
+    expect(gemini.size).toBe(size);
     const elided = itemsOf().map((i) => ({ ...i, key: `${i.key}|e:x` }));
     measureView(elided, { system: 0, tools: 0 }, ctxFor('gemini', cache));
-    expect(cache.items.size).toBe(3 * size);
+    expect(gemini.size).toBe(2 * size);
+    expect(anthropic.size).toBe(size);
   });
 
   it('splits the estimate by kind, the sections adding up to the total', () => {

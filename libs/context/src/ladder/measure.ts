@@ -39,6 +39,7 @@ interface Tally {
   imageTokens: number;
   images: number;
   imageBytes: number;
+  imageChars: number;
   maxImageBytes: number;
   maxImageBase64: number;
   maxImageSide: number;
@@ -51,6 +52,7 @@ function tallyImage(data: string, ctx: MeasureContext, t: Tally): number {
   t.images += 1;
   t.imageTokens += tokens;
   t.imageBytes += bytes;
+  t.imageChars += data.length;
   t.maxImageBytes = Math.max(t.maxImageBytes, bytes);
   t.maxImageBase64 = Math.max(t.maxImageBase64, data.length);
   if (size) t.maxImageSide = Math.max(t.maxImageSide, size.width, size.height);
@@ -104,21 +106,28 @@ export function measureMessage(message: Message, ctx: MeasureContext): ItemStats
     imageTokens: 0,
     images: 0,
     imageBytes: 0,
+    imageChars: 0,
     maxImageBytes: 0,
     maxImageBase64: 0,
     maxImageSide: 0,
   };
   for (const block of message.content) tallyBlock(block, ctx, t);
   const json = JSON.stringify({ role: message.role, content: message.content });
-  return { ...t, jsonBytes: json.length, hash: sha256(json) };
+  return { ...t, jsonBytes: json.length, digest: createHash('sha256').update(json).digest() };
 }
 
-export function itemStats(item: ViewItem, ctx: MeasureContext): ItemStats {
-  const key = `${ctx.conversationId}|${ctx.provider}|${ctx.model}|${item.key}`;
-  const cached = ctx.cache.items.get(key);
+export const scopeName = (ctx: MeasureContext): string =>
+  `${ctx.conversationId}|${ctx.provider}|${ctx.model}`;
+
+export function itemStats(
+  item: ViewItem,
+  ctx: MeasureContext,
+  scope: Map<string, ItemStats> = ctx.cache.scope(scopeName(ctx)),
+): ItemStats {
+  const cached = scope.get(item.key);
   if (cached !== undefined) return cached;
   const stats = measureMessage(item.message, ctx);
-  ctx.cache.items.set(key, stats);
+  scope.set(item.key, stats);
   return stats;
 }
 
@@ -156,6 +165,12 @@ export interface ViewMeasure {
   stats: ItemStats[];
   images: number;
   imageBytes: number;
+  /** Base64 characters of all images (they go into the JSON unescaped). */
+  imageChars: number;
+  /** Largest single image: decoded bytes, base64 characters, longest side in px. */
+  maxImageBytes: number;
+  maxImageBase64: number;
+  maxImageSide: number;
   jsonBytes: number;
 }
 
@@ -176,14 +191,25 @@ export function measureView(
   const stats: ItemStats[] = new Array<ItemStats>(items.length);
   let images = 0;
   let imageBytes = 0;
+  let imageChars = 0;
   let jsonBytes = 0;
+  let maxImageBytes = 0;
+  let maxImageBase64 = 0;
+  let maxImageSide = 0;
+  const scope = ctx.cache.scope(scopeName(ctx));
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const s = itemStats(item, ctx);
+    const s = itemStats(item, ctx, scope);
     stats[i] = s;
-    images += s.images;
-    imageBytes += s.imageBytes;
     jsonBytes += s.jsonBytes;
+    if (s.images > 0) {
+      images += s.images;
+      imageBytes += s.imageBytes;
+      imageChars += s.imageChars;
+      if (s.maxImageBytes > maxImageBytes) maxImageBytes = s.maxImageBytes;
+      if (s.maxImageBase64 > maxImageBase64) maxImageBase64 = s.maxImageBase64;
+      if (s.maxImageSide > maxImageSide) maxImageSide = s.maxImageSide;
+    }
     if (item.kind === 'snapshot') sections.snapshots += s.tokens;
     else if (item.kind === 'summary') sections.summaries += s.tokens;
     else if (item.message.role === 'system') sections.system += s.tokens;
@@ -201,7 +227,18 @@ export function measureView(
     sections.images +
     sections.snapshots +
     sections.summaries;
-  return { raw, sections, stats, images, imageBytes, jsonBytes };
+  return {
+    raw,
+    sections,
+    stats,
+    images,
+    imageBytes,
+    imageChars,
+    maxImageBytes,
+    maxImageBase64,
+    maxImageSide,
+    jsonBytes,
+  };
 }
 
 /** Tokens one block adds to its message, as `measureMessage` counts it. */
@@ -212,6 +249,7 @@ export function blockTokens(block: Block, ctx: MeasureContext): number {
     imageTokens: 0,
     images: 0,
     imageBytes: 0,
+    imageChars: 0,
     maxImageBytes: 0,
     maxImageBase64: 0,
     maxImageSide: 0,

@@ -8,10 +8,18 @@ import type { CompactionDecision, SnapshotDecision } from '@arbor/domain/compact
 import { calibrate } from '../tokens/calibration';
 import type { ProviderLimits } from '../validity/limits';
 import type { ModelCapabilities, SnapshotShape } from './capabilities';
+import { createHash } from 'node:crypto';
 import { type MeasureContext, type ViewMeasure, measureView, sha256 } from './measure';
 import type { TokenCache } from './token-cache';
 import type { AssembleInput, PageCache, RenderPages, SerializeMessages } from './types';
-import { type ViewItem, type ViewPlan, type ViewSource, planView, renderView } from './view';
+import {
+  type ViewItem,
+  type ViewPlan,
+  type ViewSource,
+  planView,
+  renderSourceMessage,
+  renderView,
+} from './view';
 
 export interface LadderContext {
   readonly input: AssembleInput;
@@ -44,8 +52,15 @@ export interface LadderState {
 export interface PageStore {
   get(decisionId: string): readonly Buffer[] | undefined;
   put(decision: Pick<SnapshotDecision, 'id' | 'sourceHash'>, pages: readonly Buffer[]): void;
-  /** Renders (or finds) the pages of a snapshot in force; throws what the renderer throws. */
-  load(ctx: LadderContext, decision: SnapshotDecision): Promise<readonly Buffer[]>;
+  /**
+   * Renders (or finds) the pages of a snapshot in force, from its source text (see
+   * `snapshotSource`); throws what the renderer throws.
+   */
+  load(
+    ctx: LadderContext,
+    decision: SnapshotDecision,
+    decisions: readonly CompactionDecision[],
+  ): Promise<readonly Buffer[]>;
 }
 
 export function createPageStore(conversationId: string, cache: PageCache | undefined): PageStore {
@@ -59,22 +74,42 @@ export function createPageStore(conversationId: string, cache: PageCache | undef
   return {
     get: (id) => local.get(id),
     put,
-    async load(ctx, decision) {
+    async load(ctx, decision, decisions) {
       const hit = local.get(decision.id) ?? cache?.get(cacheKey(decision));
       if (hit !== undefined) {
         local.set(decision.id, hit);
         return hit;
       }
       if (ctx.render === null) throw new Error('no page renderer');
-      const covered = decision.coveredIds.map(
-        (id) => ctx.source.messages[ctx.source.indexById.get(id) as number],
-      );
       // Always from the source text: never from earlier images.
-      const pages = await ctx.render(ctx.serialize(covered), decision.shape);
+      const pages = await ctx.render(snapshotSource(ctx, decision, decisions), decision.shape);
       put(decision, pages);
       return pages;
     },
   };
+}
+
+/**
+ * The text a snapshot's pages are rendered from: its covered source messages, serialized as the
+ * request showed them when the snapshot was decided — tool results elided and images stripped
+ * by the decisions before it stay placeholders (imaging them in full would cost pages for what
+ * was already judged not worth its tokens). A pure function of the messages and the decisions
+ * before it, so every later call renders the same text, hence the same pages.
+ */
+export function snapshotSource(
+  ctx: LadderContext,
+  decision: SnapshotDecision,
+  decisions: readonly CompactionDecision[],
+): string {
+  const at = decisions.findIndex((d) => d.id === decision.id);
+  const earlier = (at < 0 ? decisions : decisions.slice(0, at)).filter(
+    (d) => d.rung === 'elide' || d.rung === 'strip_images',
+  );
+  const plan = planView(ctx.source, earlier);
+  const covered = decision.coveredIds.map((id) =>
+    renderSourceMessage(ctx.source, plan, ctx.source.indexById.get(id) as number),
+  );
+  return ctx.serialize(covered);
 }
 
 /** Snapshot decisions in force that cannot be rendered this time, with why. */
@@ -97,7 +132,7 @@ export async function buildState(
     for (const range of plan.ranges) {
       if (range.decision.rung !== 'snapshot') continue;
       try {
-        pages.set(range.decision.id, await ctx.pages.load(ctx, range.decision));
+        pages.set(range.decision.id, await ctx.pages.load(ctx, range.decision, decisions));
       } catch (error) {
         exclude.set(range.decision.id, `rendering failed: ${(error as Error).message}`);
         failed = true;
@@ -147,7 +182,7 @@ export function prefixHash(ctx: LadderContext, state: LadderState, count: number
     input.system ?? null,
     input.tools === undefined ? null : sha256(JSON.stringify(input.tools)),
   ]);
-  const parts = [head];
-  for (let i = 0; i < count; i++) parts.push(state.measure.stats[i].hash);
-  return sha256(parts.join('\n'));
+  const digests = new Array<Buffer>(count);
+  for (let i = 0; i < count; i++) digests[i] = state.measure.stats[i].digest;
+  return createHash('sha256').update(head).update(Buffer.concat(digests)).digest('hex');
 }

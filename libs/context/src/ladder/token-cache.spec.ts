@@ -1,26 +1,49 @@
 import { createLru, createTokenCache } from './token-cache';
 
 describe('createLru', () => {
-  it('forgets the least recently used entry beyond its size', () => {
-    const lru = createLru<number>(2);
+  it('keeps what is used and forgets what is not, within its bound', () => {
+    const lru = createLru<number>(4); // two generations of 2
     lru.set('a', 1);
     lru.set('b', 2);
-    expect(lru.get('a')).toBe(1); // a is now the most recent
-    lru.set('c', 3);
+    lru.set('c', 3); // a, b age
+    expect(lru.get('a')).toBe(1); // used again: young once more
+    lru.set('d', 4);
+    lru.set('e', 5); // the generation holding b is dropped
     expect(lru.get('b')).toBeUndefined();
     expect(lru.get('a')).toBe(1);
-    expect(lru.get('c')).toBe(3);
-    expect(lru.size).toBe(2);
+    expect(lru.get('e')).toBe(5);
+    expect(lru.size).toBeLessThanOrEqual(4);
   });
 
-  it('refuses a size below one', () => {
-    expect(() => createLru(0)).toThrow(RangeError);
+  it('never holds more than its bound', () => {
+    const lru = createLru<number>(10);
+    for (let i = 0; i < 1000; i++) {
+      lru.set(`k${i}`, i);
+      lru.get(`k${i % 7}`);
+    }
+    expect(lru.size).toBeLessThanOrEqual(10);
+    expect(lru.get('k999')).toBe(999);
   });
 
-  it('makes a cache of item stats and of numbers', () => {
+  it('refuses a size below two', () => {
+    expect(() => createLru(1)).toThrow(RangeError);
+  });
+
+  it('makes a cache of item stats per scope and of numbers', () => {
     const cache = createTokenCache(10);
     cache.numbers.set('x', 4);
     expect(cache.numbers.get('x')).toBe(4);
-    expect(cache.items.size).toBe(0);
+    const a = cache.scope('conv|anthropic|claude');
+    expect(cache.scope('conv|anthropic|claude')).toBe(a);
+    expect(cache.scope('conv|gemini|gemini-2.5-pro')).not.toBe(a);
+  });
+
+  it('starts a scope over when it outgrows its bound', () => {
+    const cache = createTokenCache(3);
+    const a = cache.scope('s');
+    for (const k of ['1', '2', '3', '4']) a.set(k, {} as never);
+    const b = cache.scope('s');
+    expect(b).not.toBe(a);
+    expect(b.size).toBe(0);
   });
 });

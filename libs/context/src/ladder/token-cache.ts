@@ -4,34 +4,48 @@
  * never changes: the key says all of that, and an entry never goes stale, only old.
  */
 
-/** A Map that forgets its least recently used entries beyond `maxEntries`. */
 export interface Lru<V> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;
   readonly size: number;
 }
 
+/**
+ * A bounded map that forgets the least recently used entries, approximately: two generations of
+ * `maxEntries / 2`; a hit in the old generation moves to the young one, and when the young one
+ * is full the old one is dropped. Every operation is a plain Map call (no reordering), which
+ * matters at thousands of lookups per request.
+ */
 export function createLru<V>(maxEntries: number): Lru<V> {
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new RangeError('maxEntries must be a positive integer');
+  if (!Number.isInteger(maxEntries) || maxEntries < 2) {
+    throw new RangeError('maxEntries must be an integer of at least 2');
   }
-  const map = new Map<string, V>();
+  const half = Math.floor(maxEntries / 2);
+  let young = new Map<string, V>();
+  let old = new Map<string, V>();
+  const put = (key: string, value: V) => {
+    if (young.size >= half) {
+      old = young;
+      young = new Map();
+    }
+    young.set(key, value);
+  };
   return {
     get(key) {
-      const value = map.get(key);
-      if (value === undefined) return undefined;
-      // Re-insert: Map iteration order is insertion order, so the oldest key comes first.
-      map.delete(key);
-      map.set(key, value);
-      return value;
+      const hit = young.get(key);
+      if (hit !== undefined) return hit;
+      const aged = old.get(key);
+      if (aged !== undefined) put(key, aged);
+      return aged;
     },
     set(key, value) {
-      map.delete(key);
-      map.set(key, value);
-      if (map.size > maxEntries) map.delete(map.keys().next().value as string);
+      if (young.has(key)) young.set(key, value);
+      else put(key, value);
     },
     get size() {
-      return map.size;
+      let n = young.size;
+      for (const key of old.keys()) if (!young.has(key)) n++;
+      return n;
     },
   };
 }
@@ -44,26 +58,46 @@ export interface ItemStats {
   toolResultTokens: number;
   imageTokens: number;
   images: number;
-  /** Decoded bytes of all images, and the largest single image (decoded and base64). */
+  /** Decoded bytes of all images, their base64 characters, and the largest single image. */
   imageBytes: number;
+  imageChars: number;
   maxImageBytes: number;
   maxImageBase64: number;
   /** Longest side of the largest image, px (0 when none or unreadable). */
   maxImageSide: number;
   /** Length of the message's JSON: a stand-in for its share of the request bytes. */
   jsonBytes: number;
-  /** sha256 of the rendered message's JSON (role and content). */
-  hash: string;
+  /** sha256 digest of the rendered message's JSON (role and content). */
+  digest: Buffer;
 }
 
+/**
+ * Item stats live in one map per scope (conversation, provider, model), keyed by the rendered
+ * identity — for an untouched message its id, a string the caller already holds, so a lookup
+ * builds no key. Scopes are kept in an LRU; a scope that outgrows `maxEntries` starts over.
+ */
 export interface TokenCache {
-  items: Lru<ItemStats>;
+  scope(name: string): Map<string, ItemStats>;
   /** Single numbers: tokens of one tool result, characters of a serialized message, … */
   numbers: Lru<number>;
+  readonly maxEntries: number;
 }
 
 export const DEFAULT_TOKEN_CACHE_ENTRIES = 100_000;
+const SCOPES = 256;
 
 export function createTokenCache(maxEntries = DEFAULT_TOKEN_CACHE_ENTRIES): TokenCache {
-  return { items: createLru(maxEntries), numbers: createLru(maxEntries) };
+  const scopes = createLru<Map<string, ItemStats>>(SCOPES);
+  return {
+    scope(name) {
+      let map = scopes.get(name);
+      if (map === undefined || map.size > maxEntries) {
+        map = new Map();
+        scopes.set(name, map);
+      }
+      return map;
+    },
+    numbers: createLru(maxEntries),
+    maxEntries,
+  };
 }

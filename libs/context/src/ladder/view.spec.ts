@@ -95,7 +95,7 @@ const snap = (ids: string[], id = 'p1'): SnapshotDecision => ({
   id,
   rung: 'snapshot',
   ...range(ids),
-  shape: 'anthropic',
+  shape: 'claude',
   pageCount: 2,
   sourceChars: 100,
   sourceHash: 'h',
@@ -152,7 +152,7 @@ describe('planView / renderView', () => {
     expect(block.content).toContain('GET /v1/conversations/conv1/messages/m3');
     expect(block.content).toContain('~1234 tokens');
     expect(block.content).toContain('read');
-    expect(items[2].key).toBe('m:m3|e:a');
+    expect(items[2].key).toBe('m3|e:a');
     expectValidEverywhere(items);
   });
 

@@ -191,7 +191,8 @@ function renderSource(source: ViewSource, plan: ViewPlan, index: number): ViewIt
   const elided = plan.elided.get(message.id);
   const stripped = plan.stripped.get(message.id);
   if (elided === undefined && stripped === undefined) {
-    return { message, key: `m:${message.id}`, kind: 'source', from: index, to: index };
+    // Message ids never hold ':' or '|', so they cannot collide with the other keys.
+    return { message, key: message.id, kind: 'source', from: index, to: index };
   }
   const strip = (path: string, block: Block | ToolResultContentBlock) => {
     const img = stripped?.get(path);
@@ -222,11 +223,16 @@ function renderSource(source: ViewSource, plan: ViewPlan, index: number): ViewIt
   const s = stripped === undefined ? '' : `|s:${[...stripped.keys()].sort().join(',')}`;
   return {
     message: { ...message, content },
-    key: `m:${message.id}${e}${s}`,
+    key: `${message.id}${e}${s}`,
     kind: 'source',
     from: index,
     to: index,
   };
+}
+
+/** One source message as the plan renders it (elisions and strips applied; ranges ignored). */
+export function renderSourceMessage(source: ViewSource, plan: ViewPlan, index: number): Message {
+  return renderSource(source, plan, index).message;
 }
 
 const synthetic = (id: string, role: 'user' | 'assistant', content: Block[]): Message => ({
@@ -237,6 +243,18 @@ const synthetic = (id: string, role: 'user' | 'assistant', content: Block[]): Me
   turnId: '',
   createdAt: '',
 });
+
+/** Base64 of rendered pages, computed once per page buffer (pages come back from the cache). */
+const BASE64 = new WeakMap<Buffer, string>();
+
+function base64Of(png: Buffer): string {
+  let data = BASE64.get(png);
+  if (data === undefined) {
+    data = png.toString('base64');
+    BASE64.set(png, data);
+  }
+  return data;
+}
 
 function renderRange(
   source: ViewSource,
@@ -260,7 +278,7 @@ function renderRange(
     textBlock(snapshotHeaderText(source.conversationId, d, images.length)),
     ...images.map((png): Block => ({
       type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') },
+      source: { type: 'base64', media_type: 'image/png', data: base64Of(png) },
     })),
   ];
   return {
@@ -296,7 +314,7 @@ export function renderView(
       if (userFollows(source, plan, range.to)) {
         items.push({
           message: synthetic(`${range.decision.id}:ack`, 'assistant', [textBlock(ACK_TEXT)]),
-          key: 'ack',
+          key: 'ack:',
           kind: 'ack',
           from: range.from,
           to: range.to,

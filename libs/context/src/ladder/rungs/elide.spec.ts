@@ -1,10 +1,11 @@
 import type { ElisionDecision } from '@arbor/domain/compaction';
 import type { Message } from '@arbor/domain/messages';
 import { baseInput, session, setup } from '../testing/builders';
+import type { StepOptions } from './common';
 import { elide } from './elide';
 
 const caps = { protectTokens: 3000, minElisionSavings: 1000 };
-const auto = { force: false, trigger: 'threshold' as const };
+const auto: StepOptions = { force: false, trigger: 'threshold' };
 
 async function run(
   messages: Message[],

@@ -5,6 +5,7 @@ import { buildState } from '../state';
 import { fakeRenderer } from '../testing/fake-pages';
 import { baseInput, session, setup } from '../testing/builders';
 import { createLru } from '../token-cache';
+import type { StepOptions } from './common';
 import { snapshot } from './snapshot';
 
 const messages = session({
@@ -13,7 +14,7 @@ const messages = session({
   resultWords: 400,
   image: { width: 64, height: 48 },
 });
-const auto = { force: false, trigger: 'threshold' as const };
+const auto: StepOptions = { force: false, trigger: 'threshold' };
 
 async function run(targetShare: number, options = auto, over = {}) {
   const renderer = fakeRenderer();
@@ -60,13 +61,13 @@ describe('snapshot', () => {
     const d = decisions[0];
     const covered = messages.slice(index(d.fromId), index(d.toId) + 1);
     const text = serializeMessages(covered);
-    expect(renderer.calls).toEqual([{ text, shape: 'anthropic' }]);
+    expect(renderer.calls).toEqual([{ text, shape: 'claude' }]);
     expect(text).not.toContain('iVBOR'); // image bytes are not text to render
     expect(d).toMatchObject({
-      shape: 'anthropic',
+      shape: 'claude',
       sourceChars: text.length,
       sourceHash: sha256(text),
-      pageCount: Math.ceil(text.length / 12_000),
+      pageCount: Math.ceil(text.length / 18_468),
       trigger: 'threshold',
     });
   });

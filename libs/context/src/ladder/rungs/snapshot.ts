@@ -15,7 +15,8 @@ import { countTextTokens } from '../../tokens/text';
 import { BLOCK_FRAMING_TOKENS, sha256 } from '../measure';
 import { type MiddleCandidate, chooseCandidate, middleSegments, planMiddle } from '../middle';
 import { ACK_TEXT } from '../placeholders';
-import type { LadderContext } from '../state';
+import type { LadderContext, LadderState } from '../state';
+import { type ViewItem, renderSourceMessage } from '../view';
 import { type Provisional, type RungRunner, commit, noop, protectedTokens } from './common';
 import { fitsGoal, lowWater, middleStart } from './range-common';
 import { imageLimitProblems } from './strip-images';
@@ -23,14 +24,18 @@ import { imageLimitProblems } from './strip-images';
 /** Header + acknowledgement + message framing of one replacement (header text ~70 tokens). */
 export const REPLACEMENT_OVERHEAD_TOKENS = 100 + countTextTokens(ACK_TEXT);
 
-function charsOf(ctx: LadderContext) {
+/** Serialized length of each message as the view renders it (cached per rendering). */
+function charsOf(ctx: LadderContext, state: LadderState) {
   const custom = ctx.input.serialize !== undefined ? ':custom' : '';
+  const byIndex = new Map<number, ViewItem>();
+  for (const item of state.items) if (item.kind === 'source') byIndex.set(item.from, item);
   return (index: number): number => {
-    const m = ctx.source.messages[index];
-    const key = `chars|${ctx.input.conversationId}|${m.id}${custom}`;
+    const item = byIndex.get(index);
+    if (item === undefined) return 0;
+    const key = `chars|${ctx.input.conversationId}|${item.key}${custom}`;
     const hit = ctx.cache.numbers.get(key);
     if (hit !== undefined) return hit;
-    const value = ctx.serialize([m]).length + 1;
+    const value = ctx.serialize([item.message]).length + 1;
     ctx.cache.numbers.set(key, value);
     return value;
   };
@@ -47,7 +52,7 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
   const start = middleStart(ctx, state, ['snapshot', 'summary']);
   const candidates = planMiddle(ctx, state, {
     start,
-    chars: charsOf(ctx),
+    chars: charsOf(ctx, state),
     cost: (chars) => {
       const pages = Math.max(1, Math.ceil(chars / shape.charsPerPage));
       return { pages, added: REPLACEMENT_OVERHEAD_TOKENS + pages * pageTokens };
@@ -97,7 +102,10 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
   let pages = 0;
   for (const [a, b] of middleSegments(ctx, start, choice.t)) {
     const covered = ctx.source.messages.slice(a, b);
-    const text = ctx.serialize(covered);
+    // The same text `snapshotSource` gives later calls: the view's rendering of the run.
+    const text = ctx.serialize(
+      covered.map((_, k) => renderSourceMessage(ctx.source, state.plan, a + k)),
+    );
     const sourceHash = sha256(text);
     const id = ctx.input.newId();
     let rendered: readonly Buffer[];

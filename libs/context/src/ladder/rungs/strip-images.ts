@@ -39,21 +39,17 @@ const REQUEST_BYTES_MARGIN = 0.95;
 /** The per-request image and size limits the view would break (cheap: from cached stats). */
 export function imageLimitProblems(ctx: LadderContext, state: LadderState): string[] {
   const limits = ctx.limits;
-  const stats = state.measure.stats;
+  const m = state.measure;
   const problems: string[] = [];
-  const count = state.measure.images;
+  const count = m.images;
   if (count > limits.maxImages) problems.push(`${count} images > ${limits.maxImages}`);
-  const perImage = stats.some(
-    (s) =>
-      (limits.imageBytesMeasure === 'base64' ? s.maxImageBase64 : s.maxImageBytes) >
-      limits.maxImageBytes,
-  );
-  if (perImage) problems.push(`an image over ${limits.maxImageBytes} bytes`);
+  const largest = limits.imageBytesMeasure === 'base64' ? m.maxImageBase64 : m.maxImageBytes;
+  if (largest > limits.maxImageBytes) problems.push(`an image over ${limits.maxImageBytes} bytes`);
   let side = limits.maxImageSide;
   if (limits.manyImages !== undefined && count > limits.manyImages.threshold) {
     side = Math.min(side ?? Infinity, limits.manyImages.maxImageSide);
   }
-  if (side !== undefined && stats.some((s) => s.maxImageSide > (side as number))) {
+  if (side !== undefined && m.maxImageSide > side) {
     problems.push(`an image over ${side} px a side`);
   }
   if (
