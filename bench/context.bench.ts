@@ -6,7 +6,7 @@
  *
  * The conversation: `turns` turns of a prompt, `steps` tool calls with ~300-word results (one in
  * five carries a 1280×800 PNG screenshot) and a final answer — 2,000 messages by default, about
- * 600k tokens. Per provider:
+ * 1M tokens by our estimate. Per provider:
  * - cold: the first call over a 200k budget (every message tokenized once; decisions made);
  * - steady: the same call again `reps` times with those decisions in force (what a harness sees
  *   turn after turn): no new measurement, no new page;
