@@ -24,7 +24,7 @@ import {
   type ProviderName,
   type RenderPages,
   assembleContext,
-  createLru,
+  createPageCache,
   createTokenCache,
 } from '@arbor/context';
 import {
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   let renderMs = 0;
   for (const { provider, model } of TARGETS) {
     const tokenCache = createTokenCache();
-    const pageCache = createLru<readonly Buffer[]>(256);
+    const pageCache = createPageCache(256 * 1024 * 1024);
     const timed = timedRenderer(renderer.render);
     const input: AssembleInput = {
       conversationId: 'bench',

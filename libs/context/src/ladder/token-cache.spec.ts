@@ -1,4 +1,4 @@
-import { createLru, createTokenCache } from './token-cache';
+import { createLru, createPageCache, createTokenCache } from './token-cache';
 
 describe('createLru', () => {
   it('keeps what is used and forgets what is not, within its bound', () => {
@@ -45,5 +45,28 @@ describe('createLru', () => {
     const b = cache.scope('s');
     expect(b).not.toBe(a);
     expect(b.size).toBe(0);
+  });
+});
+
+describe('createPageCache', () => {
+  const pages = (n: number, size: number) => Array.from({ length: n }, () => Buffer.alloc(size));
+
+  it('keeps pages until their bytes pass the bound, dropping the least recently used', () => {
+    const cache = createPageCache(1000);
+    cache.set('a', pages(2, 300));
+    cache.set('b', pages(1, 300));
+    expect(cache.get('a')).toHaveLength(2); // a is now the most recent
+    cache.set('c', pages(1, 300)); // 1200 > 1000: b goes
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toHaveLength(2);
+    expect(cache.get('c')).toHaveLength(1);
+    expect(cache.bytes).toBe(900);
+  });
+
+  it('does not keep an entry bigger than the whole bound', () => {
+    const cache = createPageCache(100);
+    cache.set('huge', pages(1, 101));
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.bytes).toBe(0);
   });
 });

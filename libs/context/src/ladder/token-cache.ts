@@ -101,3 +101,49 @@ export function createTokenCache(maxEntries = DEFAULT_TOKEN_CACHE_ENTRIES): Toke
     maxEntries,
   };
 }
+
+/**
+ * Rendered pages by key, bounded by their total bytes (pages are big: a count bound would not
+ * bound memory). Least recently used first out. Implements `PageCache`.
+ */
+export interface BytesBoundedCache {
+  get(key: string): readonly Buffer[] | undefined;
+  set(key: string, pages: readonly Buffer[]): void;
+  readonly bytes: number;
+}
+
+export const DEFAULT_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+export function createPageCache(maxBytes = DEFAULT_PAGE_CACHE_BYTES): BytesBoundedCache {
+  const map = new Map<string, { pages: readonly Buffer[]; bytes: number }>();
+  let total = 0;
+  const drop = (key: string) => {
+    const entry = map.get(key);
+    if (entry === undefined) return;
+    map.delete(key);
+    total -= entry.bytes;
+  };
+  return {
+    get(key) {
+      const entry = map.get(key);
+      if (entry === undefined) return undefined;
+      map.delete(key);
+      map.set(key, entry);
+      return entry.pages;
+    },
+    set(key, pages) {
+      drop(key);
+      const bytes = pages.reduce((n, p) => n + p.length, 0);
+      if (bytes > maxBytes) return;
+      map.set(key, { pages, bytes });
+      total += bytes;
+      for (const oldest of map.keys()) {
+        if (total <= maxBytes) break;
+        drop(oldest);
+      }
+    },
+    get bytes() {
+      return total;
+    },
+  };
+}
