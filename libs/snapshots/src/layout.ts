@@ -1,0 +1,188 @@
+/**
+ * Pure layout: text → rows of at most `columns` cells → pages of at most `rows` rows.
+ * One code point is one cell. Nothing is dropped or reordered except what the page cap declares.
+ *
+ * Two modes:
+ * - `flow` (default, dense): the text runs on without regard to its line breaks; a line break
+ *   takes one cell and is drawn as a faint `¶`. Every row is full, so a row's end says nothing;
+ *   real session text fills only ~30 % of 180-column rows when each line starts a row.
+ * - `lines`: each source line starts a row; a line longer than a row is hard-wrapped and every
+ *   row it continues onto is announced by a continuation mark in the previous row's last cell.
+ */
+
+export type LayoutMode = 'flow' | 'lines';
+
+export interface LayoutOptions {
+  columns: number;
+  rows: number;
+  mode?: LayoutMode;
+  /** At most this many pages; the rest is reported in `omitted`. Default: no cap. */
+  maxPages?: number;
+  /** Which end survives the page cap: the start of the text (default) or its end. */
+  keep?: 'head' | 'tail';
+}
+
+/** One cell: a character, a line break (flow mode) or a continuation mark (lines mode). */
+export type Cell = string;
+export const NEWLINE_CELL = '\n';
+
+export interface Row {
+  /** Cells as a string; in flow mode a '\n' in it is a line-break cell. */
+  cells: string;
+  /** Lines mode: this row's source line continues on the next row (a mark is drawn). */
+  continued: boolean;
+}
+
+export interface Page {
+  index: number;
+  rows: Row[];
+  /** The exact slice of the input this page carries: input.slice(start, end). */
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Omitted {
+  /** UTF-16 code units of the input that are on no page. */
+  chars: number;
+  /** Where the omitted part is: [start, end) of the input. */
+  start: number;
+  end: number;
+}
+
+export interface Layout {
+  pages: Page[];
+  columns: number;
+  rows: number;
+  mode: LayoutMode;
+  omitted: Omitted;
+}
+
+/** A row with the input range it came from. */
+interface PlacedRow extends Row {
+  start: number;
+  end: number;
+}
+
+function assertGrid(columns: number, rows: number): void {
+  if (!Number.isInteger(columns) || columns < 2) throw new RangeError('columns must be ≥ 2');
+  if (!Number.isInteger(rows) || rows < 1) throw new RangeError('rows must be ≥ 1');
+}
+
+/** Flow mode: fill every row with `columns` code points, line breaks included. */
+function flowRows(text: string, columns: number): PlacedRow[] {
+  const rows: PlacedRow[] = [];
+  let start = 0;
+  let count = 0;
+  let i = 0;
+  while (i < text.length) {
+    const cp = text.codePointAt(i) as number;
+    i += cp > 0xffff ? 2 : 1;
+    count += 1;
+    if (count === columns) {
+      rows.push({ cells: text.slice(start, i), continued: false, start, end: i });
+      start = i;
+      count = 0;
+    }
+  }
+  if (count > 0) rows.push({ cells: text.slice(start), continued: false, start, end: text.length });
+  return rows;
+}
+
+/** Lines mode: one source line per row, hard-wrapped at `columns - 1` code points plus a mark. */
+function lineRows(text: string, columns: number): PlacedRow[] {
+  const rows: PlacedRow[] = [];
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    const nl = text.indexOf('\n', lineStart);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const consumedEnd = nl === -1 ? text.length : nl + 1;
+    const line = text.slice(lineStart, lineEnd);
+    const points = Array.from(line);
+    if (points.length <= columns) {
+      rows.push({ cells: line, continued: false, start: lineStart, end: consumedEnd });
+    } else {
+      let offset = lineStart;
+      for (let p = 0; p < points.length; p += columns - 1) {
+        const piece = points.slice(p, p + columns - 1).join('');
+        const last = p + columns - 1 >= points.length;
+        const end = last ? consumedEnd : offset + piece.length;
+        rows.push({ cells: piece, continued: !last, start: offset, end });
+        offset += piece.length;
+      }
+    }
+    if (nl === -1) break;
+    lineStart = nl + 1;
+  }
+  return rows;
+}
+
+function paginate(rows: PlacedRow[], perPage: number, text: string): Page[] {
+  const pages: Page[] = [];
+  for (let r = 0; r < rows.length; r += perPage) {
+    const chunk = rows.slice(r, r + perPage);
+    const start = chunk[0].start;
+    const end = chunk[chunk.length - 1].end;
+    pages.push({
+      index: pages.length,
+      rows: chunk.map(({ cells, continued }) => ({ cells, continued })),
+      start,
+      end,
+      text: text.slice(start, end),
+    });
+  }
+  return pages;
+}
+
+function reindex(pages: Page[]): Page[] {
+  return pages.map((p, index) => ({ ...p, index }));
+}
+
+export function layoutText(text: string, options: LayoutOptions): Layout {
+  if (typeof text !== 'string') throw new TypeError('layoutText takes text only');
+  const { columns, rows } = options;
+  assertGrid(columns, rows);
+  const mode = options.mode ?? 'flow';
+  const placed =
+    text.length === 0 ? [] : mode === 'flow' ? flowRows(text, columns) : lineRows(text, columns);
+  const all = paginate(placed, rows, text);
+  const cap = options.maxPages ?? Infinity;
+  if (all.length <= cap) {
+    return {
+      pages: all,
+      columns,
+      rows,
+      mode,
+      omitted: { chars: 0, start: text.length, end: text.length },
+    };
+  }
+  if (options.keep === 'tail') {
+    const kept = all.slice(all.length - cap);
+    const start = 0;
+    const end = kept.length > 0 ? kept[0].start : text.length;
+    return {
+      pages: reindex(kept),
+      columns,
+      rows,
+      mode,
+      omitted: { chars: end - start, start, end },
+    };
+  }
+  const kept = all.slice(0, cap);
+  const start = kept.length > 0 ? kept[kept.length - 1].end : 0;
+  return {
+    pages: kept,
+    columns,
+    rows,
+    mode,
+    omitted: { chars: text.length - start, start, end: text.length },
+  };
+}
+
+/** How many pages the text needs in this grid, without building them. */
+export function countPages(
+  text: string,
+  options: Omit<LayoutOptions, 'maxPages' | 'keep'>,
+): number {
+  return layoutText(text, options).pages.length;
+}

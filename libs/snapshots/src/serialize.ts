@@ -1,0 +1,159 @@
+/**
+ * Messages → the plain text that snapshot pages are rendered from (the middle of a history).
+ * Deterministic: the same messages and options give the same string. Additive: the text of a
+ * run is its messages' texts joined by '\n', so a planner can size pages message by message.
+ *
+ * Format, one message after another:
+ *   [user] text…
+ *   [assistant] text…
+ *   [tool_use NAME ID] {"compact":"json"}
+ *   [user] [tool_result ID] output head… [N chars elided] …output tail
+ *   [tool_result ID error] …
+ *   [image: image/png, 640x480]
+ *   [thinking: 1234 chars]            (thinking 'mark'; 'omit' drops it; 'include' keeps it)
+ */
+import type {
+  Block,
+  ImageBlock,
+  Message,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '@arbor/domain/messages';
+import { readImageSize } from './image-size';
+
+export interface HeadTail {
+  head: number;
+  tail: number;
+}
+
+export interface SerializeOptions {
+  /** Tool inputs (compact JSON) longer than head + tail keep only their head and tail. */
+  toolInput: HeadTail;
+  /** Tool outputs longer than head + tail keep only their head and tail. */
+  toolOutput: HeadTail;
+  /** Thinking blocks: dropped, replaced by a marker with their length, or kept (truncated). */
+  thinking: 'omit' | 'mark' | 'include';
+  thinkingLimit: HeadTail;
+  /** A tab becomes this many spaces (one cell per character on the page). */
+  tabWidth: number;
+  /** Runs of one punctuation character at least this long become `[=×76]`; 0 keeps them. */
+  collapseRuns: number;
+}
+
+export const DEFAULT_SERIALIZE_OPTIONS: Readonly<SerializeOptions> = Object.freeze({
+  toolInput: { head: 1_500, tail: 500 },
+  toolOutput: { head: 3_000, tail: 1_000 },
+  thinking: 'mark',
+  thinkingLimit: { head: 1_000, tail: 500 },
+  tabWidth: 2,
+  collapseRuns: 8,
+});
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/** Marker that replaces the middle of a long text. */
+export function elisionMarker(chars: number): string {
+  return `… [${chars} chars elided] …`;
+}
+
+/**
+ * `text` unchanged if it fits in head + tail characters; otherwise its first `head` and last
+ * `tail` characters around an explicit marker saying how many were elided. Never splits a
+ * surrogate pair.
+ */
+export function truncateMiddle(text: string, { head, tail }: HeadTail): string {
+  if (text.length <= head + tail) return text;
+  let h = Math.max(0, head);
+  if (h > 0 && isHighSurrogate(text.charCodeAt(h - 1))) h -= 1;
+  let t = text.length - Math.max(0, tail);
+  if (t < text.length && isLowSurrogate(text.charCodeAt(t))) t += 1;
+  const elided = t - h;
+  return `${text.slice(0, h)}\n${elisionMarker(elided)}\n${text.slice(t)}`;
+}
+
+// Every C0 control but the line feed, and DEL: written in caret notation.
+const CONTROL_CHARS = new RegExp('[\\u0000-\\u0008\\u000b-\\u001f\\u007f]', 'g');
+
+/** Control characters → caret notation (ESC → ^[), CR/CRLF → LF, tabs → spaces. */
+export function normalizeText(text: string, tabWidth: number): string {
+  const tab = ' '.repeat(Math.max(0, tabWidth));
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\t/g, tab)
+    .replace(CONTROL_CHARS, (c) =>
+      c === '\u007f' ? '^?' : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`,
+    );
+}
+
+export function collapseRuns(text: string, minRun: number): string {
+  if (minRun < 2) return text;
+  const re = new RegExp(`([^\\s\\w])\\1{${minRun - 1},}`, 'g');
+  return text.replace(re, (run: string, c: string) => `[${c}×${run.length}]`);
+}
+
+function clean(text: string, o: SerializeOptions): string {
+  return collapseRuns(normalizeText(text, o.tabWidth), o.collapseRuns);
+}
+
+export function imageMarker(block: ImageBlock): string {
+  const size = readImageSize(block.source.data);
+  const dims = size ? `${size.width}x${size.height}` : '?x?';
+  return `[image: ${block.source.media_type}, ${dims}]`;
+}
+
+function toolUse(block: ToolUseBlock, o: SerializeOptions): string {
+  const json = JSON.stringify(block.input ?? null) ?? 'null';
+  return `[tool_use ${block.name} ${block.id}] ${clean(truncateMiddle(json, o.toolInput), o)}`;
+}
+
+function toolResult(block: ToolResultBlock, o: SerializeOptions): string {
+  const parts =
+    typeof block.content === 'string'
+      ? [block.content]
+      : block.content.map((b) => (b.type === 'text' ? b.text : imageMarker(b)));
+  const body = clean(truncateMiddle(parts.join('\n'), o.toolOutput), o);
+  return `[tool_result ${block.tool_use_id}${block.is_error ? ' error' : ''}] ${body}`;
+}
+
+function serializeBlock(block: Block, o: SerializeOptions): string | null {
+  switch (block.type) {
+    case 'text':
+      return clean(block.text, o);
+    case 'image':
+      return imageMarker(block);
+    case 'tool_use':
+      return toolUse(block, o);
+    case 'tool_result':
+      return toolResult(block, o);
+    case 'thinking':
+      if (o.thinking === 'omit') return null;
+      if (o.thinking === 'mark') return `[thinking: ${block.thinking.length} chars]`;
+      return `[thinking] ${clean(truncateMiddle(block.thinking, o.thinkingLimit), o)}`;
+    case 'redacted_thinking':
+      return o.thinking === 'omit' ? null : '[redacted_thinking]';
+  }
+}
+
+function withDefaults(options: Partial<SerializeOptions> = {}): SerializeOptions {
+  return { ...DEFAULT_SERIALIZE_OPTIONS, ...options };
+}
+
+export function serializeMessage(
+  message: Pick<Message, 'role' | 'content'>,
+  options?: Partial<SerializeOptions>,
+): string {
+  const o = withDefaults(options);
+  const blocks = message.content
+    .map((b) => serializeBlock(b, o))
+    .filter((s): s is string => s !== null);
+  return blocks.length === 0 ? `[${message.role}]` : `[${message.role}] ${blocks.join('\n')}`;
+}
+
+export function serializeMessages(
+  messages: readonly Pick<Message, 'role' | 'content'>[],
+  options?: Partial<SerializeOptions>,
+): string {
+  const o = withDefaults(options);
+  return messages.map((m) => serializeMessage(m, o)).join('\n');
+}
