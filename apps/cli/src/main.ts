@@ -4,17 +4,10 @@ import { readConfig } from '../../api/src/config/config';
 import { createEventStore } from '../../api/src/store/store.provider';
 import { PROJECTION_FILTER, PROJECTIONS } from '../../api/src/conversations/read-models.service';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
+import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
+import { CliError } from './errors';
 import { createProgress } from './progress';
-
-const USAGE = `arbor — event-sourced conversation history for LLM agents
-
-usage:
-  arbor serve              start the HTTP service (same as npm start)
-  arbor rebuild            drop the read models and replay the log from position 0
-                           (stop the server first, or call POST /v1/admin/projections/rebuild)
-  arbor help
-
-configuration comes from the environment (ARBOR_DATA_DIR, EVENTSTORE_CONNECTION_STRING, ...): see README.md`;
+import { USAGE } from './usage';
 
 const rebuild = async (): Promise<void> => {
   const config = readConfig(process.env);
@@ -35,9 +28,24 @@ const rebuild = async (): Promise<void> => {
   await store.close();
 };
 
+const io: Io = {
+  env: process.env,
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(`${text}\n`),
+  stderr: process.stderr,
+};
+
 const main = async (argv: string[]): Promise<number> => {
-  const [command] = argv;
+  const [command, ...rest] = argv;
   switch (command) {
+    case 'import':
+      return importCommand(rest, io);
+    case 'export':
+      return exportCommand(rest, io);
+    case 'tree':
+      return treeCommand(rest, io);
+    case 'replay':
+      return replayCommand(rest, io);
     case 'serve':
       await import('../../api/src/main');
       return -1;
@@ -56,12 +64,22 @@ const main = async (argv: string[]): Promise<number> => {
   }
 };
 
+/** Exits once stdout and stderr have flushed (a pipe would otherwise lose the output's tail). */
+const exit = (code: number): void => {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+};
+
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) exit(code);
   },
   (error: unknown) => {
+    if (error instanceof CliError) {
+      console.error(`arbor: ${error.code}: ${error.message}`);
+      if (error.exitCode === 2) console.error(`\n${USAGE}`);
+      return exit(error.exitCode);
+    }
     console.error(`arbor: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    exit(1);
   },
 );

@@ -1,0 +1,213 @@
+/**
+ * The embedded client: the API's own Nest application context on the configured data directory,
+ * with writes sent as `ConversationCommand`s on its CommandBus and reads as its queries — the
+ * same command path and validation as the HTTP controllers, never events written directly.
+ */
+import 'reflect-metadata';
+import { type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { type Command as DomainCommand, type Message, parseMessages } from '@arbor/domain';
+import { type EventStore } from '@arbor/event-store';
+import {
+  emptyDirectory,
+  evolveDirectory,
+  TENANT_CATEGORY,
+  TENANT_EVENT_TYPES,
+  type TenantEvent,
+} from '@arbor/tenancy';
+import { AppModule } from '../../../api/src/app.module';
+import { type Caller } from '../../../api/src/auth/caller';
+import { type ArborConfig } from '../../../api/src/config/config';
+import { ConversationCommand } from '../../../api/src/conversations/commands';
+import { messagesProblem } from '../../../api/src/conversations/domain-problem';
+import { toJsonl, toMarkdown } from '../../../api/src/conversations/export';
+import { GetBranchOrTree, GetConversation, GetTree } from '../../../api/src/conversations/queries';
+import * as S from '../../../api/src/conversations/schemas';
+import { ReplayConversation, ReproduceContext } from '../../../api/src/replay/queries';
+import { conversationView, type ReplayAnswer } from '../../../api/src/replay/replay-view';
+import { EVENT_STORE } from '../../../api/src/store/store.provider';
+import { TenantDirectoryService } from '../../../api/src/tenants/tenant-directory.service';
+import { parseOrThrow } from '../../../api/src/validation/zod';
+import { CliError, problemError } from '../errors';
+import {
+  type ArborClient,
+  asJson,
+  type ConversationInfo,
+  type ReplayView,
+  type ReproductionView,
+  type TreeView,
+} from './types';
+
+/** The tenant the embedded CLI uses when none is named. */
+export const LOCAL_TENANT_NAME = 'local';
+
+/** Tenants folded from the log (the directory service keeps its map private). */
+const tenantsNamed = async (store: EventStore, name: string): Promise<string[]> => {
+  let dir = emptyDirectory();
+  let from: bigint | 'start' = 'start';
+  for (;;) {
+    const page = await store.readAll({
+      fromPosition: from,
+      maxCount: 1000,
+      filter: { streamPrefixes: [`${TENANT_CATEGORY}-`], eventTypes: TENANT_EVENT_TYPES },
+    });
+    for (const e of page) dir = evolveDirectory(dir, e as unknown as TenantEvent);
+    if (page.length < 1000) break;
+    from = page[page.length - 1].position + 1n;
+  }
+  return [...dir.tenants.values()].filter((t) => t.name === name).map((t) => t.tenantId);
+};
+
+const toCliError = (e: unknown): unknown => {
+  if (e instanceof CliError) return e;
+  if (typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string')
+    return problemError(e.code, (e as { detail?: unknown }).detail, String(e));
+  return e;
+};
+
+export interface EmbeddedOptions {
+  config: ArborConfig;
+  /** The tenant to act as; default the `local` tenant (created on first use). */
+  tenantId?: string;
+  /** Told once when the local tenant is created. */
+  onTenantCreated?: (tenantId: string) => void;
+}
+
+export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<ArborClient> => {
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(
+    AppModule.forRoot(options.config),
+    { logger: ['error', 'warn'], abortOnError: false },
+  );
+  await app.init();
+  const commands = app.get(CommandBus);
+  const queries = app.get(QueryBus);
+  const directory = app.get(TenantDirectoryService);
+  let tenantId = options.tenantId;
+  try {
+    if (tenantId !== undefined && !directory.exists(tenantId))
+      throw new CliError('tenant_not_found', `no tenant ${tenantId} in ${options.config.dataDir}`);
+    if (tenantId === undefined) {
+      const store = app.get<EventStore>(EVENT_STORE);
+      [tenantId] = await tenantsNamed(store, LOCAL_TENANT_NAME);
+      if (tenantId === undefined) {
+        tenantId = (await directory.createTenant(LOCAL_TENANT_NAME, { actor: 'cli' })).id;
+        options.onTenantCreated?.(tenantId);
+      }
+    }
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  const caller: Caller = { tenantId, keyId: 'cli-embedded', actor: 'cli' };
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return asJson(await work());
+    } catch (e) {
+      throw toCliError(e);
+    }
+  };
+  const run = <C extends DomainCommand>(id: string, command: C, parentFromTip = false) => {
+    parseOrThrow(S.Id, id, 'params');
+    return commands.execute(new ConversationCommand(caller, id, command, { parentFromTip }));
+  };
+  const branchOrTree = (id: string, scope: 'tree' | 'branch') =>
+    queries.execute(new GetBranchOrTree(caller, id, scope));
+
+  return {
+    mode: 'embedded',
+    target: options.config.dataDir,
+    startConversation: (body) =>
+      guard(async () => {
+        const b = parseOrThrow(S.StartConversationBody, body);
+        const id = b.id ?? crypto.randomUUID();
+        try {
+          await run(id, {
+            type: 'start',
+            conversationId: id,
+            title: b.title ?? null,
+            metadata: b.metadata,
+          });
+          return { id, created: true };
+        } catch (e) {
+          if ((e as { code?: unknown }).code === 'conversation_exists' && b.id !== undefined)
+            return { id, created: false };
+          throw e;
+        }
+      }),
+    commitTurn: (id, body) =>
+      guard(async () => {
+        const b = parseOrThrow(S.CommitTurnBody, body);
+        const parsed = parseMessages(b.messages, { maxImageBytes: options.config.maxImageBytes });
+        if (!parsed.ok) throw messagesProblem(parsed.errors);
+        const { result } = await run(
+          id,
+          {
+            type: 'commitTurn',
+            turnId: b.turnId,
+            parentId: b.parentId ?? null,
+            ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+            messages: parsed.value,
+          },
+          b.parentId === undefined,
+        );
+        const { turnId, messageIds, tip, revision, replayed } = result;
+        return { turnId, messageIds: [...messageIds], tip, revision, replayed };
+      }),
+    moveTip: (id, messageId) =>
+      guard(async () => {
+        const b = parseOrThrow(S.MoveTipBody, { messageId });
+        const { result } = await run(id, { type: 'moveTip', messageId: b.messageId });
+        return { tip: result.tip, revision: result.revision };
+      }),
+    setCheckpoint: (id, label, messageId) =>
+      guard(async () => {
+        const b = parseOrThrow(S.SetCheckpointBody, { label, messageId, replace: true });
+        await run(id, {
+          type: 'setCheckpoint',
+          label: b.label,
+          messageId: b.messageId,
+          replace: b.replace,
+        });
+      }),
+    conversation: (id) =>
+      guard(
+        async () =>
+          conversationView(
+            await queries.execute(new GetConversation(caller, id)),
+          ) as ConversationInfo,
+      ),
+    tree: (id) => guard(async () => (await queries.execute(new GetTree(caller, id))) as TreeView),
+    messages: (id, scope) =>
+      guard(async (): Promise<Message[]> => (await branchOrTree(id, scope)).messages),
+    exportText: (id, format, scope) =>
+      guard(async () => {
+        const { conversation, messages } = await branchOrTree(id, scope);
+        return format === 'jsonl' ? toJsonl(messages) : toMarkdown(conversation.title, messages);
+      }),
+    replay: (id, revision) =>
+      guard(async () => {
+        const items: Message[] = [];
+        let first: ReplayAnswer | undefined;
+        for (let from: number | null = 0; from !== null;) {
+          const page: ReplayAnswer = await queries.execute(
+            new ReplayConversation(caller, id, revision, from, 1000),
+          );
+          first ??= page;
+          items.push(...page.branch.items);
+          from = page.branch.nextDepth;
+        }
+        const answer = first as ReplayAnswer;
+        const { nextDepth: _n, ...branch } = answer.branch;
+        return { ...answer, branch: { ...branch, items } } as unknown as ReplayView;
+      }),
+    reproduce: (id, contextId) =>
+      guard(
+        async () =>
+          (await queries.execute(
+            new ReproduceContext(caller, id, contextId),
+          )) as unknown as ReproductionView,
+      ),
+    close: () => app.close(),
+  };
+};

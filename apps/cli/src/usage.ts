@@ -1,0 +1,38 @@
+export const USAGE = `arbor — event-sourced conversation history for LLM agents
+
+usage:
+  arbor serve                      start the HTTP service (same as npm start)
+  arbor rebuild                    drop the read models and replay the log from position 0
+                                   (stop the server first, or call POST /v1/admin/projections/rebuild)
+  arbor import <file|folder>       import Claude Code and pi session files (*.jsonl, folders
+                                   recursively): one conversation per session (subagent
+                                   transcripts their own), real branches kept, committed turn by
+                                   turn through the API's command path; prints what was skipped
+      --concurrency <n>            conversations committed at once (default 4)
+      --report <file.json>         write every file's line-by-line report as JSON
+      --verbose                    list every skipped or changed line in the summary
+  arbor export <conversation>      print a conversation
+      --format jsonl|markdown|html (default jsonl; html: one self-contained page, tree + branch)
+      --scope tree|branch          jsonl/markdown: every message or the active branch
+                                   (default: tree for jsonl, branch for markdown)
+      --output <file>              write to a file instead of stdout
+  arbor tree <conversation>        the tree in the terminal: branch points (⑂), tip, checkpoints
+      --expand                     do not fold long linear runs
+      --full-ids                   print whole message ids
+      --width <n>                  width of the message previews (default 72)
+  arbor replay <conversation> --revision <n>
+                                   the state as of revision n (tip, active branch, checkpoints,
+                                   compactions in force, pending failure)
+      --context <contextId>        reproduce that handed-out context and compare its hash
+                                   (exit code 3 on a mismatch)
+      --json                       print the API's JSON answer
+  arbor help
+
+where import, export, tree and replay run (the same results either way):
+  embedded (default)               the store in ARBOR_DATA_DIR (or --data-dir <dir>), through the
+                                   API's command and query buses; stop a server using that
+                                   directory first. Acts as --tenant <id>, default the tenant
+                                   named "local" (created on first use).
+  --url <url> --key <api key>      a running server (or ARBOR_URL and ARBOR_API_KEY)
+
+configuration comes from the environment (ARBOR_DATA_DIR, EVENTSTORE_CONNECTION_STRING, ...): see README.md`;
