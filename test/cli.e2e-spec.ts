@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
 import { createApp } from '../apps/api/src/bootstrap';
@@ -120,8 +121,30 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
   let dataDir: string;
   let id: string;
   let tenantId: string;
+  let contextId: string;
   const outputs = new Map<string, string>();
   const commands: [string, (argv: string[], io: Io) => Promise<number>, string[]][] = [];
+
+  /** The real server on the data directory, with a key of the tenant the CLI created. */
+  const withServer = async (work: (url: string, key: string) => Promise<void>) => {
+    const app = await createApp(readConfig(baseEnv(dataDir)));
+    try {
+      await app.listen(0, '127.0.0.1');
+      const address = app.getHttpServer().address();
+      if (address === null || typeof address === 'string') throw new Error('no address');
+      const url = `http://127.0.0.1:${address.port}`;
+      const res = await fetch(`${url}/v1/tenants/${tenantId}/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: 'cli test' }),
+      });
+      const { apiKey } = (await res.json()) as { apiKey: string };
+      await work(url, apiKey);
+    } finally {
+      await app.close();
+    }
+  };
+
   beforeAll(async () => {
     dataDir = tmp();
     const client = await createEmbeddedClient({
@@ -134,6 +157,16 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
     await client.setCheckpoint(id, 'first-answer', '3220c04b-b0dc-48b5-845b-3c1c10f6a684');
     await client.moveTip(id, '95b483e6-74a7-4c50-b3c8-705944edf7ae');
     await client.close();
+    // A context handed out (only the API assembles them), to reproduce.
+    await withServer(async (url, key) => {
+      const res = await fetch(`${url}/v1/conversations/${id}/context`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'anthropic', model: 'claude-x', budgetTokens: 100000 }),
+      });
+      expect({ status: res.status }).toEqual({ status: 200 });
+      contextId = ((await res.json()) as { contextId: string }).contextId;
+    });
     commands.push(
       ['export jsonl', exportCommand, [id]],
       ['export jsonl branch', exportCommand, [id, '--scope', 'branch']],
@@ -143,11 +176,12 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
       ['tree expanded', treeCommand, [id, '--expand', '--full-ids']],
       ['replay 10', replayCommand, [id, '--revision', '10']],
       ['replay 10 json', replayCommand, [id, '--revision', '10', '--json']],
-      ['replay last', replayCommand, [id, '--revision', '26']],
+      ['replay 26', replayCommand, [id, '--revision', '26']],
+      ['replay context', replayCommand, [id, '--context', contextId]],
     );
     for (const [name, command, argv] of commands) {
       const r = await capture(command, argv, baseEnv(dataDir));
-      expect(r.code).toBe(0);
+      expect({ name, code: r.code }).toEqual({ name, code: 0 });
       outputs.set(name, r.out);
     }
   });
@@ -161,35 +195,44 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
     expect(outputs.get('replay 10')).toContain(`${id} as of revision 10`);
     const replay = JSON.parse(outputs.get('replay 10 json') as string) as { revision: number };
     expect(replay.revision).toBe(10);
-    expect(outputs.get('replay last')).toContain(
+    expect(outputs.get('replay 26')).toContain(
       'first-answer → 3220c04b-b0dc-48b5-845b-3c1c10f6a684 (active)',
     );
+    expect(outputs.get('replay context')).toContain('MATCH: the reproduced body is byte for byte');
     const html = outputs.get('export html') as string;
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
   });
 
   it('prints the same through a running server with --url and --key', async () => {
-    const app = await createApp(readConfig(baseEnv(dataDir)));
-    try {
-      await app.listen(0, '127.0.0.1');
-      const address = app.getHttpServer().address();
-      if (address === null || typeof address === 'string') throw new Error('no address');
-      const url = `http://127.0.0.1:${address.port}`;
-      const res = await fetch(`${url}/v1/tenants/${tenantId}/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ label: 'cli test' }),
-      });
-      const { apiKey } = (await res.json()) as { apiKey: string };
+    await withServer(async (url, key) => {
       for (const [name, command, argv] of commands) {
-        const r = await capture(command, [...argv, '--url', url, '--key', apiKey], {});
+        const r = await capture(command, [...argv, '--url', url, '--key', key], {});
         expect({ name, code: r.code }).toEqual({ name, code: 0 });
         expect({ name, out: r.out }).toEqual({ name, out: outputs.get(name) });
       }
-    } finally {
-      await app.close();
-    }
+    });
+  });
+
+  it('says loudly, with exit code 3, when a context does not reproduce', async () => {
+    // Tamper with the recorded receipt (the log refuses updates: drop its guard first).
+    const db = new Database(path.join(dataDir, 'events.sqlite'));
+    db.exec('DROP TRIGGER IF EXISTS events_no_update');
+    const changed = db
+      .prepare(
+        "UPDATE events SET data = json_set(data, '$.bodyHash', ?) WHERE type = 'ContextAssembled'",
+      )
+      .run('0'.repeat(64)).changes;
+    db.close();
+    expect(changed).toBe(1);
+    const r = await capture(replayCommand, [id, '--context', contextId], baseEnv(dataDir));
+    expect(r.code).toBe(3);
+    expect(r.out).toContain('MISMATCH');
+    expect(r.out).toContain(`recorded hash:   ${'0'.repeat(64)}`);
+    expect(r.err).toContain(`context ${contextId} does NOT reproduce`);
+    await expect(
+      capture(replayCommand, [id, '--context', 'no-such-context'], baseEnv(dataDir)),
+    ).rejects.toMatchObject({ code: 'context_not_found' });
   });
 });
 
@@ -225,6 +268,21 @@ describe('arbor as a child process', () => {
     );
     const jsonl = await arbor(['export', id], env);
     expect(jsonl.stdout.trim().split('\n')).toHaveLength(18);
+    // Again, with the line-by-line report: a resumed import, nothing duplicated.
+    const report = path.join(dataDir, 'report.json');
+    const again = await arbor(['import', IDEAS, '--verbose', '--report', report], env);
+    expect(again.stdout).toContain('7 turns were already there (a resumed import): replayed');
+    expect(again.stdout).toMatch(
+      /experiments-ideas__[^:]+:\d+ {2}file-history-snapshot record without uuid/,
+    );
+    const [fileReport] = JSON.parse(fs.readFileSync(report, 'utf8')) as {
+      format: string;
+      messages: number;
+      skipped: { line: number; reason: string }[];
+    }[];
+    expect(fileReport).toMatchObject({ format: 'claude-code', messages: 18 });
+    expect(fileReport.skipped.length).toBeGreaterThan(0);
+    expect((await arbor(['export', id], env)).stdout.trim().split('\n')).toHaveLength(18);
   });
 
   it('answers usage errors with exit code 2 and unknown conversations with their code', async () => {
