@@ -32,6 +32,12 @@ export interface ProjectorOptions {
   set: ProjectionSet;
   /** Events applied per transaction at most. */
   batchSize?: number;
+  /**
+   * How long received events may wait to be applied together (ms). A reader waiting for a
+   * position (`waitFor`) has them applied at once, so read-your-writes does not wait for it.
+   * Default 5; 0 applies on the next turn of the event loop.
+   */
+  flushDelayMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -79,6 +85,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   const { store, db, set } = options;
   const name = options.name ?? 'readmodels';
   const batchSize = options.batchSize ?? 512;
+  const flushDelayMs = options.flushDelayMs ?? 5;
   migrateAll(db, set.projections);
   let apply = createBatchApplier(db, name, set.projections);
 
@@ -107,19 +114,52 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     wake();
   };
 
-  const run = async (sub: Subscription): Promise<void> => {
-    let batch: RecordedEvent[] = [];
-    let pendingUpTo: bigint | null = null;
-    let scheduled: NodeJS.Immediate | null = null;
-    const flushPending = (): void => {
+  const fail = (error: unknown): void => {
+    lastError = error instanceof Error ? error.message : String(error);
+    running = false;
+    options.onError?.(error);
+  };
+
+  /** Received, not yet applied: the events, and the position they (and skipped ones) reach. */
+  let batch: RecordedEvent[] = [];
+  let pendingUpTo: bigint | null = null;
+  let scheduled: { cancel(): void } | null = null;
+
+  const flushPending = (): void => {
+    scheduled?.cancel();
+    scheduled = null;
+    if (pendingUpTo === null) return;
+    const events = batch;
+    const upTo = pendingUpTo;
+    batch = [];
+    pendingUpTo = null;
+    flush(events, upTo);
+  };
+
+  /** A flush from a timer: a failure stops the projector as one in the loop would. */
+  const flushLater = (): void => {
+    if (scheduled !== null || pendingUpTo === null) return;
+    const run = () => {
       scheduled = null;
-      if (pendingUpTo === null) return;
-      const events = batch;
-      const upTo = pendingUpTo;
-      batch = [];
-      pendingUpTo = null;
-      flush(events, upTo);
+      try {
+        flushPending();
+      } catch (error) {
+        fail(error);
+      }
     };
+    if (flushDelayMs <= 0) {
+      const immediate = setImmediate(run);
+      scheduled = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(run, flushDelayMs);
+      scheduled = { cancel: () => clearTimeout(timer) };
+    }
+  };
+
+  const someoneWaits = (): boolean =>
+    pendingUpTo !== null && waiters.some((w) => w.position <= (pendingUpTo as bigint));
+
+  const run = async (sub: Subscription): Promise<void> => {
     const handle = (msg: SubscriptionMessage): void => {
       if (msg.kind === 'event') {
         batch.push(msg.event);
@@ -132,20 +172,17 @@ export const createProjector = (options: ProjectorOptions): Projector => {
           pendingUpTo = msg.position;
         }
       }
-      if (batch.length >= batchSize) flushPending();
-      else if (scheduled === null && pendingUpTo !== null) scheduled = setImmediate(flushPending);
+      if (batch.length >= batchSize || someoneWaits()) flushPending();
+      else flushLater();
     };
     try {
       for await (const msg of sub) {
         if (!running) break;
         handle(msg);
       }
-      if (scheduled !== null) clearImmediate(scheduled);
       flushPending();
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-      running = false;
-      options.onError?.(error);
+      fail(error);
     }
   };
 
@@ -154,6 +191,11 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     running = true;
     caughtUp = false;
     lastError = null;
+    // Whatever a failed run left unapplied is read again from `position`.
+    scheduled?.cancel();
+    scheduled = null;
+    batch = [];
+    pendingUpTo = null;
     subscription = store.subscribeToAll({
       fromPosition: position === null ? 'start' : position,
       filter: set.filter,
@@ -170,6 +212,14 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   };
 
   const waitFor = (target: bigint, timeoutMs: number): Promise<boolean> => {
+    if (pendingUpTo !== null && pendingUpTo >= target && (position === null || position < target)) {
+      // Already received, waiting for its batch: apply it now rather than after the delay.
+      try {
+        flushPending();
+      } catch (error) {
+        fail(error);
+      }
+    }
     if (position !== null && position >= target) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter: Waiter = {
