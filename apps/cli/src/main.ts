@@ -8,6 +8,7 @@ import { exportCommand, importCommand, type Io, replayCommand, treeCommand } fro
 import { CliError } from './errors';
 import { createProgress } from './progress';
 import { USAGE } from './usage';
+import { verifyCommand } from './verify';
 
 const rebuild = async (): Promise<void> => {
   const config = readConfig(process.env);
@@ -52,6 +53,8 @@ const main = async (argv: string[]): Promise<number> => {
     case 'rebuild':
       await rebuild();
       return 0;
+    case 'verify':
+      return verifyCommand((text) => void process.stdout.write(text));
     case undefined:
     case 'help':
     case '--help':

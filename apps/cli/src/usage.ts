@@ -4,6 +4,9 @@ usage:
   arbor serve                      start the HTTP service (same as npm start)
   arbor rebuild                    drop the read models and replay the log from position 0
                                    (stop the server first, or call POST /v1/admin/projections/rebuild)
+  arbor verify                     recompute every event's hash chain from the log itself and
+                                   report modified, removed, reordered or inserted events with
+                                   their positions (exit code 4 when the log does not verify)
   arbor import <file|folder>       import Claude Code and pi session files (*.jsonl, folders
                                    recursively): one conversation per session (subagent
                                    transcripts their own), real branches kept, committed turn by

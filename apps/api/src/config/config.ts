@@ -24,6 +24,8 @@ export interface ArborConfig {
   logLevel: string;
   /** Write-side state cache bound, in messages held across all cached conversations. */
   stateCacheMessages: number;
+  /** ARBOR_AUDIT_SECRET (hex or base64, ≥ 32 bytes); unset → `<dataDir>/audit.key`, created once. */
+  auditSecret: string | null;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -90,6 +92,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     logLevel: env.LOG_LEVEL ?? 'info',
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
     summary: summaryConfig(env),
+    auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
   };
 };
 

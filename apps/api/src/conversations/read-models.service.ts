@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Database from 'better-sqlite3';
 import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
 import {
@@ -25,7 +25,7 @@ export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
  * caller's reads wait until the projector has applied that caller's last write.
  */
 @Injectable()
-export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
+export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
   private db!: Database.Database;
   private projector!: Projector;
@@ -60,7 +60,7 @@ export class ReadModelsService implements OnModuleInit, OnApplicationShutdown {
     Object.assign(this, await this.open(this.file));
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.projector.stop();
     this.db.close();
   }

@@ -1,9 +1,5 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { AUDIT_SECRET_ENV, loadAuditSecret, withHashChain } from '@arbor/audit';
 import { type EventStore } from '@arbor/event-store';
 import { openEventStoreDbStore } from '@arbor/event-store/esdb';
 import { eventStoreDataPath, openSqliteEventStore } from '@arbor/event-store/sqlite';
@@ -11,27 +7,31 @@ import { type ArborConfig } from '../config/config';
 
 export const EVENT_STORE = Symbol('EVENT_STORE');
 
-/** The embedded SQLite log by default; EventStoreDB when a connection string is configured. */
-export const createEventStore = (config: ArborConfig): EventStore =>
-  config.eventStoreConnectionString
+/**
+ * The embedded SQLite log by default; EventStoreDB when a connection string is configured. Every
+ * append goes through the hash chain (keyed with ARBOR_AUDIT_SECRET or `<dataDir>/audit.key`),
+ * so every writer's events are tamper-evident (`arbor verify`).
+ */
+export const createEventStore = (config: ArborConfig): EventStore => {
+  const store = config.eventStoreConnectionString
     ? openEventStoreDbStore(config.eventStoreConnectionString)
     : openSqliteEventStore({
         path: eventStoreDataPath(config.dataDir),
         synchronous: config.synchronous,
         groupCommit: config.groupCommit,
       });
+  return withHashChain(store, auditSecretOf(config));
+};
 
-/** Closes the log last, after every subscriber has stopped. */
+export const auditSecretOf = (config: ArborConfig): Buffer =>
+  loadAuditSecret(config.dataDir, { [AUDIT_SECRET_ENV]: config.auditSecret ?? undefined }).key;
+
+/** Closes the log last: subscribers stop in onModuleDestroy, which Nest runs before this phase. */
 @Injectable()
-export class StoreLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class StoreLifecycle implements OnApplicationShutdown {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async beforeApplicationShutdown(): Promise<void> {
-    // Subscribers unsubscribe in onModuleDestroy/onApplicationShutdown; the store goes last.
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await new Promise((r) => setImmediate(r));
     await this.store.close();
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import {
   type EventStore,
   type RecordedEvent,
@@ -35,7 +35,7 @@ export interface ActorContext {
  * so there is one way in and no double application.
  */
 @Injectable()
-export class TenantDirectoryService implements OnModuleInit, OnApplicationShutdown {
+export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('TenantDirectory');
   private dir: TenantDirectory = emptyDirectory();
   private position: bigint | null = null;
@@ -72,7 +72,7 @@ export class TenantDirectoryService implements OnModuleInit, OnApplicationShutdo
     await caughtUp;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.subscription?.unsubscribe();
   }
 
