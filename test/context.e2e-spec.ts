@@ -100,6 +100,60 @@ describe('POST /v1/conversations/{id}/context', () => {
     );
   });
 
+  it('snapshots the middle onto real PNG pages, re-rendered identically on the next call', async () => {
+    // A long narrative middle (prose, not tool output): what snapshots are for.
+    const fresh = await api.start({ title: 'prose' });
+    let tip: string | null = (
+      await api.turn(fresh, null, [
+        user('The task: keep the goal in mind.'),
+        assistant('Understood.'),
+      ])
+    ).tip;
+    const prose = (i: number) =>
+      `Paragraph ${i}: the design review went through the event log, the projections and the ladder. `.repeat(
+        40,
+      );
+    for (let i = 0; i < 48; i++) {
+      tip = (await api.turn(fresh, tip, [user(`question ${i}`), assistant(prose(i))])).tip;
+    }
+    const ask = () =>
+      api.post(api.conv(fresh, '/context'), {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        budgetTokens: 200_000,
+        mode: 'snapshot',
+      });
+    const r = await ask();
+    expect(r.status).toBe(200);
+    const snap = r.body.receipt.rungs.find(
+      (x: { rung: string; applied: boolean }) => x.rung === 'snapshot' && x.applied,
+    );
+    expect(snap).toBeDefined();
+    expect(checkBody('anthropic', r.body.body)).toEqual([]);
+    const images =
+      JSON.stringify(r.body.body).match(/"media_type":"image\/png","data":"iVBORw0KGgo/g) ?? [];
+    expect(images.length).toBeGreaterThan(0);
+    // Head verbatim: the task stays text.
+    expect(JSON.stringify(r.body.body.messages[0])).toContain('The task: keep the goal in mind.');
+    const again = await ask();
+    expect(JSON.stringify(again.body.body)).toBe(JSON.stringify(r.body.body));
+  });
+
+  it('skips the snapshot rung for a model without vision, and says why', async () => {
+    const fresh = await seed();
+    const r = await api.post(api.conv(fresh, '/context'), {
+      provider: 'openai-chat',
+      model: 'gpt-3.5-turbo',
+      budgetTokens: 200_000,
+      mode: 'snapshot',
+    });
+    expect(r.status).toBe(200);
+    const snap = r.body.receipt.rungs.find((x: { rung: string }) => x.rung === 'snapshot');
+    expect(snap.applied).toBe(false);
+    expect(snap.reason).toMatch(/vision|image/i);
+    expect(JSON.stringify(r.body.body)).not.toContain('image_url');
+  });
+
   it('answers 422 cannot_fit with the numbers when nothing can fit', async () => {
     const r = await api.post(api.conv(conv, '/context'), {
       provider: 'openai-chat',

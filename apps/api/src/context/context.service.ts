@@ -6,6 +6,7 @@ import {
   type AssembleResult,
   CannotFitError,
   calibrationFactor,
+  createPageCache,
   createTokenCache,
   EmptyContextError,
   parseOverflowError,
@@ -44,6 +45,8 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 @Injectable()
 export class ContextService {
   private readonly tokenCache = createTokenCache();
+  /** Rendered pages by source text and shape (deterministic, so safe to reuse), bounded by bytes. */
+  private readonly pageCache = createPageCache();
 
   constructor(
     private readonly repository: ConversationRepository,
@@ -126,6 +129,7 @@ export class ContextService {
       summarize: this.summarize ?? undefined,
       newId: () => randomUUID(),
       tokenCache: this.tokenCache,
+      pageCache: this.pageCache,
     };
   }
 
