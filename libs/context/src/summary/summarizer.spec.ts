@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Message } from '@arbor/domain/messages';
 import type { Summarize } from '../ladder/types';
 import { chain, text, type MessageSpec } from '../testing/conversation';
@@ -12,7 +13,10 @@ import { readPiSession } from './testing/pi-session';
 import type { SummaryProviderName } from './wire';
 
 const KEY = 'test-key-123';
-const LARGE_SESSION = '/work/shared/fixtures/real/pi/large-session.jsonl';
+const LARGE_SESSION = path.resolve(
+  __dirname,
+  '../../../../../shared/fixtures/real/pi/large-session.jsonl',
+);
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {
