@@ -30,7 +30,7 @@ export function crc32(bytes: Uint8Array): number {
 
 function chunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const out = Buffer.alloc(8 + body.length + 4);
+  const out = Buffer.alloc(4 + body.length + 4);
   out.writeUInt32BE(data.length, 0);
   body.copy(out, 4);
   out.writeUInt32BE(crc32(body), 4 + body.length);

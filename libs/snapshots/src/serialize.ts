@@ -73,6 +73,7 @@ export function truncateMiddle(text: string, { head, tail }: HeadTail): string {
 }
 
 // Every C0 control but the line feed, and DEL: written in caret notation.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = new RegExp('[\\u0000-\\u0008\\u000b-\\u001f\\u007f]', 'g');
 
 /** Control characters → caret notation (ESC → ^[), CR/CRLF → LF, tabs → spaces. */

@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import type { Message } from '@arbor/domain/messages';
+import {
+  collapseRuns,
+  normalizeText,
+  serializeMessage,
+  serializeMessages,
+  truncateMiddle,
+} from './serialize';
+
+type M = Pick<Message, 'role' | 'content'>;
+
+// A 3×2 PNG: signature + IHDR is all the size reader needs.
+function pngBase64(width: number, height: number): string {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  return b.toString('base64');
+}
+
+describe('serializeMessages', () => {
+  const conversation: M[] = [
+    { role: 'user', content: [{ type: 'text', text: 'read the file' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'let me think', signature: 'sig' },
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.md', lines: [1, 2] } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [
+            { type: 'text', text: '# Title' },
+            {
+              type: 'image',
+              source: { type: 'base64', media_type: 'image/png', data: pngBase64(640, 480) },
+            },
+          ],
+        },
+      ],
+    },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'boom', is_error: true }],
+    },
+  ];
+
+  it('writes role and block markers, compact JSON inputs and image placeholders', () => {
+    expect(serializeMessages(conversation)).toBe(
+      [
+        '[user] read the file',
+        '[assistant] [thinking: 12 chars]',
+        'Reading.',
+        '[tool_use read toolu_1] {"path":"a.md","lines":[1,2]}',
+        '[user] [tool_result toolu_1] # Title',
+        '[image: image/png, 640x480]',
+        '[user] [tool_result toolu_2 error] boom',
+      ].join('\n'),
+    );
+  });
+
+  it('omits or includes thinking on request', () => {
+    const m = conversation[1];
+    expect(serializeMessage(m, { thinking: 'omit' })).not.toContain('thinking');
+    expect(serializeMessage(m, { thinking: 'include' })).toContain('[thinking] let me think');
+  });
+
+  it('writes ?x? for an image whose header it cannot read', () => {
+    const m: M = {
+      role: 'user',
+      content: [
+        { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+      ],
+    };
+    expect(serializeMessage(m)).toBe('[user] [image: image/jpeg, ?x?]');
+  });
+
+  it('truncates long tool outputs head + tail with the elided count', () => {
+    const output = 'H'.repeat(100) + 'M'.repeat(1000) + 'T'.repeat(50);
+    const m: M = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'x', content: output }],
+    };
+    const text = serializeMessage(m, { toolOutput: { head: 100, tail: 50 } });
+    expect(text).toBe(
+      `[user] [tool_result x] ${'H'.repeat(100)}\n… [1000 chars elided] …\n${'T'.repeat(50)}`,
+    );
+  });
+
+  it('truncates long tool inputs with their own limits', () => {
+    const m: M = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'i', name: 'write', input: { content: 'z'.repeat(500) } }],
+    };
+    const text = serializeMessage(m, { toolInput: { head: 20, tail: 10 } });
+    expect(text).toContain('chars elided');
+    expect(text.startsWith('[assistant] [tool_use write i] {"content":"zzz')).toBe(true);
+    expect(text.endsWith('zzzz"}')).toBe(true);
+  });
+
+  it('is additive: a run is its messages joined by a line break', () => {
+    expect(serializeMessages(conversation)).toBe(
+      conversation.map((m) => serializeMessage(m)).join('\n'),
+    );
+  });
+
+  it('is deterministic', () => {
+    expect(serializeMessages(conversation)).toBe(serializeMessages(structuredClone(conversation)));
+  });
+});
+
+describe('truncateMiddle', () => {
+  it('keeps text that fits, and otherwise exactly head + marker + tail', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.nat(100), fc.nat(100), (text, head, tail) => {
+        const out = truncateMiddle(text, { head, tail });
+        if (text.length <= head + tail) {
+          expect(out).toBe(text);
+          return;
+        }
+        const match = /^([\s\S]*)\n… \[(\d+) chars elided\] …\n([\s\S]*)$/.exec(out);
+        expect(match).not.toBeNull();
+        const [, h, n, t] = match as RegExpExecArray;
+        expect(text.startsWith(h)).toBe(true);
+        expect(text.endsWith(t)).toBe(true);
+        expect(h.length + Number(n) + t.length).toBe(text.length);
+      }),
+    );
+  });
+
+  it('never splits a surrogate pair', () => {
+    const out = truncateMiddle('😀😀😀😀', { head: 3, tail: 3 });
+    expect(out).toBe('😀\n… [4 chars elided] …\n😀');
+  });
+});
+
+describe('text normalization', () => {
+  it('writes control characters in caret notation, tabs as spaces, CRLF as LF', () => {
+    expect(normalizeText('a\tb\r\nc\u001b[0m\u007f', 2)).toBe('a  b\nc^[[0m^?');
+  });
+
+  it('collapses long runs of one punctuation character, and only those', () => {
+    expect(collapseRuns(`// ${'='.repeat(76)}`, 8)).toBe('// [=×76]');
+    expect(collapseRuns('=======', 8)).toBe('=======');
+    expect(collapseRuns('aaaaaaaaaa', 8)).toBe('aaaaaaaaaa');
+    expect(collapseRuns('----------', 0)).toBe('----------');
+  });
+});
