@@ -18,6 +18,11 @@ export const INK = '#000000';
 export const MARK_INK = '#dddddd';
 export const PAPER = '#ffffff';
 
+/** Rows drawn between two turns of the event loop. */
+export const ROWS_PER_SLICE = 16;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export interface RenderOptions {
   mode?: LayoutMode;
   maxPages?: number;
@@ -69,12 +74,16 @@ export async function renderPage(page: Page, shapeOrId: PageShape | string): Pro
   ctx.font = `${grid.sizePx}px ${SNAPSHOT_FONT.family}`;
   ctx.textBaseline = 'alphabetic';
   ctx.fillStyle = INK;
-  page.rows.forEach((row, r) => {
+  for (let r = 0; r < page.rows.length; r++) {
+    // Give the event loop a turn every few rows: a whole page is ~25 ms of synchronous drawing.
+    if (r > 0 && r % ROWS_PER_SLICE === 0) await yieldToEventLoop();
+    const row = page.rows[r];
     const y = grid.marginPx + r * grid.lineHeightPx + grid.baselinePx;
     const used = drawRow(ctx, shape, row.cells, y);
     if (row.continued)
       drawCell(ctx, CONTINUATION_GLYPH, grid.marginPx + used * grid.advancePx, y, true);
-  });
+  }
+  await yieldToEventLoop();
   const { data } = ctx.getImageData(0, 0, shape.width, shape.height);
   return encodeGrayPng(grayFromRgba(data, shape.width, shape.height), shape.width, shape.height);
 }
