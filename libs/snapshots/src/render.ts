@@ -20,6 +20,8 @@ export const PAPER = '#ffffff';
 
 /** Rows drawn between two turns of the event loop. */
 export const ROWS_PER_SLICE = 16;
+/** Pixel rows read back between two turns of the event loop. */
+export const PIXEL_ROWS_PER_SLICE = 256;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -83,9 +85,15 @@ export async function renderPage(page: Page, shapeOrId: PageShape | string): Pro
     if (row.continued)
       drawCell(ctx, CONTINUATION_GLYPH, grid.marginPx + used * grid.advancePx, y, true);
   }
-  await yieldToEventLoop();
-  const { data } = ctx.getImageData(0, 0, shape.width, shape.height);
-  return encodeGrayPng(grayFromRgba(data, shape.width, shape.height), shape.width, shape.height);
+  // Read the pixels back in bands, yielding between them, for the same reason.
+  const gray = new Uint8Array(shape.width * shape.height);
+  for (let y = 0; y < shape.height; y += PIXEL_ROWS_PER_SLICE) {
+    const band = Math.min(PIXEL_ROWS_PER_SLICE, shape.height - y);
+    const { data } = ctx.getImageData(0, y, shape.width, band);
+    gray.set(grayFromRgba(data, shape.width, band), y * shape.width);
+    await yieldToEventLoop();
+  }
+  return encodeGrayPng(gray, shape.width, shape.height);
 }
 
 /** Lays the text out in the shape's grid and renders every page (two encodes in flight). */
