@@ -13,7 +13,6 @@ import {
 import { createBatchApplier, migrateAll } from '../projector';
 import { openReadModelDb } from '../read-model-db';
 import { conversationsProjection, createConversationQueries } from './index';
-import { createMessageCache } from './message-cache';
 
 type Op = { kind: 'turn'; from: number; tool: boolean } | { kind: 'move'; to: number };
 
@@ -92,53 +91,30 @@ const readBranch = (
   return out;
 };
 
-describe('conversation queries with the message cache', () => {
-  it('reads the active branch as the log has it, cold, warm or half cached, after any moves', () => {
+describe('conversation queries', () => {
+  it('reads the active branch page by page as the log has it, before and after more turns and moves', () => {
     fc.assert(
-      fc.property(
-        arbOps,
-        arbOps,
-        fc.integer({ min: 1, max: 9 }),
-        fc.constantFrom(0, 3, 20_000),
-        (first, then, pageSize, capacity) => {
-          const before = play(first);
-          const after = play([...first, ...then]);
-          const events = recorded(after);
-          const p = projector();
-          const queries = createConversationQueries(p.db, { cachedMessages: capacity });
-          p.apply(events.slice(0, before.log.length));
-          expect(readBranch(queries, pageSize)).toEqual(pathTo(before, before.state.tip));
-          // More turns and moves land; what was cached stays right, what is new is read.
-          p.apply(events.slice(before.log.length));
-          const expected = pathTo(after, after.state.tip);
-          expect(readBranch(queries, pageSize)).toEqual(expected);
-          expect(readBranch(queries, pageSize)).toEqual(expected);
-          for (const m of expected) expect(queries.getMessage('t', 'c', m.id)).toEqual(m);
-          p.db.close();
-        },
-      ),
+      fc.property(arbOps, arbOps, fc.integer({ min: 1, max: 9 }), (first, then, pageSize) => {
+        const before = play(first);
+        const after = play([...first, ...then]);
+        const events = recorded(after);
+        const p = projector();
+        const queries = createConversationQueries(p.db);
+        p.apply(events.slice(0, before.log.length));
+        expect(readBranch(queries, pageSize)).toEqual(pathTo(before, before.state.tip));
+        // More turns and moves land: the same queries object reads the new branch.
+        p.apply(events.slice(before.log.length));
+        const expected = pathTo(after, after.state.tip);
+        expect(readBranch(queries, pageSize)).toEqual(expected);
+        expect(readBranch(queries, pageSize)).toEqual(expected);
+        for (const m of expected) expect(queries.getMessage('t', 'c', m.id)).toEqual(m);
+        p.db.close();
+      }),
       { numRuns: 100 },
     );
   });
 
-  it('hands out one frozen object per cached message', () => {
-    const s = play([{ kind: 'turn', from: 0, tool: true }]);
-    const p = projector();
-    p.apply(recorded(s));
-    const queries = createConversationQueries(p.db);
-    const [a] = queries.activeBranchPage('t', 'c', 0, 10).items;
-    const [b] = queries.activeBranchPage('t', 'c', 0, 10).items;
-    expect(b).toBe(a);
-    expect(queries.getMessage('t', 'c', a.id)).toBe(a);
-    expect(Object.isFrozen(a)).toBe(true);
-    expect(Object.isFrozen(a.content[0])).toBe(true);
-    expect(() => {
-      (a.content as unknown[]).push({ type: 'text', text: 'x' });
-    }).toThrow(TypeError);
-    p.db.close();
-  });
-
-  it('scopes the cache by tenant and conversation', () => {
+  it('scopes single messages by tenant and conversation', () => {
     const s = play([{ kind: 'turn', from: 0, tool: false }]);
     const p = projector();
     p.apply(recorded(s));
@@ -148,27 +124,5 @@ describe('conversation queries with the message cache', () => {
     expect(queries.getMessage('other', 'c', m.id)).toBeNull();
     expect(queries.getMessage('t', 'other', m.id)).toBeNull();
     p.db.close();
-  });
-});
-
-describe('createMessageCache', () => {
-  const body = (n: number) => JSON.stringify({ id: `m${n}`, n });
-
-  it('keeps at most its capacity, evicting the least recently used', () => {
-    const cache = createMessageCache(3);
-    for (const n of [1, 2, 3]) cache.put('t', 'c', `m${n}`, body(n));
-    expect(cache.get('t', 'c', 'm1')).toBeDefined(); // m1 is now the most recent
-    cache.put('t', 'c', 'm4', body(4));
-    expect(cache.size).toBe(3);
-    expect(cache.get('t', 'c', 'm2')).toBeUndefined();
-    expect(cache.get('t', 'c', 'm1')).toMatchObject({ n: 1 });
-    expect(cache.get('t', 'c', 'm4')).toMatchObject({ n: 4 });
-  });
-
-  it('with capacity 0 keeps nothing but still parses', () => {
-    const cache = createMessageCache(0);
-    expect(cache.put('t', 'c', 'm1', body(1))).toMatchObject({ n: 1 });
-    expect(cache.size).toBe(0);
-    expect(cache.get('t', 'c', 'm1')).toBeUndefined();
   });
 });

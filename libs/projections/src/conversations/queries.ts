@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
-import { createMessageCache } from './message-cache';
 
 export interface ConversationRow {
   id: string;
@@ -72,20 +71,8 @@ const toConversation = (r: RawConversation): ConversationRow => ({
   cutAt: r.cut_at,
 });
 
-export interface ConversationQueriesOptions {
-  /**
-   * Parsed messages kept in memory for reads (the active branch, single messages), least
-   * recently used evicted. Default 20,000 (tens of MB at most); 0 turns the cache off.
-   */
-  cachedMessages?: number;
-}
-
 /** Read-side queries over the conversation read models. Every one is scoped by tenant. */
-export const createConversationQueries = (
-  db: Database.Database,
-  options: ConversationQueriesOptions = {},
-) => {
-  const cache = createMessageCache(options.cachedMessages ?? 20_000);
+export const createConversationQueries = (db: Database.Database) => {
   const q = {
     conversation: db.prepare(`SELECT * FROM rm_conversations WHERE tenant_id = ? AND id = ?`),
     list: db.prepare(
@@ -94,13 +81,8 @@ export const createConversationQueries = (
     forks: db.prepare(
       `SELECT fork_id, from_message_id FROM rm_forks WHERE tenant_id = ? AND source_id = ? ORDER BY position`,
     ),
-    branchIds: db
-      .prepare(
-        `SELECT depth, message_id FROM rm_active_branch WHERE tenant_id = ? AND conversation_id = ? AND depth >= ? ORDER BY depth LIMIT ?`,
-      )
-      .raw(),
     branchPage: db.prepare(
-      `SELECT m.id, m.body FROM rm_active_branch a JOIN rm_messages m
+      `SELECT a.depth, m.body FROM rm_active_branch a JOIN rm_messages m
          ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
        WHERE a.tenant_id = ? AND a.conversation_id = ? AND a.depth >= ? ORDER BY a.depth LIMIT ?`,
     ),
@@ -161,50 +143,16 @@ export const createConversationQueries = (
    * A message a checkpoint was rewound to carries the digests kept at each rewind (`digests`),
    * so what was explored and left shows where the branch resumed.
    */
-  /**
-   * The messages of a branch page, from the cache where it has them. When many are missing (a
-   * cold page) they are read with one join over the same range, else one by one.
-   */
-  const branchMessages = (
-    tenantId: string,
-    id: string,
-    fromDepth: number,
-    page: readonly [number, string][],
-  ): Message[] => {
-    const found: (Message | undefined)[] = page.map(([, messageId]) =>
-      cache.get(tenantId, id, messageId),
-    );
-    const missing = found.filter((m) => m === undefined).length;
-    if (missing === 0) return found as Message[];
-    const bodies = new Map<string, string>();
-    if (missing * 4 >= page.length) {
-      for (const r of q.branchPage.all(tenantId, id, fromDepth, page.length) as {
-        id: string;
-        body: string;
-      }[])
-        bodies.set(r.id, r.body);
-    }
-    const out: Message[] = [];
-    for (let i = 0; i < page.length; i++) {
-      const messageId = page[i][1];
-      const hit = found[i];
-      const body =
-        hit === undefined
-          ? (bodies.get(messageId) ??
-            (q.message.get(tenantId, id, messageId) as { body: string } | undefined)?.body)
-          : undefined;
-      if (hit !== undefined) out.push(hit);
-      else if (body !== undefined) out.push(cache.put(tenantId, id, messageId, body));
-    }
-    return out;
-  };
-
   const activeBranchPage = (tenantId: string, id: string, fromDepth: number, limit: number) => {
-    const rows = q.branchIds.all(tenantId, id, fromDepth, limit + 1) as [number, string][];
+    const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as {
+      depth: number;
+      body: string;
+    }[];
     const page = rows.slice(0, limit);
     const withDigests = q.hasDigests.get(tenantId, id) !== undefined;
     return {
-      items: branchMessages(tenantId, id, fromDepth, page).map((m) => {
+      items: page.map((r) => {
+        const m = JSON.parse(r.body) as Message;
         if (!withDigests) return m;
         const digests = q.digestsOf.all(tenantId, id, m.id) as {
           label: string;
@@ -213,7 +161,7 @@ export const createConversationQueries = (
         }[];
         return digests.length === 0 ? m : { ...m, digests };
       }),
-      nextDepth: rows.length > limit ? rows[limit][0] : null,
+      nextDepth: rows.length > limit ? rows[limit].depth : null,
     };
   };
 
@@ -221,10 +169,8 @@ export const createConversationQueries = (
     (q.depthOf.get(tenantId, id, messageId) as { depth: number } | undefined)?.depth ?? null;
 
   const getMessage = (tenantId: string, id: string, messageId: string): Message | null => {
-    const hit = cache.get(tenantId, id, messageId);
-    if (hit !== undefined) return hit;
     const row = q.message.get(tenantId, id, messageId) as { body: string } | undefined;
-    return row ? cache.put(tenantId, id, messageId, row.body) : null;
+    return row ? (JSON.parse(row.body) as Message) : null;
   };
 
   const tree = (tenantId: string, id: string): TreeNode[] => {
