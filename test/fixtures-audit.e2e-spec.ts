@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
+import { exportCommand, type Io, replayCommand } from '../apps/cli/src/commands';
 import { clientFor, type Client } from './support/api';
 import { type Harness, startHarness } from './support/harness';
 
@@ -16,11 +17,14 @@ const MAIN = path.resolve(__dirname, '../apps/cli/src/main.ts');
 describe('every real fixture: import, replay, reproduce, export, verify', () => {
   let h: Harness;
   let c: Client;
+  let key: string;
+  const contexts = new Map<string, string>();
   const imported: { file: string; id: string; tip: string | null; branch: string[] }[] = [];
 
   beforeAll(async () => {
     h = await startHarness();
-    c = clientFor(h, (await h.createTenant('audit')).apiKey);
+    key = (await h.createTenant('audit')).apiKey;
+    c = clientFor(h, key);
     for (const file of sessionFiles(REAL)) {
       const { conversations } = importSessionFile(file);
       // The session itself (its first conversation); sidechains are covered by the import suites.
@@ -76,6 +80,7 @@ describe('every real fixture: import, replay, reproduce, export, verify', () => 
       expect(again.status).toBe(200);
       expect(again.body.match).toBe(true);
       expect(JSON.stringify(again.body.body)).toBe(JSON.stringify(r.body.body));
+      contexts.set(id, r.body.contextId);
       reproduced += 1;
     }
     console.log(`reproduced ${reproduced} of ${imported.length} contexts (the rest: cannot_fit)`);
@@ -91,6 +96,39 @@ describe('every real fixture: import, replay, reproduce, export, verify', () => 
         .split('\n')
         .map((l) => (JSON.parse(l) as { id: string }).id);
       expect(ids).toEqual(branch);
+    }
+  });
+
+  /** The CLI's own commands, in process, against this server (`--url`, `--key`). */
+  const cli = async (command: typeof replayCommand, argv: string[]) => {
+    let out = '';
+    const io: Io = {
+      env: {},
+      out: (text) => void (out += text),
+      err: () => undefined,
+      stderr: process.stderr,
+    };
+    const code = await command([...argv, '--url', h.baseUrl, '--key', key], io);
+    return { code, out };
+  };
+
+  it('the CLI replays, reproduces and exports each conversation as the API does', async () => {
+    for (const { id } of imported) {
+      const live = await c.conversation(id);
+      const replay = await cli(replayCommand, [id, '--revision', String(live.revision), '--json']);
+      expect(replay.code).toBe(0);
+      const answer = JSON.parse(replay.out);
+      expect(answer.tip).toBe(live.tip);
+      expect(answer.tree).toEqual(await c.tree(id));
+      const contextId = contexts.get(id);
+      if (contextId !== undefined) {
+        const again = await cli(replayCommand, [id, '--context', contextId, '--json']);
+        expect(again.code).toBe(0);
+        expect(JSON.parse(again.out).match).toBe(true);
+      }
+      const exported = await cli(exportCommand, [id, '--format', 'jsonl']);
+      expect(exported.code).toBe(0);
+      expect(exported.out).toBe((await c.get(c.conv(id, '/export?format=jsonl'))).text);
     }
   });
 
