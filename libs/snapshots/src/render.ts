@@ -2,13 +2,13 @@
  * Text → PNG pages. Pages are drawn from source text only (SPEC §5.7): the API takes a string,
  * lays it out (layout.ts) and draws every cell at a fixed integer position — black grayscale-
  * antialiased glyphs on white (binarizing measured worse under OCR), line breaks and continuation
- * marks in light gray. Deterministic: the same text and shape give the same bytes.
+ * marks in light gray. Each glyph is rasterized once by the canvas and then stamped (glyphs.ts).
+ * Deterministic: the same text and shape give the same bytes.
  * Pages are encoded as 8-bit grayscale PNG (png.ts): smaller and faster than the canvas's RGBA
  * encoder, and, like `canvas.encode`, compressed on the thread pool, off the event loop.
  */
-import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
-import { SNAPSHOT_FONT } from './font';
-import { encodeGrayPng, grayFromRgba } from './png';
+import { glyphMask, stamp } from './glyphs';
+import { encodeGrayPng } from './png';
 import { layoutText, NEWLINE_CELL, type Layout, type LayoutMode, type Page } from './layout';
 import { resolveShape, type PageShape } from './shapes';
 
@@ -16,12 +16,10 @@ export const NEWLINE_GLYPH = '¶';
 export const CONTINUATION_GLYPH = '»';
 export const INK = '#000000';
 export const MARK_INK = '#dddddd';
-export const PAPER = '#ffffff';
+export const PAPER_GRAY = 255;
 
 /** Rows drawn between two turns of the event loop. */
 export const ROWS_PER_SLICE = 16;
-/** Pixel rows read back between two turns of the event loop. */
-export const PIXEL_ROWS_PER_SLICE = 256;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -42,23 +40,15 @@ function assertText(text: unknown): asserts text is string {
     throw new TypeError('snapshot pages are rendered from source text only, never from images');
 }
 
-function drawCell(ctx: SKRSContext2D, glyph: string, x: number, y: number, mark: boolean): void {
-  if (mark) {
-    ctx.fillStyle = MARK_INK;
-    ctx.fillText(glyph, x, y);
-    ctx.fillStyle = INK;
-  } else {
-    ctx.fillText(glyph, x, y);
-  }
-}
-
-function drawRow(ctx: SKRSContext2D, shape: PageShape, cells: string, y: number): number {
-  const { marginPx, advancePx } = shape.grid;
+/** Stamps one row's glyphs; returns the number of cells it used. */
+function drawRow(gray: Uint8Array, shape: PageShape, cells: string, top: number): number {
+  const { grid, width, height } = shape;
   let column = 0;
   for (const ch of cells) {
-    const x = marginPx + column * advancePx;
-    if (ch === NEWLINE_CELL) drawCell(ctx, NEWLINE_GLYPH, x, y, true);
-    else if (ch !== ' ') drawCell(ctx, ch, x, y, false);
+    const x = grid.marginPx + column * grid.advancePx;
+    if (ch === NEWLINE_CELL)
+      stamp(gray, width, height, glyphMask(NEWLINE_GLYPH, grid, MARK_INK), x, top);
+    else if (ch !== ' ') stamp(gray, width, height, glyphMask(ch, grid, INK), x, top);
     column += 1;
   }
   return column;
@@ -67,33 +57,20 @@ function drawRow(ctx: SKRSContext2D, shape: PageShape, cells: string, y: number)
 /** Draws one laid-out page; returns the PNG bytes. */
 export async function renderPage(page: Page, shapeOrId: PageShape | string): Promise<Buffer> {
   const shape = resolveShape(shapeOrId);
-  const { grid } = shape;
-  const canvas = createCanvas(shape.width, shape.height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = PAPER;
-  ctx.fillRect(0, 0, shape.width, shape.height);
-  ctx.lang = 'en';
-  ctx.font = `${grid.sizePx}px ${SNAPSHOT_FONT.family}`;
-  ctx.textBaseline = 'alphabetic';
-  ctx.fillStyle = INK;
+  const { grid, width, height } = shape;
+  const gray = new Uint8Array(width * height).fill(PAPER_GRAY);
   for (let r = 0; r < page.rows.length; r++) {
-    // Give the event loop a turn every few rows: a whole page is ~25 ms of synchronous drawing.
+    // Give the event loop a turn every few rows.
     if (r > 0 && r % ROWS_PER_SLICE === 0) await yieldToEventLoop();
     const row = page.rows[r];
-    const y = grid.marginPx + r * grid.lineHeightPx + grid.baselinePx;
-    const used = drawRow(ctx, shape, row.cells, y);
-    if (row.continued)
-      drawCell(ctx, CONTINUATION_GLYPH, grid.marginPx + used * grid.advancePx, y, true);
+    const top = grid.marginPx + r * grid.lineHeightPx;
+    const used = drawRow(gray, shape, row.cells, top);
+    if (row.continued) {
+      const x = grid.marginPx + used * grid.advancePx;
+      stamp(gray, width, height, glyphMask(CONTINUATION_GLYPH, grid, MARK_INK), x, top);
+    }
   }
-  // Read the pixels back in bands, yielding between them, for the same reason.
-  const gray = new Uint8Array(shape.width * shape.height);
-  for (let y = 0; y < shape.height; y += PIXEL_ROWS_PER_SLICE) {
-    const band = Math.min(PIXEL_ROWS_PER_SLICE, shape.height - y);
-    const { data } = ctx.getImageData(0, y, shape.width, band);
-    gray.set(grayFromRgba(data, shape.width, band), y * shape.width);
-    await yieldToEventLoop();
-  }
-  return encodeGrayPng(gray, shape.width, shape.height);
+  return encodeGrayPng(gray, width, height);
 }
 
 /** Lays the text out in the shape's grid and renders every page (two encodes in flight). */
