@@ -41,6 +41,7 @@ const common = {
 module.exports = {
   // Generous: CI machines have 2 cores and property tests open real SQLite files.
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
       ...common,
