@@ -2,7 +2,6 @@
  * Events in and out of EventStoreDB. Pure: our `EventData` → the client's JSON event (validated the
  * way the SQLite store validates), and the client's recorded event → our `RecordedEvent`.
  */
-import { randomUUID } from 'node:crypto';
 import {
   jsonEvent,
   type EventData as EsdbEventData,
@@ -10,27 +9,12 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import { EventStoreError, InvalidEventError } from '../errors';
+import { assertEventShape, eventIdOf, jsonTextOf } from '../event-rules';
 import { type EventData, type EventMetadata, type RecordedEvent } from '../types';
 import { isValidLogPosition } from './esdb-mapping';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const eventId = (id: string | undefined, index: number): string => {
-  if (id === undefined) return randomUUID();
-  if (typeof id !== 'string' || !UUID.test(id)) {
-    throw new InvalidEventError(`event ${index}: id must be a UUID, got ${JSON.stringify(id)}`);
-  }
-  return id.toLowerCase();
-};
-
 const assertJson = (value: unknown, what: string, index: number): void => {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
-  }
-  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
+  jsonTextOf(value, what, index);
 };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -44,16 +28,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * marks it `isJson`). The client serializes `data` and `metadata` with `JSON.stringify`.
  */
 export const toEsdbEventData = (event: EventData, index: number): EsdbEventData => {
-  if (typeof event.type !== 'string' || event.type.length === 0) {
-    throw new InvalidEventError(`event ${index}: type must be a non-empty string`);
-  }
-  if (!isPlainObject(event.metadata)) {
-    throw new InvalidEventError(`event ${index}: metadata must be an object`);
-  }
+  assertEventShape(event, index);
   assertJson(event.data, 'data', index);
   assertJson(event.metadata, 'metadata', index);
   return jsonEvent({
-    id: eventId(event.id, index),
+    id: eventIdOf(event.id, index),
     type: event.type,
     // The client's JSONType omits JSON scalars, but it only ever passes data to JSON.stringify,
     // which handles every JSON value; assertJson has checked that it is one.

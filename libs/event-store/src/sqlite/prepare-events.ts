@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { InvalidEventError, InvalidStreamNameError } from '../errors';
+import { assertEventShape, eventIdOf, isUuid, jsonTextOf } from '../event-rules';
 import { type EventData } from '../types';
 
 /** An event ready to be written: id checked or generated, data and metadata serialized once. */
@@ -10,42 +10,15 @@ export interface PreparedEvent {
   metadata: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (id: string): boolean => UUID.test(id);
-
-/** EventStoreDB requires UUID event ids; we store them lower-case, as it prints them. */
-const eventId = (id: string | undefined, index: number): string => {
-  if (id === undefined) return randomUUID();
-  if (typeof id !== 'string' || !isUuid(id)) {
-    throw new InvalidEventError(`event ${index}: id must be a UUID, got ${JSON.stringify(id)}`);
-  }
-  return id.toLowerCase();
-};
-
-const json = (value: unknown, what: string, index: number): string => {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
-  }
-  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
-  return text;
-};
+export { isUuid };
 
 const prepareEvent = (event: EventData, index: number): PreparedEvent => {
-  if (typeof event.type !== 'string' || event.type.length === 0) {
-    throw new InvalidEventError(`event ${index}: type must be a non-empty string`);
-  }
-  if (typeof event.metadata !== 'object' || event.metadata === null) {
-    throw new InvalidEventError(`event ${index}: metadata must be an object`);
-  }
+  assertEventShape(event, index);
   return {
-    id: eventId(event.id, index),
+    id: eventIdOf(event.id, index),
     type: event.type,
-    data: json(event.data, 'data', index),
-    metadata: json(event.metadata, 'metadata', index),
+    data: jsonTextOf(event.data, 'data', index),
+    metadata: jsonTextOf(event.metadata, 'metadata', index),
   };
 };
 
