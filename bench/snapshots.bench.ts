@@ -55,6 +55,8 @@ type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
 function piBlock(b: Json): Block | null {
   switch (b.type) {
     case 'text':
@@ -63,11 +65,13 @@ function piBlock(b: Json): Block | null {
       return { type: 'thinking', thinking: str(b.thinking), signature: str(b.thinkingSignature) };
     case 'toolCall':
       return { type: 'tool_use', id: str(b.id), name: str(b.name), input: b.arguments ?? {} };
-    case 'image':
-      return {
-        type: 'image',
-        source: { type: 'base64', media_type: 'image/png', data: str(b.data) },
-      };
+    case 'image': {
+      const mime = str(b.mimeType);
+      const media_type = (MEDIA_TYPES as readonly string[]).includes(mime)
+        ? (mime as (typeof MEDIA_TYPES)[number])
+        : 'image/png';
+      return { type: 'image', source: { type: 'base64', media_type, data: str(b.data) } };
+    }
     default:
       return null;
   }
