@@ -15,7 +15,6 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
-import { type ConversationRow, type ForkRow } from '@arbor/projections';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -23,6 +22,7 @@ import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { type CommandOptions, ConversationCommand } from './commands';
 import { type Executed } from './conversation.repository';
 import { decodeCursor, encodeCursor } from './cursor';
+import { conversationView } from './views';
 import { messagesProblem } from './domain-problem';
 import { toJsonl, toMarkdown } from './export';
 import {
@@ -41,19 +41,6 @@ import * as S from './schemas';
 
 const page = <T>(p: Page<T>, kind: string) =>
   p.nextAt === null ? { items: p.items } : { items: p.items, next: encodeCursor(kind, p.nextAt) };
-
-const conversationView = (c: ConversationRow & { forks: ForkRow[] }) => ({
-  id: c.id,
-  title: c.title,
-  tip: c.tip,
-  revision: c.revision,
-  lineage: { forkedFrom: c.forkedFrom, forks: c.forks },
-  counts: { messages: c.messageCount, turns: c.turnCount },
-  metadata: c.metadata,
-  cutAt: c.cutAt,
-  createdAt: c.createdAt,
-  updatedAt: c.updatedAt,
-});
 
 @ApiTags('conversations')
 @ApiBearerAuth()

@@ -10,27 +10,11 @@ import {
   type Message,
   type ResumeRecord,
 } from '@arbor/domain';
-import {
-  type CheckpointRow,
-  type ConversationQueries,
-  type ConversationRow,
-  type ForkRow,
-  type TreeNode,
-} from '@arbor/projections';
+import { type CheckpointRow, type ConversationQueries, type TreeNode } from '@arbor/projections';
 
-/** Same fields as `GET /v1/conversations/{id}`. */
-export const conversationView = (c: ConversationRow & { forks: ForkRow[] }) => ({
-  id: c.id,
-  title: c.title,
-  tip: c.tip,
-  revision: c.revision,
-  lineage: { forkedFrom: c.forkedFrom, forks: c.forks },
-  counts: { messages: c.messageCount, turns: c.turnCount },
-  metadata: c.metadata,
-  cutAt: c.cutAt,
-  createdAt: c.createdAt,
-  updatedAt: c.updatedAt,
-});
+import { conversationView } from '../conversations/views';
+
+export { conversationView };
 
 /** Same shape as `GET /v1/conversations/{id}/tree`. */
 export const treeView = (

@@ -1,0 +1,15 @@
+import { type ConversationRow, type ForkRow } from '@arbor/projections';
+
+/** The answer of `GET /v1/conversations/{id}` (and of replay, which answers the same way). */
+export const conversationView = (c: ConversationRow & { forks: ForkRow[] }) => ({
+  id: c.id,
+  title: c.title,
+  tip: c.tip,
+  revision: c.revision,
+  lineage: { forkedFrom: c.forkedFrom, forks: c.forks },
+  counts: { messages: c.messageCount, turns: c.turnCount },
+  metadata: c.metadata,
+  cutAt: c.cutAt,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
