@@ -14,9 +14,15 @@ import { ProblemFilter } from './problem/problem.filter';
 import { ReplayModule } from './replay/replay.module';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 
+/** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
+export type StoreFactory = (config: ArborConfig) => EventStore;
+
 @Module({})
 export class AppModule {
-  static forRoot(config: ArborConfig): DynamicModule {
+  static forRoot(
+    config: ArborConfig,
+    storeFactory: StoreFactory = createEventStore,
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -24,7 +30,7 @@ export class AppModule {
       controllers: [HealthController, TenantsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },
-        { provide: EVENT_STORE, useFactory: (): EventStore => createEventStore(config) },
+        { provide: EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },
         { provide: APP_FILTER, useClass: ProblemFilter },
         TenantDirectoryService,
         AuthGuard,

@@ -3,7 +3,7 @@ import { type INestApplication, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { AppModule } from './app.module';
+import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from './config/config';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -29,9 +29,12 @@ export const buildOpenApi = (app: INestApplication) =>
   );
 
 /** Builds the app (not listening) so tests and the CLI share one wiring. */
-export const createApp = async (config: ArborConfig): Promise<NestFastifyApplication> => {
+export const createApp = async (
+  config: ArborConfig,
+  storeFactory?: StoreFactory,
+): Promise<NestFastifyApplication> => {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config),
+    AppModule.forRoot(config, storeFactory),
     new FastifyAdapter({
       bodyLimit: config.bodyLimitBytes,
       routerOptions: { maxParamLength: 512 },
