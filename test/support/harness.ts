@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type StoreFactory } from '../../apps/api/src/app.module';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { type ArborConfig, readConfig } from '../../apps/api/src/config/config';
 
@@ -35,7 +36,11 @@ export interface HttpResult {
 }
 
 /** The real app on a real SQLite file in a fresh temp directory, listening on 127.0.0.1. */
-export const startHarness = async (env: Record<string, string> = {}): Promise<Harness> => {
+export const startHarness = async (
+  env: Record<string, string> = {},
+  /** Builds the event log instead of the app's own (e.g. to inject faults); used on restart too. */
+  storeFactory?: StoreFactory,
+): Promise<Harness> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-'));
   const config = readConfig({
     ARBOR_DATA_DIR: dataDir,
@@ -44,7 +49,7 @@ export const startHarness = async (env: Record<string, string> = {}): Promise<Ha
     ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL',
     ...env,
   });
-  let app = await createApp(config);
+  let app = await createApp(config, storeFactory);
   await app.listen(0, '127.0.0.1');
   const urlOf = (a: NestFastifyApplication): string => {
     const address = a.getHttpServer().address();
@@ -79,7 +84,7 @@ export const startHarness = async (env: Record<string, string> = {}): Promise<Ha
     },
     async restart() {
       await app.close();
-      app = await createApp(config);
+      app = await createApp(config, storeFactory);
       await app.listen(0, '127.0.0.1');
       h.app = app;
       h.baseUrl = urlOf(app);
