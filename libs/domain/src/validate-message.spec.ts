@@ -371,3 +371,23 @@ describe('parseMessage', () => {
     if (!result.ok) expect(result.errors[0].path).toBe('message.content');
   });
 });
+
+describe('nesting depth', () => {
+  const deep = (depth: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < depth; i++) v = { a: v };
+    return v;
+  };
+  const withInput = (input: unknown) => ({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 't', name: 'run', input }],
+  });
+  it('rejects a message nested 10,000 levels deep with too_deep at the message path', () => {
+    const r = parseMessages([withInput(deep(10_000))]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => [e.path, e.code])).toEqual([['messages[0]', 'too_deep']]);
+  });
+  it('accepts ordinary nesting', () => {
+    expect(parseMessages([withInput(deep(50))]).ok).toBe(true);
+  });
+});

@@ -47,7 +47,8 @@ export type ValidationCode =
   | 'unrecognized_image'
   | 'image_too_large'
   | 'invalid_message_id'
-  | 'invalid_number';
+  | 'invalid_number'
+  | 'too_deep';
 
 export type ValidationIssue = Violation<ValidationCode>;
 
@@ -411,9 +412,26 @@ const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined
   return ctx.errors.length > before ? undefined : out;
 };
 
+/** Deepest JSON nesting a message may have; deeper values would overflow recursive walks. */
+export const MAX_MESSAGE_DEPTH = 256;
+
+/** Whether `value` nests deeper than `max` levels; iterative, so any depth is safe to check. */
+const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+};
+
 const parseOne = (ctx: Ctx, value: unknown, path: string): MessageInput | undefined => {
   if (!isObject(value))
     return report(ctx, path, 'invalid_type', `a message must be an object, got ${kindOf(value)}`);
+  if (nestsDeeperThan(value, MAX_MESSAGE_DEPTH))
+    return report(ctx, path, 'too_deep', `a message must nest at most ${MAX_MESSAGE_DEPTH} levels`);
   const role = parseRole(ctx, value, path);
   const optionals = parseOptionals(ctx, value, path);
   const content = parseContent(ctx, value.content, `${path}.content`, role);
