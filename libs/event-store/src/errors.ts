@@ -35,3 +35,6 @@ export class InvalidEventError extends EventStoreError {}
 
 /** The store is closed or could not perform the operation for a reason outside the rules above. */
 export class StoreUnavailableError extends EventStoreError {}
+
+/** The disk or database is full (SQLite's SQLITE_FULL): retrying only helps once space is freed. */
+export class StoreFullError extends StoreUnavailableError {}

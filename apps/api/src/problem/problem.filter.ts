@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   InvalidStreamNameError,
+  StoreFullError,
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '@arbor/event-store';
@@ -20,6 +21,9 @@ export const toProblem = (error: unknown): Problem => {
     return new Problem('concurrency_conflict', 'A concurrent write to this conversation won.');
   }
   if (error instanceof InvalidStreamNameError) return new Problem('not_found');
+  if (error instanceof StoreFullError) {
+    return new Problem('insufficient_storage', 'The database or disk is full.');
+  }
   if (error instanceof StoreUnavailableError) return new Problem('store_unavailable');
   const e = (typeof error === 'object' && error !== null ? error : {}) as ErrorWithCode;
   switch (e.code) {

@@ -1,5 +1,9 @@
 import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
-import { WrongExpectedVersionError } from '@arbor/event-store';
+import {
+  StoreFullError,
+  StoreUnavailableError,
+  WrongExpectedVersionError,
+} from '@arbor/event-store';
 import { Problem, PROBLEM_CODES } from './problem';
 import { toProblem } from './problem.filter';
 
@@ -30,6 +34,12 @@ describe('problem details', () => {
       413,
       'payload_too_large',
     ],
+    [
+      new StoreFullError('sqlite SQLITE_FULL: database or disk is full'),
+      507,
+      'insufficient_storage',
+    ],
+    [new StoreUnavailableError('sqlite SQLITE_IOERR: disk I/O error'), 503, 'store_unavailable'],
     [Object.assign(new Error('x'), { code: 'SQLITE_FULL' }), 507, 'insufficient_storage'],
     [Object.assign(new Error('x'), { code: 'SQLITE_IOERR_WRITE' }), 503, 'store_unavailable'],
     [new NotFoundException(), 404, 'not_found'],

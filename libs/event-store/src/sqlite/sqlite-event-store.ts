@@ -1,7 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { EventStoreError, StoreUnavailableError, StreamNotFoundError } from '../errors';
+import {
+  EventStoreError,
+  StoreFullError,
+  StoreUnavailableError,
+  StreamNotFoundError,
+} from '../errors';
 import {
   type AllFilter,
   type Direction,
@@ -100,6 +105,9 @@ const guard = <T>(operation: () => T): T => {
   } catch (error) {
     if (error instanceof EventStoreError) throw error;
     const code = sqliteCode(error);
+    if (code === 'SQLITE_FULL') {
+      throw new StoreFullError(`sqlite ${code}: ${(error as Error).message}`);
+    }
     if (code !== undefined) {
       throw new StoreUnavailableError(`sqlite ${code}: ${(error as Error).message}`);
     }
