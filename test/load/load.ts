@@ -12,6 +12,7 @@ import {
   createJsonClient,
   createTenant,
   type JsonClient,
+  type JsonResponse,
 } from '../../bench/lib/http';
 import { ADMIN_KEY, buildServer, startServer } from '../../bench/lib/server';
 
@@ -47,26 +48,34 @@ const turnBody = (tip: string | null, n: number) => ({
   ],
 });
 
+const requestFor = (
+  kind: Kind,
+  base: string,
+  tip: string | null,
+  n: number,
+): [string, string, unknown] => {
+  if (kind === 'turn') return ['POST', `${base}/turns`, turnBody(tip, n)];
+  if (kind === 'messages') return ['GET', `${base}/messages?limit=50`, undefined];
+  if (kind === 'tree') return ['GET', `${base}/tree`, undefined];
+  return [
+    'POST',
+    `${base}/context`,
+    { provider: 'anthropic', model: 'claude', budgetTokens: 200_000 },
+  ];
+};
+
 const tenantLoop = async (client: JsonClient, key: string, deadline: number, s: Stats) => {
   const conv = await createConversation(client, key);
   const base = `/v1/conversations/${conv}`;
   let tip: string | null = null;
   for (let n = 0; Date.now() < deadline && n < 100_000; n++) {
     const kind = KINDS[n % KINDS.length];
-    const [method, url, body]: [string, string, unknown] =
-      kind === 'turn'
-        ? ['POST', `${base}/turns`, turnBody(tip, n)]
-        : kind === 'messages'
-          ? ['GET', `${base}/messages?limit=50`, undefined]
-          : kind === 'tree'
-            ? ['GET', `${base}/tree`, undefined]
-            : [
-                'POST',
-                `${base}/context`,
-                { provider: 'anthropic', model: 'claude', budgetTokens: 200_000 },
-              ];
+    const [method, url, body] = requestFor(kind, base, tip, n);
     try {
-      const r = await client.call<{ tip?: string }>(method, url, { key, body });
+      const r: JsonResponse<{ tip?: string }> = await client.call<{ tip?: string }>(method, url, {
+        key,
+        body,
+      });
       s.ms[kind].push(r.ms);
       if (r.status >= 500)
         s.errors.push(`${kind} ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
