@@ -43,7 +43,8 @@ const mutation = (): fc.Arbitrary<Mutation> =>
       .map(([i, type, extra]) => (b: Body) => {
         const ms = (b.messages as Body[]).map((m) => ({ ...m }));
         const m = ms[i % ms.length];
-        m.content = [...(m.content as unknown[]), { ...extra, type }];
+        const content = Array.isArray(m.content) ? (m.content as unknown[]) : [];
+        m.content = [...content, { ...extra, type }];
         return { ...b, messages: ms };
       }),
     fc.nat().map((seed) => (b: Body) => {
