@@ -137,6 +137,11 @@ describe('POST /v1/conversations/{id}/context', () => {
     expect(JSON.stringify(r.body.body.messages[0])).toContain('The task: keep the goal in mind.');
     const again = await ask();
     expect(JSON.stringify(again.body.body)).toBe(JSON.stringify(r.body.body));
+    // The audit log reproduces it: pages re-rendered from the source text, same hash.
+    const reproduced = await api.get(api.conv(fresh, `/contexts/${r.body.contextId}`));
+    expect(reproduced.status).toBe(200);
+    expect(reproduced.body.match).toBe(true);
+    expect(JSON.stringify(reproduced.body.body)).toBe(JSON.stringify(r.body.body));
   });
 
   it('skips the snapshot rung for a model without vision, and says why', async () => {
