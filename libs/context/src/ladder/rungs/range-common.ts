@@ -1,7 +1,8 @@
 /** What the snapshot and summary rungs share: where the middle may start, and the goal. */
 import { calibrate } from '../../tokens/calibration';
-import type { MiddleCandidate } from '../middle';
+import { type MiddleCandidate, chooseCandidate } from '../middle';
 import type { LadderContext, LadderState } from '../state';
+import { protectedTokens } from './common';
 
 /**
  * Just after the head, or after the last range already in force of the given kinds (a new range
@@ -31,4 +32,27 @@ export function fitsGoal(ctx: LadderContext, state: LadderState, goal: number) {
 
 export function lowWater(ctx: LadderContext): number {
   return ctx.target - Math.min(ctx.caps.minElisionSavings, Math.floor(ctx.target * 0.1));
+}
+
+/**
+ * The middle a range rung (snapshot, summary) replaces: forced, the largest outside the protected
+ * window; otherwise the smallest that reaches the low-water mark, else the target.
+ */
+export function chooseMiddle(
+  ctx: LadderContext,
+  state: LadderState,
+  candidates: readonly MiddleCandidate[],
+  feasible: (c: MiddleCandidate) => boolean,
+  force: boolean,
+): MiddleCandidate | null {
+  if (force)
+    return chooseCandidate(candidates, { force: true, protect: protectedTokens(ctx) }, feasible);
+  return (
+    chooseCandidate(
+      candidates,
+      { force: false, fits: fitsGoal(ctx, state, lowWater(ctx)) },
+      feasible,
+    ) ??
+    chooseCandidate(candidates, { force: false, fits: fitsGoal(ctx, state, ctx.target) }, feasible)
+  );
 }

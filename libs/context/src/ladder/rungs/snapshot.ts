@@ -13,12 +13,12 @@ import type { SnapshotDecision } from '@arbor/domain/compaction';
 import { imageTokens } from '../../tokens/image-tokens';
 import { countTextTokens } from '../../tokens/text';
 import { BLOCK_FRAMING_TOKENS, sha256 } from '../measure';
-import { type MiddleCandidate, chooseCandidate, middleSegments, planMiddle } from '../middle';
+import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
 import { ACK_TEXT } from '../placeholders';
 import type { LadderContext, LadderState } from '../state';
 import { type ViewItem, renderSourceMessage } from '../view';
-import { type Provisional, type RungRunner, commit, noop, protectedTokens } from './common';
-import { fitsGoal, lowWater, middleStart } from './range-common';
+import { type Provisional, type RungRunner, commit, noop } from './common';
+import { chooseMiddle, middleStart } from './range-common';
 import { imageLimitProblems } from './strip-images';
 
 /** Header + acknowledgement + message framing of one replacement (header text ~70 tokens). */
@@ -72,18 +72,7 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
   );
   const feasible = (c: MiddleCandidate) =>
     c.segments > 0 && c.pages <= pageCap && c.added < c.removed;
-  const choice = options.force
-    ? chooseCandidate(candidates, { force: true, protect: protectedTokens(ctx) }, feasible)
-    : (chooseCandidate(
-        candidates,
-        { force: false, fits: fitsGoal(ctx, state, lowWater(ctx)) },
-        feasible,
-      ) ??
-      chooseCandidate(
-        candidates,
-        { force: false, fits: fitsGoal(ctx, state, ctx.target) },
-        feasible,
-      ));
+  const choice = chooseMiddle(ctx, state, candidates, feasible, options.force === true);
   if (choice !== null && choice.segments === 0) {
     return noop('snapshot', state, options, 'nothing but kept messages before the tail');
   }

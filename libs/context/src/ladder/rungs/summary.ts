@@ -6,10 +6,10 @@
  * the rung is unavailable and says so.
  */
 import type { SummaryDecision } from '@arbor/domain/compaction';
-import { type MiddleCandidate, chooseCandidate, middleSegments, planMiddle } from '../middle';
+import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
 import type { LadderContext } from '../state';
-import { type Provisional, type RungRunner, commit, noop, protectedTokens } from './common';
-import { fitsGoal, lowWater, middleStart } from './range-common';
+import { type Provisional, type RungRunner, commit, noop } from './common';
+import { chooseMiddle, middleStart } from './range-common';
 import { REPLACEMENT_OVERHEAD_TOKENS } from './snapshot';
 
 /** The summary length asked for: a tenth of the target, within [256, 4000] tokens. */
@@ -30,18 +30,7 @@ export const summary: RungRunner = async (ctx, state, options) => {
   const start = middleStart(ctx, state, ['summary']);
   const candidates = planMiddle(ctx, state, { start, cost: () => ({ added, pages: 0 }) });
   const feasible = (c: MiddleCandidate) => c.segments > 0 && c.added < c.removed;
-  const choice = options.force
-    ? chooseCandidate(candidates, { force: true, protect: protectedTokens(ctx) }, feasible)
-    : (chooseCandidate(
-        candidates,
-        { force: false, fits: fitsGoal(ctx, state, lowWater(ctx)) },
-        feasible,
-      ) ??
-      chooseCandidate(
-        candidates,
-        { force: false, fits: fitsGoal(ctx, state, ctx.target) },
-        feasible,
-      ));
+  const choice = chooseMiddle(ctx, state, candidates, feasible, options.force === true);
   if (choice === null) {
     return noop(
       'summary',
