@@ -195,4 +195,27 @@ describe('POST /v1/conversations/{id}/forks', () => {
     // The write side knows the fork too: a turn hangs on its tip.
     await c.turn(f.body.id, before.conv.tip, exchange('after restart'));
   });
+
+  it('a fork with an id is idempotent: the same id answers the same fork, once written', async () => {
+    const s = await source();
+    const first = await c.post(c.conv(s.id, '/forks'), { id: 'named-fork', title: 'n' });
+    expect(first.status).toBe(201);
+    expect(first.body.id).toBe('named-fork');
+    const events = await c.events(s.id);
+    const again = await c.post(c.conv(s.id, '/forks'), { id: 'named-fork', title: 'n' });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    // Nothing written the second time, on either side.
+    expect(await c.events(s.id)).toEqual(events);
+    expect((await c.events('named-fork')).length).toBe(first.body.revision + 1);
+    expect((await c.conversation(s.id)).lineage.forks).toHaveLength(1);
+    // The same id for another message is taken.
+    const other = await c.post(c.conv(s.id, '/forks'), { id: 'named-fork', messageId: s.t2.tip });
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('conversation_exists');
+    // Without an id, each acknowledged fork is a new one.
+    const a = await c.post(c.conv(s.id, '/forks'), {});
+    const b = await c.post(c.conv(s.id, '/forks'), {});
+    expect(a.body.id).not.toBe(b.body.id);
+  });
 });

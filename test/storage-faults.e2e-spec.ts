@@ -223,11 +223,11 @@ describe('storage faults (e2e)', () => {
     expect(checked).toBe(appends - 1);
   });
 
-  // KNOWN BUG (reported, not fixed): when the fork's second append (ConversationForked on the
-  // source stream) fails, the fork stream is already written and answers 503; the retry then
-  // creates a second fork, so the log holds an orphan fork the client never got an id for.
-  // `it.failing` passes while the bug is there and fails once forks become retry-safe.
-  it.failing('a fork whose source-side append failed is not duplicated by the retry', () => {
+  // When the fork's second append (ConversationForked on the source stream) fails, the fork
+  // stream is already written and the request answers 503. The retry derives the same fork id
+  // (same request, same source revision), finds that stream opening exactly as it would write it,
+  // and only completes the source side: one fork, the one the client gets the id of.
+  it('a fork whose source-side append failed is not duplicated by the retry', () => {
     expect(forkSourceLog).not.toBeNull();
     expect(forkSourceLog).toEqual(baseline);
   });

@@ -33,7 +33,11 @@ export interface ForkCommand {
   readonly type: 'fork';
   /** End of the copied path; default the tip. Must end a turn (or be the root system message). */
   readonly messageId?: string;
-  /** Id of the new conversation; generated when absent. */
+  /**
+   * Id of the new conversation. When absent it is derived (`deps.stableId`) from the source, its
+   * revision, the end message, title and metadata: a retry of the same request on the same
+   * revision (e.g. after the source-side append failed) decides the same fork.
+   */
   readonly forkConversationId?: string;
   readonly title?: string | null;
   readonly metadata?: Record<string, unknown>;
@@ -114,6 +118,8 @@ export interface CommandResults {
     /** The new stream's revision after `forkEvents`. */
     forkRevision: number;
     revision: number;
+    /** True when the source already records this fork (same id, same end): nothing to append. */
+    replayed: boolean;
   };
   setCheckpoint: { label: string; messageId: string; revision: number; replayed: boolean };
   rewind: { tip: string; revision: number };
@@ -144,4 +150,9 @@ export interface DecideDeps {
   newId(): string;
   /** ISO-8601 time for `createdAt`. */
   now(): string;
+  /**
+   * The same id for the same name, every time (forks derive their ids with it, so a retry
+   * decides the same fork). Callers scope it (e.g. by tenant); default `stableId(name)`.
+   */
+  stableId?(name: readonly string[]): string;
 }

@@ -82,6 +82,7 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       };
     }
     case 'ConversationForked':
+      return { ...s, forks: pmapSet(s.forks, e.data.forkConversationId, e.data.fromMessageId) };
     case 'ForkedFrom':
       return s;
   }

@@ -14,6 +14,7 @@ export * from './conversation';
 export * from './tree';
 export * from './resume-cut';
 export * from './fingerprint';
+export * from './stable-id';
 export { turnContentHash } from './decide/commit-turn';
 export { forkPathIds } from './decide/fork';
 export { isValidCheckpointLabel } from './decide/checkpoints';

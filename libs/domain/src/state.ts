@@ -78,6 +78,8 @@ export interface ConversationState {
   readonly turns: PMap<TurnRecord>;
   readonly turnCount: number;
   readonly checkpoints: PMap<CheckpointRecord>;
+  /** Forks made of this conversation: fork conversation id → the source message it ends at. */
+  readonly forks: PMap<string>;
   readonly lastFailure: FailureRecord | null;
   readonly resume: ResumeRecord | null;
   /** Every compaction decision recorded, oldest first; the ladder applies those that still fit
@@ -99,6 +101,7 @@ const INITIAL: ConversationState = Object.freeze({
   turns: pmapEmpty<TurnRecord>(),
   turnCount: 0,
   checkpoints: pmapEmpty<CheckpointRecord>(),
+  forks: pmapEmpty<string>(),
   lastFailure: null,
   resume: null,
   compactions: Object.freeze([]) as readonly CompactionDecision[],

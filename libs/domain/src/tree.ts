@@ -79,10 +79,13 @@ export interface ForkCopy {
  * Copy a root → end path with fresh ids: parent links are remapped, everything else (content,
  * turnId, createdAt, metadata) is kept as it was, so the copy has the same shape and bytes.
  */
-export const forkCopy = (path: readonly Message[], newId: () => string): ForkCopy => {
+export const forkCopy = (
+  path: readonly Message[],
+  newId: (original: Message) => string,
+): ForkCopy => {
   const map = new Map<string, string>();
   const messages = path.map((m) => {
-    const id = newId();
+    const id = newId(m);
     map.set(m.id, id);
     const parentId = m.parentId === null ? null : (map.get(m.parentId) ?? null);
     return { ...m, id, parentId };

@@ -9,6 +9,7 @@ import {
   WrongExpectedVersionError,
 } from '@arbor/event-store';
 import {
+  canonicalJson,
   type Command,
   type ConversationEvent,
   type ConversationState,
@@ -19,6 +20,7 @@ import {
   type Message,
   messageCount,
   type ResultOf,
+  stableId,
 } from '@arbor/domain';
 import { type Caller } from '../auth/caller';
 import { createWeightedLru } from '../common/weighted-lru';
@@ -34,6 +36,15 @@ export interface Executed<R> {
 }
 
 const deps: DecideDeps = { newId: () => randomUUID(), now: () => new Date().toISOString() };
+
+/** Derived ids are scoped by tenant: equal requests in two tenants name different forks. */
+const depsFor = (tenantId: string): DecideDeps => ({
+  ...deps,
+  stableId: (name) => stableId([tenantId, ...name]),
+});
+
+/** A fork's opening is identified by its first two events: lineage, title, metadata, id map. */
+const OPENING = 2;
 
 const MAX_ATTEMPTS = 3;
 
@@ -111,6 +122,41 @@ export class ConversationRepository {
     });
   }
 
+  /**
+   * Writes a fork's own stream (`no_stream`). If the stream exists and opens exactly as `events`
+   * do (same ConversationStarted and ForkedFrom: same lineage, title, metadata and id map), it is
+   * this fork, written by an earlier attempt whose source-side append failed: it is kept as it is
+   * and null returned, so the caller completes the source side. Anything else is a taken id.
+   */
+  private async openFork(
+    tenantId: string,
+    forkId: string,
+    events: readonly ConversationEvent[],
+    caller: Caller,
+    causationId: string,
+  ): Promise<bigint | null> {
+    const stream = conversationStream(tenantId, forkId);
+    try {
+      const r = await this.store.appendToStream(
+        stream,
+        this.toEventData(events, tenantId, caller, causationId),
+        { expectedRevision: 'no_stream' },
+      );
+      return r.position;
+    } catch (e) {
+      if (!(e instanceof WrongExpectedVersionError)) throw e;
+      const existing = await this.store.readStream(stream, { maxCount: OPENING });
+      const same =
+        existing.length === OPENING &&
+        existing.every(
+          (x, i) =>
+            x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
+        );
+      if (!same) throw new Problem('conversation_exists', 'The fork id is taken.');
+      return null;
+    }
+  }
+
   private toEventData(
     events: readonly ConversationEvent[],
     tenantId: string,
@@ -146,10 +192,16 @@ export class ConversationRepository {
     const stream = conversationStream(tenantId, conversationId);
     return this.serialize(stream, async () => {
       const causationId = randomUUID();
+      /** A fork written by an earlier attempt keeps its id when the source moved under it. */
+      let pinnedForkId: string | undefined;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const state = await this.load(tenantId, conversationId);
-        const cmd = prepare && state.status !== 'none' ? await prepare(state) : command;
-        const decision = decide(cmd, state, deps);
+        const prepared = prepare && state.status !== 'none' ? await prepare(state) : command;
+        const cmd =
+          prepared.type === 'fork' && pinnedForkId !== undefined
+            ? { ...prepared, forkConversationId: pinnedForkId }
+            : prepared;
+        const decision = decide(cmd, state, depsFor(tenantId));
         if (!decision.ok) throw domainProblem(decision.error);
         if (decision.events.length === 0) return { result: decision.result, position: null };
         try {
@@ -157,12 +209,8 @@ export class ConversationRepository {
           const fork = (decision.result as Partial<ResultOf<'fork'>>).forkEvents;
           const forkId = (decision.result as Partial<ResultOf<'fork'>>).forkConversationId;
           if (fork && forkId) {
-            const r = await this.store.appendToStream(
-              conversationStream(tenantId, forkId),
-              this.toEventData(fork, tenantId, caller, causationId),
-              { expectedRevision: 'no_stream' },
-            );
-            position = r.position;
+            position = await this.openFork(tenantId, forkId, fork, caller, causationId);
+            pinnedForkId = forkId;
           }
           const r = await this.store.appendToStream(
             stream,

@@ -156,12 +156,18 @@ export class ConversationsController {
   @ApiOperation({
     summary:
       'Fork the path ending at messageId (default: tip) into a new conversation with new ids',
+    description:
+      'Retry-safe: a fork retried after an error (e.g. 503 store_unavailable) returns the same ' +
+      '{id, idMap} instead of making a second fork, as long as nothing else was written to the ' +
+      'source in between; give `id` to make the retry safe in every case, also after a 201 whose ' +
+      'answer was lost.',
   })
   @ApiBody({ schema: openApiSchema(S.ForkBody), required: false })
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
     const { result } = await this.run(caller, id, {
       type: 'fork',
+      forkConversationId: b.id,
       messageId: b.messageId,
       title: b.title,
       metadata: b.metadata,

@@ -25,6 +25,12 @@ export const MoveTipBody = z.strictObject({
 });
 
 export const ForkBody = z.strictObject({
+  id: Id.optional().describe(
+    'Id of the new conversation. Sending the same id again returns the same fork (same id and ' +
+      'idMap, nothing written twice); the same id for a different message is 409 ' +
+      'conversation_exists. Without it the id is derived from the request and the source ' +
+      'revision, so a retry after a failed request also lands on the same fork.',
+  ),
   messageId: Id.optional(),
   title: z.string().max(500).nullable().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

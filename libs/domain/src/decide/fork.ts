@@ -1,7 +1,10 @@
 import { type Decision, type DecideDeps, type ForkCommand, type ResultOf } from '../commands';
 import { domainError, type DomainError } from '../errors';
 import { type ConversationEvent, event } from '../events';
+import { canonicalJson } from '../fingerprint';
 import { type Message } from '../messages';
+import { pmapGet } from '../persistent-map';
+import { stableId } from '../stable-id';
 import {
   type ConversationState,
   getNode,
@@ -37,9 +40,12 @@ const forkStream = (
   cmd: ForkCommand,
   forkConversationId: string,
   end: string,
-  deps: DecideDeps,
+  idFor: (name: readonly string[]) => string,
 ): { events: ConversationEvent[]; idMap: Record<string, string> } => {
-  const { messages, idMap } = forkCopy(cmd.path, deps.newId);
+  // Copied ids are derived from the fork's id: the same fork always copies to the same ids.
+  const { messages, idMap } = forkCopy(cmd.path, (m) =>
+    idFor(['fork-message', forkConversationId, m.id]),
+  );
   const onPath = new Set(cmd.path.map((m) => m.id));
   const sourceConversationId = state.conversationId ?? '';
   const checkpoints = listCheckpoints(state)
@@ -61,8 +67,30 @@ const forkStream = (
 };
 
 /**
+ * The id a fork gets when the caller names none: derived from the source, its revision, the end
+ * message and the request's title and metadata. A retry of the same request on the same revision
+ * (the source-side append failed, so the revision did not move) names the same fork; once the
+ * fork is recorded on the source the revision moves, so a new request makes a new fork.
+ */
+export const derivedForkId = (
+  state: ConversationState,
+  cmd: Pick<ForkCommand, 'title' | 'metadata'>,
+  end: string,
+  idFor: (name: readonly string[]) => string = stableId,
+): string =>
+  idFor([
+    'fork',
+    state.conversationId ?? '',
+    String(state.revision),
+    end,
+    canonicalJson({ title: cmd.title, metadata: cmd.metadata }),
+  ]);
+
+/**
  * Fork the path ending at `messageId` (default the tip) into a new conversation with fresh ids.
  * `events` go on the source stream (one ConversationForked); `result.forkEvents` open the new one.
+ * Ids are derived (see `derivedForkId`, `deps.stableId`), so deciding the same fork twice gives
+ * the same events; a fork the source already records under that id is `replayed` (no events).
  */
 export const decideFork = (
   cmd: ForkCommand,
@@ -81,21 +109,32 @@ export const decideFork = (
   }
   const mismatch = pathMismatch(cmd.path, forkPathIds(state, end) ?? []);
   if (mismatch !== null) return failWith(mismatch);
-  const forkConversationId = cmd.forkConversationId ?? deps.newId();
+  const idFor = deps.stableId ?? stableId;
+  const forkConversationId = cmd.forkConversationId ?? derivedForkId(state, cmd, end, idFor);
   if (forkConversationId === state.conversationId) {
     return fail('invalid_command', 'a fork needs a new conversation id');
   }
-  const fork = forkStream(state, cmd, forkConversationId, end, deps);
+  const recorded = pmapGet(state.forks, forkConversationId);
+  if (recorded !== undefined && recorded !== end) {
+    return fail('conversation_exists', 'this fork id is taken by a fork of another message', {
+      forkConversationId,
+      fromMessageId: recorded,
+    });
+  }
+  const fork = forkStream(state, cmd, forkConversationId, end, idFor);
+  const result = {
+    forkConversationId,
+    idMap: fork.idMap,
+    forkEvents: fork.events,
+    forkRevision: fork.events.length - 1,
+  };
+  if (recorded !== undefined) {
+    return succeed([], { ...result, revision: state.revision, replayed: true });
+  }
   const forked = event('ConversationForked', {
     forkConversationId,
     fromMessageId: end,
     idMap: fork.idMap,
   });
-  return succeed([forked], {
-    forkConversationId,
-    idMap: fork.idMap,
-    forkEvents: fork.events,
-    forkRevision: fork.events.length - 1,
-    revision: state.revision + 1,
-  });
+  return succeed([forked], { ...result, revision: state.revision + 1, replayed: false });
 };
