@@ -37,6 +37,11 @@ export interface LadderContext {
   readonly cache: TokenCache;
   factor: number;
   target: number;
+  /**
+   * Why the summarizer failed earlier in this call, if it did: the ladder may reach the summary
+   * rung again (escalation), and a provider that just failed is not asked again.
+   */
+  summaryFailure?: string;
 }
 
 export interface LadderState {

@@ -1,4 +1,6 @@
-import { retryAfterMs } from './http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { failureDetail, retryAfterMs } from './http';
 
 const headers = (entries: Record<string, string>): Headers => new Headers(entries);
 
@@ -24,5 +26,41 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(headers({}))).toBeUndefined();
     expect(retryAfterMs(headers({ 'retry-after': 'soon' }))).toBeUndefined();
     expect(retryAfterMs(headers({ 'retry-after-ms': 'x' }))).toBeUndefined();
+  });
+});
+
+describe('failureDetail', () => {
+  it("names the cause of a failed fetch: its message, else its code, else an aggregate's first", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
+      code: 'ECONNREFUSED',
+    });
+    expect(failureDetail(new TypeError('fetch failed', { cause: refused }))).toBe(
+      'connect ECONNREFUSED 127.0.0.1:9',
+    );
+    const bare = Object.assign(new Error(''), { code: 'ECONNRESET' });
+    expect(failureDetail(new TypeError('fetch failed', { cause: bare }))).toBe('ECONNRESET');
+    const aggregate = new AggregateError([refused], '');
+    expect(failureDetail(new TypeError('fetch failed', { cause: aggregate }))).toBe(
+      'connect ECONNREFUSED 127.0.0.1:9',
+    );
+    expect(failureDetail('plain')).toBe('plain');
+  });
+
+  it('reads errors by shape, so an error from another realm keeps its cause', () => {
+    const foreign = {
+      name: 'TypeError',
+      message: 'fetch failed',
+      cause: { message: 'getaddrinfo ENOTFOUND x' },
+    };
+    expect(failureDetail(foreign)).toBe('getaddrinfo ENOTFOUND x');
+  });
+
+  it('says why a real fetch to a closed port failed', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const error = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+    expect(failureDetail(error)).toBe(`connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 });

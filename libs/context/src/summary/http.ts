@@ -43,6 +43,35 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+interface ErrorLike {
+  message?: unknown;
+  code?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+const errorLike = (value: unknown): ErrorLike | undefined =>
+  typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined;
+
+/**
+ * What a failed `fetch` says went wrong: the cause's message (`connect ECONNREFUSED …`), else its
+ * code, else the first of an AggregateError's errors (one per address tried), else the error's
+ * own message. Read by shape, not `instanceof`: fetch's errors may come from another realm (a
+ * test sandbox), where `instanceof Error` is false and the cause was lost ("fetch failed").
+ */
+export function failureDetail(error: unknown, depth = 0): string {
+  const e = errorLike(error);
+  if (e === undefined) return String(error);
+  const cause = errorLike(e.cause);
+  if (cause !== undefined && depth < 3) return failureDetail(cause, depth + 1);
+  const message = typeof e.message === 'string' ? e.message.trim() : '';
+  if (message !== '') return message;
+  if (typeof e.code === 'string' && e.code !== '') return e.code;
+  const first = Array.isArray(e.errors) ? errorLike(e.errors[0]) : undefined;
+  if (first !== undefined && depth < 3) return failureDetail(first, depth + 1);
+  return String(error);
+}
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -65,9 +94,7 @@ async function postOnce(options: PostOptions): Promise<Answer> {
     if (controller.signal.aborted) {
       throw new SummaryProviderError(0, 'timeout', `no answer within ${options.timeoutMs} ms`);
     }
-    const reason = error instanceof Error ? (error.cause ?? error) : error;
-    const detail = reason instanceof Error ? reason.message : String(reason);
-    throw new SummaryProviderError(0, 'network_error', `request failed: ${detail}`);
+    throw new SummaryProviderError(0, 'network_error', `request failed: ${failureDetail(error)}`);
   } finally {
     clearTimeout(timer);
   }

@@ -2,6 +2,7 @@ import type { CompactionDecision, SummaryDecision } from '@arbor/domain/compacti
 import type { Message } from '@arbor/domain/messages';
 import { fakeRenderer } from '../testing/fake-pages';
 import { baseInput, counterIds, session, setup } from '../testing/builders';
+import { SummaryProviderError } from '../../summary/errors';
 import type { Summarize, SummaryRequest } from '../types';
 import { snapshot } from './snapshot';
 import { summary } from './summary';
@@ -118,5 +119,37 @@ describe('summary', () => {
       applied: false,
       reason: 'summarizer failed: 429 rate limited',
     });
+  });
+
+  it('says the provider, status and error type of a provider failure', async () => {
+    const failing: Summarize = async () => {
+      throw new SummaryProviderError(500, 'api_error', 'Internal server error');
+    };
+    const down: Summarize = async () => {
+      throw new SummaryProviderError(0, 'network_error', 'request failed: connect ECONNREFUSED');
+    };
+    expect((await run(0.3, auto, [], failing)).result.receipt.reason).toBe(
+      'summarizer failed: HTTP 500 api_error: Internal server error',
+    );
+    expect((await run(0.3, auto, [], down)).result.receipt.reason).toBe(
+      'summarizer failed: network_error: request failed: connect ECONNREFUSED',
+    );
+  });
+
+  it('does not ask a summarizer that failed again in the same call', async () => {
+    let calls = 0;
+    const failing: Summarize = async () => {
+      calls += 1;
+      throw new SummaryProviderError(503, 'overloaded_error', 'Overloaded');
+    };
+    const { ctx, state, result } = await run(0.3, auto, [], failing);
+    expect(calls).toBe(1);
+    const again = await summary(ctx, state, { force: true, trigger: 'threshold' });
+    expect(calls).toBe(1);
+    expect(again.receipt).toMatchObject({
+      applied: false,
+      reason: `${result.receipt.reason} (not asked again in this call)`,
+    });
+    expect(again.added).toEqual([]);
   });
 });

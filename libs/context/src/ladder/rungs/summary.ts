@@ -6,6 +6,7 @@
  * the rung is unavailable and says so.
  */
 import type { SummaryDecision } from '@arbor/domain/compaction';
+import { SummaryProviderError } from '../../summary/errors';
 import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
 import type { LadderContext } from '../state';
 import { type Provisional, type RungRunner, commit, noop } from './common';
@@ -17,6 +18,18 @@ export function summaryTargetTokens(ctx: LadderContext): number {
   return Math.min(4000, Math.max(256, Math.floor(ctx.target * 0.1)));
 }
 
+/**
+ * A summarizer failure as the receipt says it: a provider error with its HTTP status (none when
+ * no answer came) and error type, so "HTTP 500 api_error" and "network_error" are told apart.
+ */
+export function failureText(error: unknown): string {
+  if (error instanceof SummaryProviderError) {
+    const status = error.status > 0 ? `HTTP ${error.status} ` : '';
+    return `${status}${error.type}: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Summaries overshoot; plan for this much more than asked. */
 const SUMMARY_OVERSHOOT = 1.25;
 
@@ -24,6 +37,9 @@ export const summary: RungRunner = async (ctx, state, options) => {
   const summarize = ctx.input.summarize;
   if (summarize === undefined) {
     return noop('summary', state, options, 'no summarizer configured');
+  }
+  if (ctx.summaryFailure !== undefined) {
+    return noop('summary', state, options, `${ctx.summaryFailure} (not asked again in this call)`);
   }
   const targetTokens = summaryTargetTokens(ctx);
   const added = REPLACEMENT_OVERHEAD_TOKENS + Math.ceil(targetTokens * SUMMARY_OVERSHOOT);
@@ -57,7 +73,8 @@ export const summary: RungRunner = async (ctx, state, options) => {
         targetTokens,
       });
     } catch (error) {
-      return noop('summary', state, options, `summarizer failed: ${(error as Error).message}`);
+      ctx.summaryFailure = `summarizer failed: ${failureText(error)}`;
+      return noop('summary', state, options, ctx.summaryFailure);
     }
     if (result.summary.trim() === '') {
       return noop('summary', state, options, 'summarizer returned an empty summary');

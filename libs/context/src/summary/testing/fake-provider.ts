@@ -47,6 +47,8 @@ export interface RecordedRequest {
 export interface FakeProvider {
   url: string;
   requests: RecordedRequest[];
+  /** Answers still to give before the normal ones; push to script the next requests. */
+  script: ScriptedAnswer[];
   close(): Promise<void>;
 }
 
@@ -326,6 +328,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    script,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
