@@ -318,7 +318,8 @@ describe('hostile requests: precise 4xx problem+json, nothing appended', () => {
       code: 'validation_failed',
       paths: ['body.messages[0].id'],
     },
-    // Fastify's router answers over-long path params (> maxParamLength) itself: 414, plain JSON.
+    // Fastify's router refuses path params over maxParamLength (512) before any route runs: the
+    // framework error handler answers it as a problem too.
     {
       name: '5,000-character conversation id',
       send: () =>
@@ -327,22 +328,49 @@ describe('hostile requests: precise 4xx problem+json, nothing appended', () => {
           body: valid(),
         }),
       status: 414,
-      code: '',
+      code: 'uri_too_long',
     },
-    // Headers.
+    {
+      name: '513-character conversation id on a read',
+      send: () => h.call('GET', `/v1/conversations/${'a'.repeat(513)}/messages`, { key: c.key }),
+      status: 414,
+      code: 'uri_too_long',
+    },
+    {
+      name: '5,000-character message id without a key',
+      send: () => h.call('GET', `/v1/conversations/${id}/messages/${'m'.repeat(5000)}`),
+      status: 414,
+      code: 'uri_too_long',
+    },
+    {
+      name: 'malformed percent-encoding in the conversation id',
+      send: () => h.call('POST', '/v1/conversations/%E0%A4%A/turns', { key: c.key, body: valid() }),
+      status: 400,
+      code: 'validation_failed',
+    },
+    // Headers. Bodies are JSON only: any other content type is 415, whatever the body says.
     {
       name: 'text/plain content type',
       send: () => raw(JSON.stringify(valid()), { 'content-type': 'text/plain' }),
-      status: 400,
-      code: 'validation_failed',
-      paths: ['body'],
+      status: 415,
+      code: 'unsupported_media_type',
+    },
+    {
+      name: 'text/plain content type on start',
+      send: () =>
+        h.call('POST', '/v1/conversations', {
+          key: c.key,
+          raw: '{"title":"x"}',
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        }),
+      status: 415,
+      code: 'unsupported_media_type',
     },
     {
       name: 'form content type',
       send: () => raw('a=b', { 'content-type': 'application/x-www-form-urlencoded' }),
-      status: 400,
-      code: 'validation_failed',
-      paths: ['body.messages'],
+      status: 415,
+      code: 'unsupported_media_type',
     },
     {
       name: 'xml content type',

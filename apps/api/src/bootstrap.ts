@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from './config/config';
+import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -33,13 +34,19 @@ export const createApp = async (
   config: ArborConfig,
   storeFactory?: StoreFactory,
 ): Promise<NestFastifyApplication> => {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { maxParamLength: 512 },
+    frameworkErrors,
+  });
+  // Bodies are JSON only. Nest's own parsers (JSON + urlencoded) are off (`bodyParser: false`), so
+  // Fastify's built-in JSON parser reads application/json; its text/plain parser goes too. Any
+  // other content type is then FST_ERR_CTP_INVALID_MEDIA_TYPE → 415 unsupported_media_type.
+  adapter.getInstance().removeContentTypeParser('text/plain');
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, storeFactory),
-    new FastifyAdapter({
-      bodyLimit: config.bodyLimitBytes,
-      routerOptions: { maxParamLength: 512 },
-    }),
-    { logger: loggerLevels(config.logLevel), abortOnError: false },
+    adapter,
+    { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
   );
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });

@@ -30,7 +30,17 @@ export const toProblem = (error: unknown): Problem => {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Problem('payload_too_large', 'The request body exceeds the configured limit.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new Problem('unsupported_media_type');
+      return new Problem(
+        'unsupported_media_type',
+        'Request bodies are JSON: send Content-Type: application/json.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new Problem(
+        'uri_too_long',
+        'A path segment is longer than 512 characters (ids are at most 128).',
+      );
+    case 'FST_ERR_BAD_URL':
+      return new Problem('validation_failed', 'The path is not a valid URL.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new Problem('malformed_json', 'The body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -66,6 +76,21 @@ export const toProblem = (error: unknown): Problem => {
   return new Problem('internal_error');
 };
 
+const sendProblem = (reply: FastifyReply, request: FastifyRequest, problem: Problem): void => {
+  void reply
+    .status(problem.status)
+    .header('content-type', 'application/problem+json')
+    .send(problem.body(request.url.split('?')[0]));
+};
+
+/**
+ * Fastify's `frameworkErrors`: errors its router raises before any route (and so before Nest's
+ * filter) runs — a path parameter over `maxParamLength` (414), a malformed URL (400). Without
+ * it Fastify answers them with its own plain JSON.
+ */
+export const frameworkErrors = (error: Error, request: FastifyRequest, reply: FastifyReply): void =>
+  sendProblem(reply, request, toProblem(error));
+
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
@@ -81,9 +106,6 @@ export class ProblemFilter implements ExceptionFilter {
         error instanceof Error ? error.stack : String(error),
       );
     }
-    void reply
-      .status(problem.status)
-      .header('content-type', 'application/problem+json')
-      .send(problem.body(request.url.split('?')[0]));
+    sendProblem(reply, request, problem);
   }
 }

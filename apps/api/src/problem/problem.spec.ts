@@ -42,6 +42,13 @@ describe('problem details', () => {
     [new StoreUnavailableError('sqlite SQLITE_IOERR: disk I/O error'), 503, 'store_unavailable'],
     [Object.assign(new Error('x'), { code: 'SQLITE_FULL' }), 507, 'insufficient_storage'],
     [Object.assign(new Error('x'), { code: 'SQLITE_IOERR_WRITE' }), 503, 'store_unavailable'],
+    [
+      Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }),
+      415,
+      'unsupported_media_type',
+    ],
+    [Object.assign(new Error('x'), { code: 'FST_ERR_MAX_PARAM_LENGTH' }), 414, 'uri_too_long'],
+    [Object.assign(new Error('x'), { code: 'FST_ERR_BAD_URL' }), 400, 'validation_failed'],
     [new NotFoundException(), 404, 'not_found'],
     [new PayloadTooLargeException(), 413, 'payload_too_large'],
     [new Error('boom'), 500, 'internal_error'],

@@ -23,6 +23,7 @@ export const PROBLEM_CODES = {
   conversation_exists: { status: 409, title: 'The conversation exists' },
   concurrency_conflict: { status: 409, title: 'A concurrent write won; retry' },
   payload_too_large: { status: 413, title: 'The request is too large' },
+  uri_too_long: { status: 414, title: 'A path segment is too long' },
   unsupported_media_type: { status: 415, title: 'Send application/json' },
   invalid_turn: { status: 422, title: 'The turn is not valid' },
   not_a_turn_boundary: { status: 422, title: 'The message is not at a turn boundary' },
