@@ -38,6 +38,22 @@ export interface ContextRequest {
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /**
+ * A tip on an assistant message whose tool calls are not answered yet (a tip moved mid-turn)
+ * leaves nothing to ask the model: the next thing the conversation needs is the tool results.
+ * Said plainly, instead of assembling a body no provider accepts.
+ */
+const refuseOpenToolCalls = (messages: readonly Message[]): void => {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant' && last.content.some((b) => b.type === 'tool_use')) {
+    throw new Problem(
+      'not_a_turn_boundary',
+      'The tip is an assistant message whose tool calls are not answered yet: commit the tool results (or move the tip) before asking for a context.',
+      { messageId: last.id },
+    );
+  }
+};
+
+/**
  * Builds the next request for a conversation: the live window of the active branch, the
  * compaction decisions in force, the ladder as far as needed, then one append that records the
  * new decisions and the receipt (`ContextAssembled`), so the same context can be reproduced.
@@ -155,6 +171,7 @@ export class ContextService {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new Problem('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
+    refuseOpenToolCalls(messages);
     const input = this.input(caller, conversationId, state, messages, request);
     const { body, receipt, newDecisions } = await this.assemble(input);
     const contextId = randomUUID();
@@ -206,6 +223,7 @@ export class ContextService {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new Problem('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
+    refuseOpenToolCalls(messages);
     const samples = state.calibration.filter((s) => s.provider === provider);
     const last = samples[samples.length - 1] ?? null;
     if (messages.length === 0) {
