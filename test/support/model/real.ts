@@ -1,0 +1,274 @@
+/**
+ * The real side of the model-based test: the app over HTTP (one tenant driven, one probing), the
+ * last event list seen per conversation, and the checks run after every step against the model
+ * (SPEC §5 invariants 1–10 as far as HTTP can observe them).
+ */
+import { ReadModelsService } from '../../../apps/api/src/conversations/read-models.service';
+import { type AuditEvent, type Client, clientFor, conversationRoutes, problemShape } from '../api';
+import { ADMIN_KEY, type Harness, type HttpResult } from '../harness';
+import { settle } from '../workload';
+import {
+  checkpointView,
+  childrenOf,
+  type MConv,
+  type Model,
+  nodeIds,
+  pathTo,
+  sortedCheckpoints,
+} from './model';
+
+export interface Real {
+  h: Harness;
+  /** The tenant the commands drive. */
+  a: Client;
+  /** Another tenant, only ever probing A's ids (SPEC §5.9). */
+  b: Client;
+  /** The event list of each conversation as last seen (SPEC §5.1: later lists extend it). */
+  events: Map<string, AuditEvent[]>;
+  /** Ghost ids never created by anyone, for "answers exactly like a missing id". */
+  ghost: number;
+}
+
+/** How often each outcome was reached (printed with ARBOR_MODEL_VERBOSE, to see what is covered). */
+export const outcomes = new Map<string, number>();
+export const note = (outcome: string): void => {
+  outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+};
+
+/** What a step expects the log of one conversation to gain; conversations not named gain nothing. */
+export type SuffixCheck = (suffix: AuditEvent[]) => void;
+
+export const newReal = async (h: Harness): Promise<Real> => {
+  const ta = await h.createTenant('model-a');
+  const tb = await h.createTenant('model-b');
+  return { h, a: clientFor(h, ta.apiKey), b: clientFor(h, tb.apiKey), events: new Map(), ghost: 0 };
+};
+
+/** The last revision seen for a conversation (-1 before any event). */
+export const revisionOf = (r: Real, id: string): number => (r.events.get(id)?.length ?? 0) - 1;
+
+export const expectStatus = (what: string, res: HttpResult, status: number, code?: string) => {
+  note(what);
+  expect({
+    what,
+    status: res.status,
+    code: code === undefined ? undefined : res.body?.code,
+  }).toEqual({ what, status, code });
+};
+
+export const types = (events: AuditEvent[]): string[] => events.map((e) => e.type);
+
+/**
+ * SPEC §5.2 on an append: a MessageAppended only ever comes with the TurnCommitted of its turn
+ * (same command, i.e. same causation id, right before it, ids in order) — or as the copied path
+ * of a fork, in the append that starts the fork.
+ */
+export const checkTurnsWhole = (id: string, suffix: AuditEvent[]) => {
+  const groups = new Map<string, AuditEvent[]>();
+  let last: string | undefined;
+  for (const e of suffix) {
+    const cause = String(e.metadata.causationId);
+    const g = groups.get(cause);
+    if (g && last !== cause) throw new Error(`${id}: append ${cause} is not contiguous`);
+    if (g) g.push(e);
+    else groups.set(cause, [e]);
+    last = cause;
+  }
+  for (const [cause, g] of groups) {
+    const appended = g.filter((e) => e.type === 'MessageAppended');
+    const committed = g.filter((e) => e.type === 'TurnCommitted');
+    if (g.some((e) => e.type === 'ForkedFrom')) {
+      expect({ cause, committed: committed.length }).toEqual({ cause, committed: 0 });
+      continue;
+    }
+    if (appended.length === 0 && committed.length === 0) continue;
+    expect({ cause, types: types(g) }).toEqual({
+      cause,
+      types: [...appended.map(() => 'MessageAppended'), 'TurnCommitted'],
+    });
+    const ids = appended.map((e) => (e.data.message as { id: string }).id);
+    expect({ cause, ids }).toEqual({ cause, ids: committed[0].data.messageIds });
+  }
+};
+
+/**
+ * SPEC §5.1–§5.3 over every conversation: the new list is the old one plus a suffix, revisions
+ * run 0..n, the suffix is what the step expects (nothing, for conversations it did not touch),
+ * and turns are whole.
+ */
+export const checkLogs = async (
+  m: Model,
+  r: Real,
+  expected: ReadonlyMap<string, SuffixCheck> = new Map(),
+) => {
+  for (const id of m.order) {
+    const events = await r.a.events(id);
+    const before = r.events.get(id) ?? [];
+    expect({ id, unchangedPrefix: events.slice(0, before.length) }).toEqual({
+      id,
+      unchangedPrefix: before,
+    });
+    expect({ id, revisions: events.map((e) => e.revision) }).toEqual({
+      id,
+      revisions: events.map((_, i) => i),
+    });
+    const suffix = events.slice(before.length);
+    const check = expected.get(id);
+    if (check) check(suffix);
+    else expect({ id, appended: types(suffix) }).toEqual({ id, appended: [] });
+    checkTurnsWhole(id, suffix);
+    r.events.set(id, events);
+  }
+};
+
+const messageView = (c: MConv, id: string) => {
+  const n = c.nodes.get(id);
+  if (!n) throw new Error(`model: unknown message ${id}`);
+  return { id: n.id, parentId: n.parentId, role: n.role, content: n.content };
+};
+
+/** GET conversation, messages, tree, checkpoints and retry equal the model. */
+export const checkConv = async (m: Model, r: Real, id: string) => {
+  const c = m.convs.get(id);
+  if (!c) throw new Error(`model: no conversation ${id}`);
+  const conv = await r.a.conversation(id);
+  expect({ id, conversation: conv }).toMatchObject({
+    id,
+    conversation: {
+      id,
+      tip: c.tip,
+      revision: revisionOf(r, id),
+      lineage: { forkedFrom: c.forkedFrom, forks: c.forks },
+      counts: { messages: c.nodes.size, turns: c.turnCount },
+      cutAt: c.cutAt,
+    },
+  });
+  // The active branch, root → tip, with the content that was sent.
+  const branch = (await r.a.branch(id, 7)).map((x) => ({
+    id: x.id,
+    parentId: x.parentId,
+    role: x.role,
+    content: x.content,
+  }));
+  expect({ id, branch }).toEqual({ id, branch: pathTo(c, c.tip).map((x) => messageView(c, x)) });
+  // The whole tree: every node, its parent and children (in append order), branch points.
+  const tree = await r.a.tree(id);
+  const byId = new Map(tree.nodes.map((n) => [n.id, n]));
+  const expectedNodes = nodeIds(c).map((x) => ({
+    id: x,
+    parentId: c.nodes.get(x)?.parentId,
+    role: c.nodes.get(x)?.role,
+    children: childrenOf(c, x),
+  }));
+  expect({ id, tip: tree.tip, nodes: nodeIds(c).map((x) => byId.get(x)) }).toEqual({
+    id,
+    tip: c.tip,
+    nodes: expectedNodes,
+  });
+  expect({ id, count: tree.nodes.length }).toEqual({ id, count: c.nodes.size });
+  expect({ id, branchPoints: [...tree.branchPoints].sort() }).toEqual({
+    id,
+    branchPoints: nodeIds(c)
+      .filter((x) => childrenOf(c, x).length > 1)
+      .sort(),
+  });
+  const cps = sortedCheckpoints(c).map(checkpointView);
+  expect({ id, treeCheckpoints: tree.checkpoints }).toEqual({ id, treeCheckpoints: cps });
+  const listed = await r.a.get(r.a.conv(id, '/checkpoints'));
+  expectStatus(`GET checkpoints`, listed, 200);
+  expect({ id, checkpoints: listed.body.items }).toEqual({ id, checkpoints: cps });
+  // SPEC §5.10: the pending failure, or nothing_to_retry (never conversation_not_found).
+  const retry = await r.a.get(r.a.conv(id, '/retry'));
+  if (c.pendingFailure) {
+    expectStatus(`GET retry (pending, per step)`, retry, 200);
+    expect({ id, retry: retry.body }).toMatchObject({ id, retry: c.pendingFailure });
+  } else expectStatus(`GET retry (nothing, per step)`, retry, 404, 'nothing_to_retry');
+};
+
+const ghostIds = (r: Real) => {
+  r.ghost += 1;
+  return { conv: `ghost-conv-${r.ghost}`, message: `ghost-msg-${r.ghost}` };
+};
+
+/**
+ * SPEC §5.9, cheaply: tenant B naming A's conversation and one of its messages gets exactly what a
+ * missing id gets (conversation and message reads).
+ */
+export const probeIsolation = async (r: Real, id: string, messageId: string | null) => {
+  const g = ghostIds(r);
+  const mid = messageId ?? 'no-message-yet';
+  for (const [name, theirs, missing] of [
+    ['conversation', r.b.conv(id), r.b.conv(g.conv)],
+    ['message', r.b.conv(id, `/messages/${mid}`), r.b.conv(g.conv, `/messages/${g.message}`)],
+  ] as const) {
+    const r1 = await r.b.get(theirs);
+    const r2 = await r.b.get(missing);
+    expectStatus(`B reads A's ${name}`, r1, 404, 'conversation_not_found');
+    expect({ name, ...problemShape(r1, id, mid) }).toEqual({
+      name,
+      ...problemShape(r2, g.conv, g.message),
+    });
+  }
+};
+
+/** SPEC §5.9 in full: every route of the contract, reads and writes, for one conversation. */
+export const sweepIsolation = async (m: Model, r: Real, id: string, messageId: string | null) => {
+  const g = ghostIds(r);
+  const mid = messageId ?? 'no-message-yet';
+  const theirs = conversationRoutes(id, mid, 'a');
+  const missing = conversationRoutes(g.conv, g.message, 'a');
+  for (let i = 0; i < theirs.length; i++) {
+    const send = (x: (typeof theirs)[number]) =>
+      r.h.call(x.method, x.url, { key: r.b.key, body: x.body });
+    const r1 = await send(theirs[i]);
+    const r2 = await send(missing[i]);
+    expectStatus(`B ${theirs[i].name} on A's conversation`, r1, 404, 'conversation_not_found');
+    expect({ route: theirs[i].name, ...problemShape(r1, id, mid) }).toEqual({
+      route: theirs[i].name,
+      ...problemShape(r2, g.conv, g.message),
+    });
+  }
+  await checkLogs(m, r); // nothing was written anywhere
+};
+
+/** SPEC §5.8: the read models rebuilt from the log equal the live ones, byte for byte. */
+export const checkRebuild = async (r: Real) => {
+  await settle(r.h);
+  const live = r.h.app.get(ReadModelsService).dump();
+  const res = await r.h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
+  expectStatus('rebuild', res, 200);
+  const rebuilt = r.h.app.get(ReadModelsService).dump();
+  if (rebuilt !== live) {
+    // A readable diff of the first differing lines rather than two whole dumps.
+    const a = live.split('\n');
+    const b = rebuilt.split('\n');
+    const i = a.findIndex((line, k) => line !== b[k]);
+    expect({ line: i, rebuilt: b.slice(i, i + 5) }).toEqual({
+      line: i,
+      rebuilt: a.slice(i, i + 5),
+    });
+  }
+};
+
+/** Everything, for every conversation: after a restart and at the end of a run. */
+export const fullCheck = async (m: Model, r: Real) => {
+  await checkLogs(m, r);
+  for (const id of m.order) await checkConv(m, r, id);
+  await checkRebuild(r);
+  for (const id of m.order) await checkConv(m, r, id);
+  const first = m.convs.get(m.order[0]) as MConv;
+  await sweepIsolation(m, r, first.id, first.tip);
+};
+
+/** After every step: the logs of all conversations, the model of those touched, isolation. */
+export const afterStep = async (
+  m: Model,
+  r: Real,
+  touched: readonly string[],
+  expected: ReadonlyMap<string, SuffixCheck> = new Map(),
+) => {
+  await checkLogs(m, r, expected);
+  for (const id of touched) await checkConv(m, r, id);
+  const id = touched[0] ?? m.order[0];
+  await probeIsolation(r, id, m.convs.get(id)?.tip ?? null);
+};
