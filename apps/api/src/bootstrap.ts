@@ -50,6 +50,12 @@ export const createApp = async (
   );
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });
-  await app.init();
+  try {
+    await app.init();
+  } catch (e) {
+    // Close what did start (the store, its subscriptions), so a failed start leaves no handles.
+    await app.close().catch(() => undefined);
+    throw e;
+  }
   return app;
 };

@@ -92,4 +92,87 @@ describe('projector batching', () => {
     await projector.stop();
     db.close();
   });
+
+  it('a failure answers every waiter at once, and waits while stopped answer false', async () => {
+    const { db, projector } = open(10_000);
+    await projector.start();
+    const { position } = await store.appendToStream('s', [
+      { type: 'Poison', data: {}, metadata: md },
+    ]);
+    // Had the failure not answered it, this waiter would outlive the test's timeout.
+    const waited = projector.waitFor(position, 10 * 60_000);
+    expect(await waited).toBe(false);
+    expect(projector.status()).toMatchObject({ running: false, lastError: 'poisoned' });
+    expect(await projector.waitFor(position, 10 * 60_000)).toBe(false);
+    await projector.stop();
+    db.close();
+  });
+
+  it('with restartDelayMs, a failed projector starts again from its position once the cause is gone', async () => {
+    /** Fails while `full` is set, like SQLITE_FULL on the read-model file. */
+    let full = false;
+    const flaky: Projection = {
+      ...counting,
+      name: 'flaky',
+      prepare: (db) => {
+        const apply = counting.prepare(db);
+        return (e) => {
+          if (full) throw new Error('database or disk is full');
+          apply(e);
+        };
+      },
+    };
+    const errors: unknown[] = [];
+    const db = openReadModelDb(path.join(dir, 'rm.sqlite'));
+    const projector = createProjector({
+      store,
+      db,
+      set: { projections: [flaky] },
+      flushDelayMs: 0,
+      restartDelayMs: 20,
+      onError: (e) => errors.push(e),
+    });
+    await projector.start();
+    const first = await store.appendToStream('s', [{ type: 'E', data: {}, metadata: md }]);
+    expect(await projector.waitFor(first.position, 60_000)).toBe(true);
+    full = true;
+    const { position } = await store.appendToStream('s', [
+      { type: 'E', data: {}, metadata: md },
+      { type: 'E', data: {}, metadata: md },
+    ]);
+    expect(await projector.waitFor(position, 60_000)).toBe(false);
+    // It keeps retrying (and failing) while the cause is there...
+    for (let i = 0; i < 200 && errors.length < 3; i++) await sleep(10);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(projector.status().position).toBe(first.position);
+    // ...and catches up once it is gone, applying each event once.
+    full = false;
+    for (let i = 0; i < 500 && projector.status().position !== position; i++) await sleep(10);
+    expect(projector.status()).toMatchObject({ position, running: true });
+    expect(db.prepare('SELECT n FROM counts WHERE type = ?').pluck().get('E')).toBe(3);
+    await projector.stop();
+    db.close();
+  });
+
+  it('stop() cancels a pending restart', async () => {
+    const errors: unknown[] = [];
+    const db = openReadModelDb(path.join(dir, 'rm.sqlite'));
+    const projector = createProjector({
+      store,
+      db,
+      set: { projections: [counting] },
+      flushDelayMs: 0,
+      restartDelayMs: 20,
+      onError: (e) => errors.push(e),
+    });
+    await projector.start();
+    await store.appendToStream('s', [{ type: 'Poison', data: {}, metadata: md }]);
+    for (let i = 0; i < 100 && errors.length === 0; i++) await sleep(10);
+    await projector.stop();
+    const after = errors.length;
+    await sleep(200);
+    expect(errors.length).toBe(after);
+    expect(projector.status().running).toBe(false);
+    db.close();
+  });
 });

@@ -39,7 +39,15 @@ export interface ProjectorOptions {
    */
   flushDelayMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * After a failure (e.g. SQLITE_FULL writing the read-model file), start again from the last
+   * applied position after this many ms, doubling up to 30 s while it keeps failing. Default 0:
+   * a failed projector stays stopped until `start()` is called.
+   */
+  restartDelayMs?: number;
 }
+
+const MAX_RESTART_DELAY_MS = 30_000;
 
 interface Waiter {
   position: bigint;
@@ -96,6 +104,11 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   let subscription: Subscription | null = null;
   let loop: Promise<void> | null = null;
   let waiters: Waiter[] = [];
+  /** Stopped by `stop()` (not by a failure): no automatic restart. */
+  let stopped = true;
+  const restartDelayMs = options.restartDelayMs ?? 0;
+  let nextRestartDelay = restartDelayMs;
+  let restartTimer: NodeJS.Timeout | null = null;
 
   const wake = (): void => {
     if (position === null || waiters.length === 0) return;
@@ -111,13 +124,47 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   const flush = (batch: RecordedEvent[], upTo: bigint): void => {
     apply(batch, upTo);
     position = upTo;
+    nextRestartDelay = restartDelayMs;
     wake();
   };
 
+  /** Ends a failed run (its subscription and loop) and starts again from `position`. */
+  const restart = async (): Promise<void> => {
+    const old = { subscription, loop };
+    subscription = null;
+    loop = null;
+    await old.subscription?.unsubscribe();
+    await old.loop;
+    if (!stopped && !running) await start();
+  };
+
+  const scheduleRestart = (): void => {
+    if (restartDelayMs <= 0 || stopped || restartTimer !== null) return;
+    const delay = nextRestartDelay;
+    nextRestartDelay = Math.min(nextRestartDelay * 2, MAX_RESTART_DELAY_MS);
+    restartTimer = setTimeout(() => {
+      restartTimer = null;
+      restart().catch((error: unknown) => fail(error));
+    }, delay);
+    restartTimer.unref();
+  };
+
+  /**
+   * A failed projector stops applying. Whoever waits for a position is answered now (false)
+   * rather than at their timeout — a reader gets its 503 at once, and a startup catch-up does not
+   * wait forever for a position that a full disk will not let it reach.
+   */
   const fail = (error: unknown): void => {
     lastError = error instanceof Error ? error.message : String(error);
     running = false;
+    const stranded = waiters;
+    waiters = [];
+    for (const w of stranded) {
+      clearTimeout(w.timer);
+      w.resolve(false);
+    }
     options.onError?.(error);
+    scheduleRestart();
   };
 
   /** Received, not yet applied: the events, and the position they (and skipped ones) reach. */
@@ -188,6 +235,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
 
   const start = async (): Promise<void> => {
     if (running) return;
+    stopped = false;
     running = true;
     caughtUp = false;
     lastError = null;
@@ -204,6 +252,9 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   };
 
   const stop = async (): Promise<void> => {
+    stopped = true;
+    if (restartTimer !== null) clearTimeout(restartTimer);
+    restartTimer = null;
     running = false;
     await subscription?.unsubscribe();
     await loop;
@@ -221,6 +272,8 @@ export const createProjector = (options: ProjectorOptions): Projector => {
       }
     }
     if (position !== null && position >= target) return Promise.resolve(true);
+    // Not running (failed, or stopped): nothing will move the position while it waits.
+    if (!running) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         position: target,

@@ -32,6 +32,12 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   queries!: ConversationQueries;
   /** Last write position per API key (bounded: one entry per key). */
   private readonly lastWrite = new Map<string, bigint>();
+  /**
+   * The log's head when the read models were opened. Every read waits for it too: if the
+   * projector could not catch up at startup (e.g. a full disk), reads answer 503
+   * projection_lagging instead of stale rows, and stop waiting once it has caught up.
+   */
+  private floor: bigint | null = null;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -40,19 +46,27 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
 
   private file!: string;
 
-  /** A projector over a read-model file, started and caught up with the log as it is now. */
+  /**
+   * A projector over a read-model file, started and caught up with the log as it is now — or,
+   * when it fails on the way (SQLITE_FULL on a full disk), started anyway: it retries by itself
+   * (1 s, doubling to 30 s) and reads answer 503 until it has caught up. Startup never waits on
+   * a projector that cannot move (that hung a restart on a full disk).
+   */
   private async open(file: string) {
     const db = openReadModelDb(file);
     const projector = createProjector({
       store: this.store,
       db,
       set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
-      onError: (e) => this.logger.error(`projector stopped: ${String(e)}`),
+      onError: (e) => this.logger.error(`projector stopped (retrying): ${String(e)}`),
+      restartDelayMs: 1000,
     });
     await projector.start();
-    const head = await this.store.headPosition();
-    if (head !== null) await projector.waitFor(head, 24 * 60 * 60 * 1000);
-    return { db, projector, queries: createConversationQueries(db) };
+    const floor = await this.store.headPosition();
+    if (floor !== null && !(await projector.waitFor(floor, 24 * 60 * 60 * 1000))) {
+      this.logger.warn(`read models behind the log at startup (${projector.status().lastError})`);
+    }
+    return { db, projector, floor, queries: createConversationQueries(db) };
   }
 
   async onModuleInit(): Promise<void> {
@@ -61,8 +75,12 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.projector.stop();
-    this.db.close();
+    // Also after a failed init (e.g. the read-model file could not be created on a full disk),
+    // so that closing the app still reaches the store's shutdown.
+    const projector = this.projector as Projector | undefined;
+    const db = this.db as Database.Database | undefined;
+    await projector?.stop();
+    db?.close();
   }
 
   noteWrite(keyId: string, position: bigint | null): void {
@@ -73,8 +91,10 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
 
   /** Waits for the caller's last write to be visible, or answers 503 `projection_lagging`. */
   async consistentFor(keyId: string): Promise<ConversationQueries> {
-    const target = this.lastWrite.get(keyId);
-    if (target !== undefined) {
+    const written = this.lastWrite.get(keyId);
+    const target =
+      written === undefined || (this.floor !== null && this.floor > written) ? this.floor : written;
+    if (target !== null) {
       const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
       if (!ok)
         throw new Problem('projection_lagging', 'Retry shortly.', { position: target.toString() });
