@@ -625,6 +625,7 @@ export class Context implements Cmd {
     if (res.status === 422 && res.body?.code === 'cannot_fit') {
       // Only a real "does not fit": the numbers say so.
       expect(res.body.estimatedTokens).toBeGreaterThan(res.body.targetTokens);
+      note('context: cannot fit (numbers say so)');
       await afterStep(m, r, [c.id]);
       return;
     }

@@ -268,7 +268,15 @@ export const afterStep = async (
   expected: ReadonlyMap<string, SuffixCheck> = new Map(),
 ) => {
   await checkLogs(m, r, expected);
-  for (const id of touched) await checkConv(m, r, id);
+  // The touched conversations and their fork relatives: a write on one side of a fork must not
+  // show on the other (SPEC §5.4), in the read models as much as in the log.
+  const relatives = new Set(touched);
+  for (const id of touched) {
+    const c = m.convs.get(id);
+    if (c?.forkedFrom) relatives.add(c.forkedFrom.conversationId);
+    for (const f of c?.forks ?? []) relatives.add(f.conversationId);
+  }
+  for (const id of relatives) await checkConv(m, r, id);
   const id = touched[0] ?? m.order[0];
   await probeIsolation(r, id, m.convs.get(id)?.tip ?? null);
 };
