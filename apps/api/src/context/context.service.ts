@@ -145,6 +145,8 @@ export class ContextService {
       summarize: this.summarize ?? undefined,
       newId: () => randomUUID(),
       tokenCache: this.tokenCache,
+      // Conversation ids are unique per tenant only: the caches must not mix two tenants' "c1".
+      cacheScope: `${caller.tenantId}/${conversationId}`,
       pageCache: this.pageCache,
     };
   }

@@ -4,6 +4,7 @@ import { assembleContext, autoTarget } from './assemble';
 import { CannotFitError, EmptyContextError } from './errors';
 import { fakeRenderer } from './testing/fake-pages';
 import { prefixHash } from './state';
+import { createTokenCache } from './token-cache';
 import { baseInput, counterIds, session, setup } from './testing/builders';
 import type { AssembleInput, AssembleResult, Summarize } from './types';
 
@@ -270,5 +271,24 @@ describe('assembleContext', () => {
     await expect(assembleContext(baseInput(messages, { budgetTokens: 0 }))).rejects.toThrow(
       RangeError,
     );
+  });
+});
+
+describe('shared caches', () => {
+  /** The same ids as `messages`, other content: what another tenant may hold under the same ids. */
+  const other = messages.map((m) => ({
+    ...m,
+    content: m.content.map((b) => (b.type === 'text' ? { ...b, text: `${b.text} ${b.text}` } : b)),
+  }));
+
+  it('keeps conversations with the same id apart by their cache scope', async () => {
+    const tokenCache = createTokenCache();
+    const shared = (msgs: typeof messages, cacheScope: string) =>
+      assembleContext(baseInput(msgs, { tokenCache, cacheScope }));
+    await shared(messages, 'tenant-a/conv1');
+    const b = await shared(other, 'tenant-b/conv1');
+    const alone = await assembleContext(baseInput(other));
+    expect(b.receipt).toEqual(alone.receipt);
+    expect(JSON.stringify(b.body)).toBe(JSON.stringify(alone.body));
   });
 });

@@ -92,11 +92,16 @@ function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps'
   return null;
 }
 
+/** The conversation's name in the shared caches. */
+export const cacheScopeOf = (input: AssembleInput): string =>
+  input.cacheScope ?? input.conversationId;
+
 export function createContext(input: AssembleInput): LadderContext {
   const caps = resolveCapabilities(input.provider, input.model, input.capabilities);
   const cache = input.tokenCache ?? createTokenCache();
+  const scope = cacheScopeOf(input);
   const measure = {
-    conversationId: input.conversationId,
+    conversationId: scope,
     provider: input.provider,
     model: input.model,
     cache,
@@ -115,7 +120,7 @@ export function createContext(input: AssembleInput): LadderContext {
     measure,
     fixed: fixedTokens(measure, input.system, input.tools),
     serialize: input.serialize ?? serializeMessages,
-    pages: createPageStore(input.conversationId, input.pageCache),
+    pages: createPageStore(scope, input.pageCache),
     snapshotUnavailable: unavailable,
     shape: unavailable === null ? caps.snapshotShape : null,
     render: unavailable === null ? (input.renderPages ?? null) : null,

@@ -25,6 +25,7 @@ import type { ViewItem } from './view';
 export const BLOCK_FRAMING_TOKENS = 1;
 
 export interface MeasureContext {
+  /** The conversation as the caches name it (`AssembleInput.cacheScope`). */
   conversationId: string;
   provider: ProviderName;
   model: string;

@@ -85,6 +85,12 @@ export interface AssembleInput {
   newId: () => string;
   tokenCache?: TokenCache;
   /**
+   * Names the conversation in the shared caches (`tokenCache`: counts and digests).
+   * Must be unique across everyone sharing the cache: a service whose conversation ids are
+   * unique only per tenant passes the tenant-qualified id. Default: `conversationId`.
+   */
+  cacheScope?: string;
+  /**
    * The tip of the previous assembly, if known: messages up to it were in the previously sent
    * request, so only changes to them count as `cachedPrefixChanged`. Unknown → every message
    * counts (a conservative answer).

@@ -28,7 +28,7 @@ interface Candidate {
 }
 
 function cachedNumber(ctx: LadderContext, key: string, compute: () => number): number {
-  const full = `${ctx.input.conversationId}|${ctx.input.provider}|${ctx.input.model}|${key}`;
+  const full = `${ctx.measure.conversationId}|${ctx.input.provider}|${ctx.input.model}|${key}`;
   const hit = ctx.cache.numbers.get(full);
   if (hit !== undefined) return hit;
   const value = compute();

@@ -32,7 +32,7 @@ function charsOf(ctx: LadderContext, state: LadderState) {
   return (index: number): number => {
     const item = byIndex.get(index);
     if (item === undefined) return 0;
-    const key = `chars|${ctx.input.conversationId}|${item.key}${custom}`;
+    const key = `chars|${ctx.measure.conversationId}|${item.key}${custom}`;
     const hit = ctx.cache.numbers.get(key);
     if (hit !== undefined) return hit;
     const value = ctx.serialize([item.message]).length + 1;
