@@ -70,58 +70,78 @@ interface Sent {
   acked?: { messageIds: string[]; tip: string };
 }
 
-/**
- * SPEC §5.2: kill -9 the server while clients commit turns; after a restart every acknowledged
- * turn is there (its retry is a replay), no half-turn is in the log, and the read models the
- * projector resumed equal a rebuild from the log (§5.8).
- */
-describe('kill -9 under load', () => {
-  let dataDir: string;
-  let h: Harness | null = null;
-  let child: ChildProcess | null = null;
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-crash-'));
-  });
-  afterAll(async () => {
-    if (child) {
-      child.kill('SIGKILL');
-      await exited(child);
-    }
-    await h?.destroy();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+interface CrashOptions {
+  /** Concurrent clients, one conversation each. */
+  clients: number;
+  /** Acknowledged turns to wait for in a cycle before the kill: at least `min`, at most `max`. */
+  acksPerCycle: { min: number; max: number };
+  /** Stop after this many kill -9 cycles… */
+  cycles: number;
+  /** …or once this many seconds have passed (a cycle in progress is finished). */
+  seconds?: number;
+}
 
-  it('loses no acknowledged turn and leaves no half-turn', async () => {
+interface CrashReport {
+  cycles: number;
+  sent: number;
+  acknowledged: number;
+  /** Whole turns found in the log after the last kill (acknowledged + committed-but-unanswered). */
+  turnsInLog: number;
+  /** Acknowledged turns whose retry after the last restart was a replay with the same answer. */
+  verified: number;
+  seconds: number;
+}
+
+/**
+ * Kill -9 cycles on one data directory: start the real server (its own process), let `clients`
+ * commit turns concurrently (each chaining from its last acknowledged tip, across restarts),
+ * kill -9 it after a random number of acknowledged turns, check the log holds whole turns only
+ * and at least every acknowledged one; repeat. Then, restarted in-process: every acknowledged
+ * turn's retry is a replay with the same answer, each branch holds the acknowledged turns in
+ * order, and the resumed read models equal a rebuild from the log.
+ */
+const runCrashCycles = async (
+  dataDir: string,
+  options: CrashOptions,
+  track: { child: ChildProcess | null; h: Harness | null },
+): Promise<CrashReport> => {
+  const started = Date.now();
+  const sent: Sent[] = [];
+  const tips = new Map<string, string | null>();
+  let key = '';
+  let cycles = 0;
+  for (;;) {
     const server = await spawnServer(dataDir);
-    child = server.child;
-    const call = async (method: string, url: string, key: string, body?: unknown) => {
+    const child = server.child;
+    track.child = child;
+    const call = async (method: string, url: string, k: string, body?: unknown) => {
       const res = await fetch(server.url + url, {
         signal: AbortSignal.timeout(15_000),
         method,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    const tenant = (await call('POST', '/v1/tenants', ADMIN_KEY, {})).body as { apiKey: string };
-    const key = tenant.apiKey;
-    const conversations: string[] = [];
-    for (let i = 0; i < 4; i++)
-      conversations.push((await call('POST', '/v1/conversations', key, {})).body.id as string);
-
-    const sent: Sent[] = [];
+    if (cycles === 0) {
+      key = ((await call('POST', '/v1/tenants', ADMIN_KEY, {})).body as { apiKey: string }).apiKey;
+      for (let i = 0; i < options.clients; i++) {
+        tips.set((await call('POST', '/v1/conversations', key, {})).body.id as string, null);
+      }
+    }
+    const { min, max } = options.acksPerCycle;
+    const target = min + Math.floor(Math.random() * (max - min + 1));
     let acked = 0;
     let dead = false;
-    let running = conversations.length;
+    let running = tips.size;
     const errors: string[] = [];
     const worker = async (conversation: string, w: number) => {
-      let tip: string | null = null;
       for (let i = 0; !dead; i++) {
         const s: Sent = {
           conversation,
-          turnId: `w${w}-t${i}`,
-          parentId: tip,
-          messages: i % 2 ? toolTurn(`w${w}t${i}`, 2) : exchange(`w${w}t${i}`),
+          turnId: `c${cycles}-w${w}-t${i}`,
+          parentId: tips.get(conversation) ?? null,
+          messages: i % 2 ? toolTurn(`c${cycles}w${w}t${i}`, 2) : exchange(`c${cycles}w${w}t${i}`),
         };
         sent.push(s);
         try {
@@ -135,7 +155,7 @@ describe('kill -9 under load', () => {
             return;
           }
           s.acked = r.body as Sent['acked'];
-          tip = (r.body as { tip: string }).tip;
+          tips.set(conversation, (r.body as { tip: string }).tip);
           acked++;
         } catch (e) {
           if (!dead) errors.push(`${s.turnId}: ${String(e)}`);
@@ -143,53 +163,132 @@ describe('kill -9 under load', () => {
         }
       }
     };
-    const workers = conversations.map((c, w) => worker(c, w).finally(() => running--));
-    while (acked < 60 && running > 0) await new Promise((r) => setTimeout(r, 5));
-    expect(errors).toEqual([]);
+    const workers = [...tips.keys()].map((c, w) => worker(c, w).finally(() => running--));
+    while (acked < target && running > 0) await new Promise((r) => setTimeout(r, 5));
+    expect({ cycle: cycles, errors }).toEqual({ cycle: cycles, errors: [] });
     child.kill('SIGKILL');
     dead = true;
     await Promise.all(workers);
     await exited(child);
+    track.child = null;
+    cycles++;
 
-    // The log on disk: whole turns only.
-    const rows = readLog(dataDir);
-    const { turns, problems } = checkWholeTurns(rows);
-    expect(problems).toEqual([]);
-    const ackedTurns = sent.filter((s) => s.acked);
-    expect(ackedTurns.length).toBeGreaterThanOrEqual(60);
-    expect(turns).toBeGreaterThanOrEqual(ackedTurns.length);
+    // The log on disk: whole turns only, and at least every turn acknowledged so far.
+    const { turns, problems } = checkWholeTurns(readLog(dataDir));
+    expect({ cycle: cycles, problems }).toEqual({ cycle: cycles, problems: [] });
+    expect(turns).toBeGreaterThanOrEqual(sent.filter((s) => s.acked).length);
+    const elapsed = (Date.now() - started) / 1000;
+    if (cycles >= options.cycles || (options.seconds !== undefined && elapsed >= options.seconds))
+      break;
+  }
 
-    // Restarted on the same files: every acknowledged turn is there, its retry a replay.
-    h = await startHarness({ ARBOR_DATA_DIR: dataDir });
-    const c = clientFor(h, key);
-    for (const s of ackedTurns) {
-      const r = await c.post(c.conv(s.conversation, '/turns'), {
-        turnId: s.turnId,
-        parentId: s.parentId,
-        messages: s.messages,
-      });
-      expect({ turnId: s.turnId, status: r.status, body: r.body }).toEqual({
-        turnId: s.turnId,
-        status: 200,
-        body: { ...s.acked, turnId: s.turnId, revision: expect.any(Number), replayed: true },
-      });
-    }
-    // Each conversation's branch is whole turns, and holds at least what was acknowledged.
-    for (const conversation of conversations) {
-      const branch = await c.branchIds(conversation);
-      const mine = ackedTurns.filter((s) => s.conversation === conversation);
-      const ids = mine.flatMap((s) => s.acked?.messageIds ?? []);
-      expect(branch.slice(0, ids.length)).toEqual(ids);
-      const committed = sent.filter((s) => s.conversation === conversation);
-      expect(branch.length).toBeLessThanOrEqual(
-        committed.reduce((n, s) => n + s.messages.length, 0),
-      );
-    }
-    // The projector resumed after the crash: its read models equal a rebuild from the log.
-    await settle(h);
-    const resumed = h.app.get(ReadModelsService).dump();
-    const r = await h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
-    expect(r.status).toBe(200);
-    expect(h.app.get(ReadModelsService).dump()).toBe(resumed);
+  const ackedTurns = sent.filter((s) => s.acked);
+  const turnsInLog = checkWholeTurns(readLog(dataDir)).turns;
+  // Restarted on the same files: every acknowledged turn is there, its retry a replay.
+  const h = await startHarness({ ARBOR_DATA_DIR: dataDir });
+  track.h = h;
+  const c = clientFor(h, key);
+  let verified = 0;
+  for (const s of ackedTurns) {
+    const r = await c.post(c.conv(s.conversation, '/turns'), {
+      turnId: s.turnId,
+      parentId: s.parentId,
+      messages: s.messages,
+    });
+    expect({ turnId: s.turnId, status: r.status, body: r.body }).toEqual({
+      turnId: s.turnId,
+      status: 200,
+      body: { ...s.acked, turnId: s.turnId, revision: expect.any(Number), replayed: true },
+    });
+    verified++;
+  }
+  // Each conversation's branch is whole turns, and holds at least what was acknowledged.
+  for (const conversation of tips.keys()) {
+    const branch = await c.branchIds(conversation);
+    const mine = ackedTurns.filter((s) => s.conversation === conversation);
+    const ids = mine.flatMap((s) => s.acked?.messageIds ?? []);
+    expect(branch.slice(0, ids.length)).toEqual(ids);
+    const committed = sent.filter((s) => s.conversation === conversation);
+    expect(branch.length).toBeLessThanOrEqual(committed.reduce((n, s) => n + s.messages.length, 0));
+  }
+  // The projector resumed after the crashes: its read models equal a rebuild from the log.
+  await settle(h);
+  const resumed = h.app.get(ReadModelsService).dump();
+  const r = await h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
+  expect(r.status).toBe(200);
+  expect(h.app.get(ReadModelsService).dump()).toBe(resumed);
+  return {
+    cycles,
+    sent: sent.length,
+    acknowledged: ackedTurns.length,
+    turnsInLog,
+    verified,
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+};
+
+/** One data directory per run; the server process and harness are stopped whatever happens. */
+const crashSuite = (
+  name: string,
+  options: () => CrashOptions,
+  minAcked: number,
+  timeoutMs?: number,
+) =>
+  describe(name, () => {
+    let dataDir: string;
+    const track: { child: ChildProcess | null; h: Harness | null } = { child: null, h: null };
+    beforeAll(() => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-crash-'));
+    });
+    afterAll(async () => {
+      if (track.child) {
+        track.child.kill('SIGKILL');
+        await exited(track.child);
+      }
+      await track.h?.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it(
+      'loses no acknowledged turn and leaves no half-turn',
+      async () => {
+        const report = await runCrashCycles(dataDir, options(), track);
+        console.log(`${name}: ${JSON.stringify(report)}`);
+        expect(report.acknowledged).toBeGreaterThanOrEqual(minAcked);
+        expect(report.verified).toBe(report.acknowledged);
+      },
+      timeoutMs,
+    );
   });
-});
+
+/**
+ * SPEC §5.2: kill -9 the server while clients commit turns; after a restart every acknowledged
+ * turn is there (its retry is a replay), no half-turn is in the log, and the read models the
+ * projector resumed equal a rebuild from the log (§5.8).
+ */
+crashSuite(
+  'kill -9 under load',
+  () => ({ clients: 4, acksPerCycle: { min: 60, max: 60 }, cycles: 1 }),
+  60,
+);
+
+/**
+ * The same, longer (`npm run test:soak`, ARBOR_SOAK=1; not in `npm test`): kill -9 cycles for
+ * ARBOR_SOAK_SECONDS (default 120) with ARBOR_SOAK_CLIENTS clients (default 8), each cycle killed
+ * after a random 5–80 acknowledged turns, on one data directory.
+ */
+const soakSeconds = Number(process.env.ARBOR_SOAK_SECONDS ?? 120);
+const soakClients = Number(process.env.ARBOR_SOAK_CLIENTS ?? 8);
+if (process.env.ARBOR_SOAK === '1') {
+  crashSuite(
+    'kill -9 soak',
+    () => ({
+      clients: soakClients,
+      acksPerCycle: { min: 5, max: 80 },
+      cycles: Number.MAX_SAFE_INTEGER,
+      seconds: soakSeconds,
+    }),
+    1,
+    (soakSeconds + 300) * 1000,
+  );
+}
