@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ElisionDecision, SnapshotDecision } from '@arbor/domain/compaction';
 import { checkBody } from '../validity';
 import { assembleContext, autoTarget } from './assemble';
@@ -290,5 +291,27 @@ describe('shared caches', () => {
     const alone = await assembleContext(baseInput(other));
     expect(b.receipt).toEqual(alone.receipt);
     expect(JSON.stringify(b.body)).toBe(JSON.stringify(alone.body));
+  });
+
+  it('gives the same body and receipt with a warm cache as with none, call after call', async () => {
+    const tokenCache = createTokenCache();
+    const first = await assembleContext(baseInput(messages, { budgetTokens: 20_000, tokenCache }));
+    expect(first.newDecisions.length).toBeGreaterThan(0);
+    const inForce = { decisions: first.newDecisions, budgetTokens: 20_000 };
+    const cold = await assembleContext(baseInput(messages, inForce));
+    for (let i = 0; i < 3; i++) {
+      const warm = await assembleContext(baseInput(messages, { ...inForce, tokenCache }));
+      expect(warm.receipt).toEqual(cold.receipt);
+      expect(JSON.stringify(warm.body)).toBe(JSON.stringify(cold.body));
+    }
+  });
+
+  it("hashes the prefix as sha256 of the request head and the items' digests, concatenated", async () => {
+    const input = baseInput(messages, { system: 'Be brief.', maxTokens: 1000 });
+    const { ctx, state } = await setup(input);
+    const head = JSON.stringify(['anthropic', 'claude-sonnet-4-5', 1000, 'Be brief.', null]);
+    const digests = Buffer.concat(state.measure.stats.slice(0, 5).map((s) => s.digest));
+    const expected = createHash('sha256').update(head).update(digests).digest('hex');
+    expect(prefixHash(ctx, state, 5)).toBe(expected);
   });
 });

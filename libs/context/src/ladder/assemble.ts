@@ -114,6 +114,7 @@ export function createContext(input: AssembleInput): LadderContext {
       messages: input.messages,
       indexById: indexMessages(input.messages),
       shape: analyzeWindow(input.messages),
+      memo: cache.renderMemo?.(scope),
     },
     caps,
     limits: resolveLimits(input.provider, caps.limits),

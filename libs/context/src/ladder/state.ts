@@ -187,7 +187,10 @@ export function prefixHash(ctx: LadderContext, state: LadderState, count: number
     input.system ?? null,
     input.tools === undefined ? null : sha256(JSON.stringify(input.tools)),
   ]);
-  const digests = new Array<Buffer>(count);
-  for (let i = 0; i < count; i++) digests[i] = state.measure.stats[i].digest;
-  return createHash('sha256').update(head).update(Buffer.concat(digests)).digest('hex');
+  // Hashing the digests one by one hashes the same bytes as hashing them concatenated, without
+  // building the concatenation.
+  const hash = createHash('sha256').update(head);
+  const stats = state.measure.stats;
+  for (let i = 0; i < count; i++) hash.update(stats[i].digest);
+  return hash.digest('hex');
 }

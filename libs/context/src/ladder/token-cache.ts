@@ -3,6 +3,7 @@
  * (provider, model) and one way of rendering it (which results elided, which images stripped)
  * never changes: the key says all of that, and an entry never goes stale, only old.
  */
+import type { RenderedEntry, RenderMemo } from './view';
 
 export interface Lru<V> {
   get(key: string): V | undefined;
@@ -81,14 +82,45 @@ export interface TokenCache {
   /** Single numbers: tokens of one tool result, characters of a serialized message, … */
   numbers: Lru<number>;
   readonly maxEntries: number;
+  /** Renderings of elided / stripped messages of one conversation (see `RenderMemo`). */
+  renderMemo?(conversation: string): RenderMemo;
 }
 
 export const DEFAULT_TOKEN_CACHE_ENTRIES = 100_000;
 const SCOPES = 256;
 
+/**
+ * Render memos for every conversation, `maxEntries` renderings in all: when one more would go
+ * over, all are forgotten at once (the next calls render again, as without a memo). A rendering
+ * holds its placeholder text and the message's other blocks, so the bound is on the total.
+ */
+export function createRenderMemos(maxEntries: number): (conversation: string) => RenderMemo {
+  let memos = new Map<string, Map<string, RenderedEntry>>();
+  let total = 0;
+  return (conversation) => ({
+    get: (messageId) => memos.get(conversation)?.get(messageId),
+    set(messageId, entry) {
+      let memo = memos.get(conversation);
+      if (memo?.has(messageId) !== true && total >= maxEntries) {
+        memos = new Map();
+        memo = undefined;
+        total = 0;
+      }
+      if (memo === undefined) {
+        memo = new Map();
+        memos.set(conversation, memo);
+      }
+      if (!memo.has(messageId)) total += 1;
+      memo.set(messageId, entry);
+    },
+  });
+}
+
 export function createTokenCache(maxEntries = DEFAULT_TOKEN_CACHE_ENTRIES): TokenCache {
   const scopes = createLru<Map<string, ItemStats>>(SCOPES);
+  const renderMemo = createRenderMemos(Math.max(2, Math.floor(maxEntries / 2)));
   return {
+    renderMemo,
     scope(name) {
       let map = scopes.get(name);
       if (map === undefined || map.size > maxEntries) {

@@ -85,7 +85,7 @@ export interface AssembleInput {
   newId: () => string;
   tokenCache?: TokenCache;
   /**
-   * Names the conversation in the shared caches (`tokenCache`: counts and digests).
+   * Names the conversation in the shared caches (`tokenCache`: counts, digests, renderings).
    * Must be unique across everyone sharing the cache: a service whose conversation ids are
    * unique only per tenant passes the tenant-qualified id. Default: `conversationId`.
    */

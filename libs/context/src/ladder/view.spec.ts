@@ -11,7 +11,8 @@ import { chain, png, text } from '../testing/conversation';
 import { PROVIDER_NAMES } from '../types';
 import { checkBody } from '../validity';
 import { fakePage } from './testing/fake-pages';
-import { type ViewSource, indexMessages, planView, renderView } from './view';
+import { createRenderMemos } from './token-cache';
+import { type RenderMemo, type ViewSource, indexMessages, planView, renderView } from './view';
 import { analyzeWindow } from './window';
 
 const base = {
@@ -299,5 +300,107 @@ describe('planView / renderView', () => {
       snap(['m2', 'm3', 'm4']),
     ];
     expect(JSON.stringify(render(decisions).items)).toBe(JSON.stringify(render(decisions).items));
+  });
+});
+
+describe('render memo', () => {
+  const withMemo = (memo: RenderMemo, over: Partial<ViewSource> = {}): ViewSource => ({
+    ...source,
+    memo,
+    ...over,
+  });
+  const decisions = (): CompactionDecision[] => [
+    elision([{ messageId: messages[2].id, toolUseId: 'a', originalTokens: 500 }]),
+    strip([
+      {
+        messageId: messages[8].id,
+        path: 'content[1]',
+        mediaType: 'image/png',
+        bytes: 100,
+        width: 12,
+        height: 10,
+      },
+    ]),
+  ];
+  const renderWith = (src: ViewSource, ds: CompactionDecision[]) =>
+    renderView(src, planView(src, ds), pages);
+
+  it('renders exactly what no memo renders, and reuses the items for the same decision parts', () => {
+    const memo = createRenderMemos(100)('conv1');
+    const ds = decisions();
+    const plain = renderWith(source, ds);
+    const first = renderWith(withMemo(memo), ds);
+    const again = renderWith(withMemo(memo), ds);
+    expect(first).toEqual(plain);
+    expect(again).toEqual(plain);
+    expect(again[2]).toBe(first[2]);
+    expect(again[8]).toBe(first[8]);
+    expect(JSON.stringify(first[2].message)).toContain('[elided: result of read, ~500 tokens');
+  });
+
+  it('renders again when the decision parts are other objects, or other parts', () => {
+    const memo = createRenderMemos(100)('conv1');
+    const first = renderWith(withMemo(memo), decisions());
+    const clone = renderWith(withMemo(memo), decisions());
+    expect(clone).toEqual(first);
+    expect(clone[2]).not.toBe(first[2]);
+    const other = renderWith(withMemo(memo), [
+      elision([{ messageId: messages[2].id, toolUseId: 'a', originalTokens: 900 }]),
+    ]);
+    expect(JSON.stringify(other[2].message)).toContain('~900 tokens');
+    expect(other[8]).toEqual(renderWith(source, [])[8]);
+  });
+
+  it('renders again when the message before it is not the same (a window cut after the call)', () => {
+    const memo = createRenderMemos(100)('conv1');
+    const ds = decisions();
+    const whole = renderWith(withMemo(memo), ds);
+    const tail = messages.slice(2);
+    const cut = withMemo(memo, {
+      messages: tail,
+      indexById: indexMessages(tail),
+      shape: analyzeWindow(tail),
+    });
+    const plain = renderWith({ ...cut, memo: undefined }, ds);
+    const rendered = renderWith(cut, ds);
+    expect(rendered).toEqual(plain);
+    // Its call is not in the window any more: the placeholder no longer names the tool.
+    expect(JSON.stringify(rendered[0].message)).toContain('[elided: tool result,');
+    expect(JSON.stringify(whole[2].message)).toContain('[elided: result of read,');
+    // Cut one message earlier, the call is still right before it: the same rendering, moved.
+    const shifted = messages.slice(1);
+    const fresh = createRenderMemos(100)('conv1');
+    const full = renderWith(withMemo(fresh), ds);
+    const later = withMemo(fresh, {
+      messages: shifted,
+      indexById: indexMessages(shifted),
+      shape: analyzeWindow(shifted),
+    });
+    const moved = renderWith(later, ds);
+    expect(moved).toEqual(renderWith({ ...later, memo: undefined }, ds));
+    expect(moved[1].message).toBe(full[2].message);
+    expect(moved[1]).toMatchObject({ from: 1, to: 1 });
+  });
+
+  it('keeps conversations apart, and forgets everything rather than pass its bound', () => {
+    const memos = createRenderMemos(3);
+    const one = memos('one');
+    const two = memos('two');
+    const entry = (id: string) => ({
+      elided: [],
+      stripped: [],
+      previousId: undefined,
+      item: { message: messages[0], key: id, kind: 'source' as const, from: 0, to: 0 },
+    });
+    one.set('m', entry('one-m'));
+    expect(two.get('m')).toBeUndefined();
+    two.set('m', entry('two-m'));
+    one.set('n', entry('one-n'));
+    expect([one.get('m')?.item.key, two.get('m')?.item.key]).toEqual(['one-m', 'two-m']);
+    one.set('m', entry('one-m2')); // a replacement is no new entry
+    expect(one.get('n')?.item.key).toBe('one-n');
+    two.set('x', entry('two-x')); // the fourth: all forgotten, then kept
+    expect([one.get('m'), one.get('n'), two.get('m')]).toEqual([undefined, undefined, undefined]);
+    expect(two.get('x')?.item.key).toBe('two-x');
   });
 });

@@ -59,6 +59,40 @@ export interface ViewSource {
   messages: readonly Message[];
   indexById: ReadonlyMap<string, number>;
   shape: WindowShape;
+  /**
+   * Renderings of elided / stripped messages kept from earlier calls (see `RenderMemo`); without
+   * it every call renders them anew. Never changes what is rendered, only how often.
+   */
+  memo?: RenderMemo;
+}
+
+/**
+ * A message rendered with some of its results elided or images stripped, by message id, with
+ * what it was rendered from. A message is immutable (its id names its content), so the same
+ * decision parts and the same message before it (whose calls name the elided results) give the
+ * same rendering: it is reused only when the parts in force are the very same objects, in the
+ * same order, after the same message — anything else renders again and replaces the entry. Reusing the item also reuses its key
+ * string, whose hash the measure cache lookups then do not recompute. One memo per conversation.
+ */
+export interface RenderMemo {
+  get(messageId: string): RenderedEntry | undefined;
+  set(messageId: string, entry: RenderedEntry): void;
+}
+
+export interface RenderedEntry {
+  elided: readonly ElidedResult[];
+  stripped: readonly StrippedImage[];
+  /** The message before it in the window, whose calls name the elided results. */
+  previousId: string | undefined;
+  item: ViewItem;
+}
+
+function sameParts<T>(cached: readonly T[], live: ReadonlyMap<string, T> | undefined): boolean {
+  if (live === undefined) return cached.length === 0;
+  if (live.size !== cached.length) return false;
+  let i = 0;
+  for (const part of live.values()) if (part !== cached[i++]) return false;
+  return true;
 }
 
 export interface ViewItem {
@@ -194,6 +228,35 @@ function renderSource(source: ViewSource, plan: ViewPlan, index: number): ViewIt
     // Message ids never hold ':' or '|', so they cannot collide with the other keys.
     return { message, key: message.id, kind: 'source', from: index, to: index };
   }
+  const memo = source.memo;
+  const previousId = index > 0 ? source.messages[index - 1].id : undefined;
+  const hit = memo?.get(message.id);
+  if (
+    hit !== undefined &&
+    hit.previousId === previousId &&
+    sameParts(hit.elided, elided) &&
+    sameParts(hit.stripped, stripped)
+  ) {
+    const { item } = hit;
+    return item.from === index ? item : { ...item, from: index, to: index };
+  }
+  const item = renderChanged(source, message, index, elided, stripped);
+  memo?.set(message.id, {
+    elided: elided === undefined ? [] : [...elided.values()],
+    stripped: stripped === undefined ? [] : [...stripped.values()],
+    previousId,
+    item,
+  });
+  return item;
+}
+
+function renderChanged(
+  source: ViewSource,
+  message: Message,
+  index: number,
+  elided: ReadonlyMap<string, ElidedResult> | undefined,
+  stripped: ReadonlyMap<string, StrippedImage> | undefined,
+): ViewItem {
   const strip = (path: string, block: Block | ToolResultContentBlock) => {
     const img = stripped?.get(path);
     return img === undefined ? block : textBlock(strippedImageText(source.conversationId, img));

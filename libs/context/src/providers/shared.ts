@@ -33,9 +33,15 @@ export function originOf(message: Pick<Message, 'model' | 'metadata'>): Origin {
   return 'unknown';
 }
 
-/** Text the provider would reject as empty ("" or whitespace only). */
+/** Any character `String.prototype.trim` would keep (`\s` is exactly what it strips). */
+const NON_BLANK = /\S/;
+
+/**
+ * Text the provider would reject as empty ("" or whitespace only). Scans to the first other
+ * character and copies nothing (`trim` copies a text that ends in a newline).
+ */
 export function isBlankText(text: string): boolean {
-  return text.trim() === '';
+  return !NON_BLANK.test(text);
 }
 
 export function isUsableText(block: Block): block is TextBlock {

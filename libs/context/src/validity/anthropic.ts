@@ -28,36 +28,55 @@ export interface AnthropicCheckOptions {
 const isThinking = (b: AnthropicContentBlock) =>
   b.type === 'thinking' || b.type === 'redacted_thinking';
 
-function checkBlock(block: AnthropicContentBlock, path: string): Violation[] {
+/**
+ * Violations of one block, pushed onto `out`. Paths are built only for a violation: a body of
+ * thousands of blocks is checked on every assembly, and almost every block is fine.
+ */
+function checkBlock(block: AnthropicContentBlock, path: () => string, out: Violation[]): void {
   switch (block.type) {
     case 'text':
-      return isBlankText(block.text)
-        ? [violation('empty_content', path, 'text block is empty or blank')]
-        : [];
+      if (isBlankText(block.text)) {
+        out.push(violation('empty_content', path(), 'text block is empty or blank'));
+      }
+      return;
     case 'tool_result':
-      return Array.isArray(block.content)
-        ? block.content.flatMap((b, k) => checkBlock(b, `${path}.content[${k}]`))
-        : [];
+      if (Array.isArray(block.content)) {
+        const inner = block.content;
+        for (let k = 0; k < inner.length; k++) {
+          checkBlock(inner[k], () => `${path()}.content[${k}]`, out);
+        }
+      }
+      return;
     case 'thinking':
-      return block.signature
-        ? []
-        : [violation('thinking_signature_missing', path, 'thinking block has no signature')];
+      if (!block.signature) {
+        out.push(
+          violation('thinking_signature_missing', path(), 'thinking block has no signature'),
+        );
+      }
+      return;
     case 'redacted_thinking':
-      return block.data
-        ? []
-        : [violation('thinking_signature_missing', path, 'redacted_thinking block has no data')];
+      if (!block.data) {
+        out.push(
+          violation('thinking_signature_missing', path(), 'redacted_thinking block has no data'),
+        );
+      }
+      return;
     default:
-      return [];
+      return;
   }
 }
 
-function checkMessageShape(message: AnthropicMessage, path: string): Violation[] {
-  const out = message.content.flatMap((b, j) => checkBlock(b, `${path}.content[${j}]`));
+function checkMessageShape(message: AnthropicMessage, path: string, out: Violation[]): void {
+  const content = message.content;
+  for (let j = 0; j < content.length; j++) {
+    checkBlock(content[j], () => `${path}.content[${j}]`, out);
+  }
   if (message.role === 'user') {
-    const firstOther = message.content.findIndex((b) => b.type !== 'tool_result');
-    const lateResult = message.content.findIndex(
-      (b, j) => b.type === 'tool_result' && firstOther !== -1 && j > firstOther,
-    );
+    const firstOther = content.findIndex((b) => b.type !== 'tool_result');
+    const lateResult =
+      firstOther === -1
+        ? -1
+        : content.findIndex((b, j) => b.type === 'tool_result' && j > firstOther);
     if (lateResult !== -1) {
       out.push(
         violation(
@@ -70,9 +89,9 @@ function checkMessageShape(message: AnthropicMessage, path: string): Violation[]
   }
   if (
     message.role === 'assistant' &&
-    message.content.some((b) => b.type === 'tool_use') &&
-    message.content.some(isThinking) &&
-    !isThinking(message.content[0])
+    content.some((b) => b.type === 'tool_use') &&
+    content.some(isThinking) &&
+    !isThinking(content[0])
   ) {
     out.push(
       violation(
@@ -82,38 +101,74 @@ function checkMessageShape(message: AnthropicMessage, path: string): Violation[]
       ),
     );
   }
-  return out;
+}
+
+/** Above this many blocks a message's ids are looked up in a set, not scanned. */
+const SCAN_LIMIT = 16;
+
+function blockId(
+  block: AnthropicContentBlock,
+  type: 'tool_use' | 'tool_result',
+): string | undefined {
+  if (block.type !== type) return undefined;
+  if (block.type === 'tool_use') return block.id;
+  return block.type === 'tool_result' ? block.tool_use_id : undefined;
+}
+
+/**
+ * Whether `message` (when it has `role`) holds a block of `type` with this id. Scans a short
+ * message; indexes a long one (parallel calls) once per check.
+ */
+function holds(
+  message: AnthropicMessage | undefined,
+  role: AnthropicMessage['role'],
+  type: 'tool_use' | 'tool_result',
+  id: string,
+  index: WeakMap<AnthropicMessage, Set<string>>,
+): boolean {
+  if (message?.role !== role) return false;
+  if (message.content.length <= SCAN_LIMIT) {
+    for (const b of message.content) if (blockId(b, type) === id) return true;
+    return false;
+  }
+  let ids = index.get(message);
+  if (ids === undefined) {
+    ids = new Set();
+    for (const b of message.content) {
+      const found = blockId(b, type);
+      if (found !== undefined) ids.add(found);
+    }
+    index.set(message, ids);
+  }
+  return ids.has(id);
 }
 
 function checkPairing(messages: readonly AnthropicMessage[]): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();
-  messages.forEach((message, i) => {
-    const next = messages[i + 1];
-    const previous = messages[i - 1];
-    const answered = new Set(
-      next?.role === 'user'
-        ? next.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))
-        : [],
-    );
-    const called = new Set(
-      previous?.role === 'assistant'
-        ? previous.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))
-        : [],
-    );
-    const resultsHere = new Set<string>();
-    message.content.forEach((block, j) => {
-      const path = `messages[${i}].content[${j}]`;
+  const index = new WeakMap<AnthropicMessage, Set<string>>();
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    const content = message.content;
+    let resultsHere: Set<string> | undefined;
+    for (let j = 0; j < content.length; j++) {
+      const block = content[j];
       if (block.type === 'tool_use' && message.role === 'assistant') {
         if (seen.has(block.id)) {
-          out.push(violation('duplicate_tool_call_id', path, `tool_use id ${block.id} is reused`));
+          out.push(
+            violation(
+              'duplicate_tool_call_id',
+              `messages[${i}].content[${j}]`,
+              `tool_use id ${block.id} is reused`,
+            ),
+          );
         }
         seen.add(block.id);
-        if (!answered.has(block.id)) {
+        if (!holds(messages[i + 1], 'user', 'tool_result', block.id, index)) {
           out.push(
             violation(
               'unanswered_tool_call',
-              path,
+              `messages[${i}].content[${j}]`,
               `tool_use ${block.id} has no tool_result in the next message`,
             ),
           );
@@ -121,23 +176,30 @@ function checkPairing(messages: readonly AnthropicMessage[]): Violation[] {
       }
       if (block.type === 'tool_result') {
         const id = block.tool_use_id;
+        const twice = resultsHere?.has(id) === true;
         if (i === 0) {
-          out.push(violation('leading_orphan', path, `history starts with the result of ${id}`));
-        } else if (!called.has(id) || resultsHere.has(id)) {
+          out.push(
+            violation(
+              'leading_orphan',
+              `messages[${i}].content[${j}]`,
+              `history starts with the result of ${id}`,
+            ),
+          );
+        } else if (twice || !holds(messages[i - 1], 'assistant', 'tool_use', id, index)) {
           out.push(
             violation(
               'orphan_tool_result',
-              path,
-              resultsHere.has(id)
+              `messages[${i}].content[${j}]`,
+              twice
                 ? `second tool_result for ${id}`
                 : `tool_result for ${id} does not follow its tool_use`,
             ),
           );
         }
-        resultsHere.add(id);
+        (resultsHere ??= new Set()).add(id);
       }
-    });
-  });
+    }
+  }
   return out;
 }
 
@@ -145,12 +207,17 @@ function images(body: AnthropicBody): ImageRef[] {
   const refs: ImageRef[] = [];
   body.messages.forEach((message, i) =>
     message.content.forEach((block, j) => {
-      const path = `messages[${i}].content[${j}]`;
-      if (block.type === 'image') refs.push({ path, base64: block.source.data });
+      if (block.type === 'image') {
+        refs.push({ path: `messages[${i}].content[${j}]`, base64: block.source.data });
+      }
       if (block.type === 'tool_result' && Array.isArray(block.content)) {
         block.content.forEach((b, k) => {
-          if (b.type === 'image')
-            refs.push({ path: `${path}.content[${k}]`, base64: b.source.data });
+          if (b.type === 'image') {
+            refs.push({
+              path: `messages[${i}].content[${j}].content[${k}]`,
+              base64: b.source.data,
+            });
+          }
         });
       }
     }),
@@ -177,7 +244,7 @@ export function checkAnthropic(
     if (message.content.length === 0) {
       out.push(violation('empty_message', path, 'message has no content'));
     }
-    out.push(...checkMessageShape(message, path));
+    checkMessageShape(message, path, out);
   });
   return [
     ...out,

@@ -53,12 +53,9 @@ function take(pool: CallKey[], key: CallKey): boolean {
 
 const label = (k: CallKey) => (k.id !== undefined ? `${k.name} (${k.id})` : k.name);
 
-function checkPart(part: GeminiPart, path: string): Violation[] {
-  if ('text' in part && isBlankText(part.text) && part.thoughtSignature === undefined) {
-    return [violation('empty_content', path, 'text part is empty or blank')];
-  }
-  return [];
-}
+/** Whether the part is a blank text the API refuses (a signature carrier may be empty). */
+const isBlankPart = (part: GeminiPart): boolean =>
+  'text' in part && isBlankText(part.text) && part.thoughtSignature === undefined;
 
 function checkPairing(contents: readonly GeminiContent[]): Violation[] {
   const out: Violation[] = [];
@@ -81,12 +78,12 @@ function checkPairing(contents: readonly GeminiContent[]): Violation[] {
     const open = calls(contents[i - 1]);
     content.parts.forEach((part, j) => {
       if (!('functionResponse' in part)) return;
-      const path = `contents[${i}].parts[${j}]`;
+      const path = () => `contents[${i}].parts[${j}]`;
       if (i === 0) {
         out.push(
           violation(
             'leading_orphan',
-            path,
+            path(),
             `history starts with the response of ${label(part.functionResponse)}`,
           ),
         );
@@ -94,7 +91,7 @@ function checkPairing(contents: readonly GeminiContent[]): Violation[] {
         out.push(
           violation(
             'orphan_tool_result',
-            path,
+            path(),
             `function response ${label(part.functionResponse)} answers no call of the previous model turn`,
           ),
         );
@@ -146,7 +143,11 @@ export function checkGemini(body: GeminiBody, options: GeminiCheckOptions = {}):
     }
     if (content.parts.length === 0)
       out.push(violation('empty_message', path, 'content has no parts'));
-    content.parts.forEach((part, j) => out.push(...checkPart(part, `${path}.parts[${j}]`)));
+    content.parts.forEach((part, j) => {
+      if (isBlankPart(part)) {
+        out.push(violation('empty_content', `${path}.parts[${j}]`, 'text part is empty or blank'));
+      }
+    });
   });
   const signatures =
     options.requireThoughtSignatures ??

@@ -25,22 +25,30 @@ export interface OpenAIChatCheckOptions {
   limits?: Partial<ProviderLimits>;
 }
 
-function blankParts(parts: readonly { type: string }[], path: string): Violation[] {
-  return parts.flatMap((part, k) =>
-    part.type === 'text' && isBlankText((part as ChatTextPart).text)
-      ? [violation('empty_content', `${path}.content[${k}]`, 'text part is empty or blank')]
-      : [],
-  );
+function blankParts(parts: readonly { type: string }[], path: () => string): Violation[] {
+  const out: Violation[] = [];
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k];
+    if (part.type === 'text' && isBlankText((part as ChatTextPart).text)) {
+      out.push(
+        violation('empty_content', `${path()}.content[${k}]`, 'text part is empty or blank'),
+      );
+    }
+  }
+  return out;
 }
 
-function checkContent(message: ChatMessage, path: string): Violation[] {
-  const empty = () => [violation('empty_message', path, 'message has no content')];
+const NONE: readonly Violation[] = [];
+
+/** `path` is called only for a violation (most messages have none). */
+function checkContent(message: ChatMessage, path: () => string): readonly Violation[] {
+  const empty = () => [violation('empty_message', path(), 'message has no content')];
   switch (message.role) {
     case 'system':
     case 'developer':
-      return isBlankText(message.content) ? empty() : [];
+      return isBlankText(message.content) ? empty() : NONE;
     case 'user':
-      if (typeof message.content === 'string') return isBlankText(message.content) ? empty() : [];
+      if (typeof message.content === 'string') return isBlankText(message.content) ? empty() : NONE;
       return message.content.length === 0 ? empty() : blankParts(message.content, path);
     case 'assistant': {
       const hasCalls = (message.tool_calls ?? []).length > 0;
@@ -48,13 +56,13 @@ function checkContent(message: ChatMessage, path: string): Violation[] {
       const noText =
         content === null ||
         (typeof content === 'string' ? isBlankText(content) : content.length === 0);
-      if (noText) return hasCalls ? [] : empty();
-      return Array.isArray(content) ? blankParts(content, path) : [];
+      if (noText) return hasCalls ? NONE : empty();
+      return Array.isArray(content) ? blankParts(content, path) : NONE;
     }
     case 'tool':
       return isBlankText(message.content)
-        ? [violation('empty_content', path, 'tool output is empty')]
-        : [];
+        ? [violation('empty_content', path(), 'tool output is empty')]
+        : NONE;
   }
 }
 
@@ -69,68 +77,83 @@ function checkPairing(messages: readonly ChatMessage[]): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();
   const answeredInRun = new Map<number, Set<string>>();
-  messages.forEach((message, i) => {
+  // A tool message is a leading orphan when only system, developer and tool messages come
+  // before it: when it comes before the first message of another role.
+  let firstOther = messages.findIndex(
+    (m) => m.role !== 'system' && m.role !== 'developer' && m.role !== 'tool',
+  );
+  if (firstOther === -1) firstOther = messages.length;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
     if (message.role === 'assistant') {
+      const calls = message.tool_calls ?? [];
       const answered = new Set<string>();
-      for (let j = i + 1; messages[j]?.role === 'tool'; j++) {
-        const tool = messages[j];
-        if (tool.role === 'tool') answered.add(tool.tool_call_id);
+      if (calls.length > 0) {
+        for (let j = i + 1; j < messages.length; j++) {
+          const tool = messages[j];
+          if (tool.role !== 'tool') break;
+          answered.add(tool.tool_call_id);
+        }
       }
-      (message.tool_calls ?? []).forEach((call, c) => {
-        const path = `messages[${i}].tool_calls[${c}]`;
+      for (let c = 0; c < calls.length; c++) {
+        const call = calls[c];
+        const path = () => `messages[${i}].tool_calls[${c}]`;
         if (seen.has(call.id)) {
-          out.push(violation('duplicate_tool_call_id', path, `tool call id ${call.id} is reused`));
+          out.push(
+            violation('duplicate_tool_call_id', path(), `tool call id ${call.id} is reused`),
+          );
         }
         seen.add(call.id);
         if (!isJsonObjectText(call.function.arguments)) {
           out.push(
-            violation('invalid_tool_arguments', `${path}.function.arguments`, 'not a JSON object'),
+            violation(
+              'invalid_tool_arguments',
+              `${path()}.function.arguments`,
+              'not a JSON object',
+            ),
           );
         }
         if (!answered.has(call.id)) {
           out.push(
             violation(
               'unanswered_tool_call',
-              path,
+              path(),
               `tool call ${call.id} has no tool message right after the assistant message`,
             ),
           );
         }
-      });
+      }
     }
     if (message.role === 'tool') {
       const path = `messages[${i}]`;
       const owner = ownerOf(messages, i);
       const ownerMessage = messages[owner];
-      const leading = messages
-        .slice(0, i)
-        .every((m) => m.role === 'system' || m.role === 'developer' || m.role === 'tool');
-      const run = answeredInRun.get(owner) ?? new Set<string>();
-      answeredInRun.set(owner, run);
-      const calls =
-        ownerMessage?.role === 'assistant' ? (ownerMessage.tool_calls ?? []).map((c) => c.id) : [];
+      const leading = i <= firstOther;
+      let run = answeredInRun.get(owner);
+      if (run === undefined) {
+        run = new Set<string>();
+        answeredInRun.set(owner, run);
+      }
+      const id = message.tool_call_id;
+      const called =
+        ownerMessage?.role === 'assistant' &&
+        (ownerMessage.tool_calls ?? []).some((c) => c.id === id);
       if (leading) {
-        out.push(
-          violation(
-            'leading_orphan',
-            path,
-            `history starts with the output of ${message.tool_call_id}`,
-          ),
-        );
-      } else if (!calls.includes(message.tool_call_id) || run.has(message.tool_call_id)) {
+        out.push(violation('leading_orphan', path, `history starts with the output of ${id}`));
+      } else if (!called || run.has(id)) {
         out.push(
           violation(
             'orphan_tool_result',
             path,
-            run.has(message.tool_call_id)
-              ? `second tool message for ${message.tool_call_id}`
-              : `tool message for ${message.tool_call_id} does not follow its call`,
+            run.has(id)
+              ? `second tool message for ${id}`
+              : `tool message for ${id} does not follow its call`,
           ),
         );
       }
-      run.add(message.tool_call_id);
+      run.add(id);
     }
-  });
+  }
   return out;
 }
 
@@ -152,8 +175,13 @@ export function checkOpenAIChat(
   const limits = resolveLimits('openai-chat', options.limits);
   if (body.messages.length === 0)
     return [violation('no_messages', 'messages', 'no message to send')];
+  const content: Violation[] = [];
+  body.messages.forEach((m, i) => {
+    const found = checkContent(m, () => `messages[${i}]`);
+    if (found.length > 0) content.push(...found);
+  });
   return [
-    ...body.messages.flatMap((m, i) => checkContent(m, `messages[${i}]`)),
+    ...content,
     ...checkPairing(body.messages),
     ...checkImages(images(body), limits),
     ...checkRequestSize(body, limits),
