@@ -1,7 +1,7 @@
 /**
  * Snapshot density and legibility, per page shape, on a real session (SPEC §8).
  *
- *   npm run bench:snapshots [-- --pages 8 --ocr-pages 2 --upscale 2 --fixture PATH]
+ *   npm run bench:snapshots [-- --pages 12 --ocr-pages 3 --upscale 2 --fixture PATH]
  *
  * For each shape: serialize the fixture's messages, render `--pages` pages, and report characters
  * per page, billed image tokens per page (the provider formula), the same characters as text
@@ -28,6 +28,7 @@ import {
   normalizeForOcr,
   levenshtein,
   ocrPng,
+  printedText,
   resizePng,
   tesseractAvailable,
 } from '@arbor/snapshots/measure';
@@ -46,7 +47,7 @@ const FIXTURE =
   flagValue(argv, 'fixture') ??
   path.resolve(__dirname, '../../shared/fixtures/real/pi/large-session.jsonl');
 const PAGES = numberFlag(argv, 'pages', 12);
-const OCR_PAGES = numberFlag(argv, 'ocr-pages', 2);
+const OCR_PAGES = numberFlag(argv, 'ocr-pages', 3);
 const UPSCALE = numberFlag(argv, 'upscale', 2);
 
 // ---- a small reader for pi session files (format v1) -----------------------------------------
@@ -140,7 +141,10 @@ interface Row {
   pagesPerSecond: number;
   pngBytes: number;
   glyphPx: number;
+  /** Against what the page prints (its rows): the figure the verdict reads. */
   ocr: number[];
+  /** Against the page's source slice: every mid-word row wrap counts as an inserted space. */
+  ocrSource: number[];
   ocrNoSpace: number[];
 }
 
@@ -164,6 +168,7 @@ async function measureShape(
   const chars = pages.reduce((s, p) => s + p.text.length, 0);
   const textTokens = pages.reduce((s, p) => s + counter.count(p.text), 0);
   const accuracies: number[] = [];
+  const againstSource: number[] = [];
   const noSpace: number[] = [];
   if (ocr) {
     const resized = shape.resize({ width: shape.width, height: shape.height });
@@ -173,7 +178,8 @@ async function measureShape(
       const page = pages[i * step];
       const png = await resizePng(pngs[page.index], resized);
       const read = await ocrPng(png, UPSCALE);
-      accuracies.push(characterAccuracy(page.text, read));
+      accuracies.push(characterAccuracy(printedText(page), read));
+      againstSource.push(characterAccuracy(page.text, read));
       noSpace.push(nonSpaceAccuracy(page.text, read));
     }
   }
@@ -188,6 +194,7 @@ async function measureShape(
     pngBytes: pngs.reduce((sum, p) => sum + p.length, 0) / pngs.length,
     glyphPx: effectiveGlyphPx(shape),
     ocr: accuracies,
+    ocrSource: againstSource,
     ocrNoSpace: noSpace,
   };
 }
@@ -245,7 +252,8 @@ async function main(): Promise<void> {
           'ratio (chars/4)',
           'pages/s',
           'PNG KB',
-          'OCR acc',
+          'OCR acc (printed rows)',
+          'OCR acc (source slice)',
           'OCR acc (no spaces)',
         ],
         rows.map((r) => [
@@ -261,13 +269,17 @@ async function main(): Promise<void> {
           fmt(r.pagesPerSecond, 1),
           fmt(r.pngBytes / 1024, 0),
           r.ocr.length ? r.ocr.map((a) => fmt(a * 100, 2)).join(' ') : 'n/a',
+          r.ocrSource.length ? r.ocrSource.map((a) => fmt(a * 100, 2)).join(' ') : 'n/a',
           r.ocrNoSpace.length ? r.ocrNoSpace.map((a) => fmt(a * 100, 2)).join(' ') : 'n/a',
         ]),
       ),
   );
   console.log(
     '\nratio = text tokens of the page’s characters ÷ billed image tokens of the page ' +
-      '(= characters per billed token, image vs text).',
+      '(= characters per billed token, image vs text).\n' +
+      'OCR accuracy = 1 − Levenshtein / length on whitespace-normalized text, against what the ' +
+      'page prints (its rows; the verdict) and against its source slice (a mid-word row wrap ' +
+      'then counts as an inserted space); "no spaces" leaves whitespace out.',
   );
 
   const {
@@ -293,9 +305,10 @@ async function main(): Promise<void> {
     if (r.ocr.length) {
       const mean = r.ocr.reduce((a, b) => a + b, 0) / r.ocr.length;
       const meanNoSpace = r.ocrNoSpace.reduce((a, b) => a + b, 0) / r.ocrNoSpace.length;
+      const meanSource = r.ocrSource.reduce((a, b) => a + b, 0) / r.ocrSource.length;
       verdicts.push({
         target: `${id} OCR accuracy ≥ 98%`,
-        measured: `${fmt(mean * 100, 2)}% mean, worst ${fmt(Math.min(...r.ocr) * 100, 2)}% (non-space characters: ${fmt(meanNoSpace * 100, 2)}% mean)`,
+        measured: `${fmt(mean * 100, 2)}% mean, worst ${fmt(Math.min(...r.ocr) * 100, 2)}% (against the source slice: ${fmt(meanSource * 100, 2)}%; non-space characters: ${fmt(meanNoSpace * 100, 2)}%)`,
         pass: mean >= 0.98,
       });
     }

@@ -6,13 +6,26 @@
  * whitespace → one space, typographic quotes folded to ASCII), because Tesseract neither keeps
  * column spacing nor distinguishes "…" from “…”. A line-break cell (the faint ¶) counts as
  * whitespace: it marks layout, like the line break it stands for.
+ *
+ * Reference text: `printedText(page)` — the page's rows, one line each, i.e. what is printed on
+ * it. A flowing page wraps at the column edge, mid-word about half the time; any reader sees a
+ * row end there, and Tesseract writes it as a line break. Scored against the page's source slice
+ * (`page.text`, no break at a wrap) each such row end counts as an inserted space: ~0.3 points a
+ * page on the 180-column Claude page, ~0.6–0.9 on the 84-column OpenAI tile page. The bench
+ * prints both.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { NEWLINE_CELL, type Page } from './layout';
 import type { Size } from './shapes';
+
+/** What a page shows, row by row: its rows joined by line breaks (a line-break cell is blank). */
+export function printedText(page: Pick<Page, 'rows'>): string {
+  return page.rows.map((row) => row.cells.split(NEWLINE_CELL).join(' ')).join('\n');
+}
 
 export function normalizeForOcr(text: string): string {
   return text

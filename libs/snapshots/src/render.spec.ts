@@ -1,7 +1,13 @@
 import * as zlib from 'node:zlib';
 import { loadImage } from '@napi-rs/canvas';
 import { layoutText } from './layout';
-import { characterAccuracy, ocrPng, tesseractAvailable } from './measure';
+import {
+  characterAccuracy,
+  normalizeForOcr,
+  ocrPng,
+  printedText,
+  tesseractAvailable,
+} from './measure';
 import { crc32, PNG_SIGNATURE } from './png';
 import { renderPage, renderPages, renderText } from './render';
 import { SHAPES } from './shapes';
@@ -140,4 +146,12 @@ describe('OCR legibility (Tesseract)', () => {
     },
     120_000,
   );
+});
+
+describe('printedText', () => {
+  it('is the page row by row: a wrap becomes a line break, a line-break cell a blank', () => {
+    const layout = layoutText('abcdef\ngh', { columns: 4, rows: 4 });
+    expect(printedText(layout.pages[0])).toBe('abcd\nef g\nh');
+    expect(normalizeForOcr(printedText(layout.pages[0]))).toBe('abcd ef g h');
+  });
 });

@@ -15,7 +15,12 @@ import { resolveShape, type PageShape } from './shapes';
 export const NEWLINE_GLYPH = '¶';
 export const CONTINUATION_GLYPH = '»';
 export const INK = '#000000';
-export const MARK_INK = '#dddddd';
+/**
+ * Line-break and continuation marks: faint, so they show the layout without reading as ink.
+ * Measured (claude shape, 3 pages, Tesseract at 2×): #dddddd 98.02/98.17/98.25 %, #eeeeee
+ * 98.14/98.50/98.42 % — a darker mark is read as `°` or `4`.
+ */
+export const MARK_INK = '#eeeeee';
 export const PAPER_GRAY = 255;
 
 /** Rows drawn between two turns of the event loop. */

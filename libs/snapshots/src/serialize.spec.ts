@@ -5,6 +5,7 @@ import {
   normalizeText,
   serializeMessage,
   serializeMessages,
+  toolNames,
   truncateMiddle,
 } from './serialize';
 
@@ -60,12 +61,20 @@ describe('serializeMessages', () => {
         '[user] read the file',
         '[assistant] [thinking: 12 chars]',
         'Reading.',
-        '[tool_use read toolu_1] {"path":"a.md","lines":[1,2]}',
-        '[user] [tool_result toolu_1] # Title',
+        '[tool_use read] {"path":"a.md","lines":[1,2]}',
+        '[user] [tool_result read] # Title',
         '[image: image/png, 640x480]',
-        '[user] [tool_result toolu_2 error] boom',
+        '[user] [tool_result error] boom',
       ].join('\n'),
     );
+  });
+
+  it('writes tool call ids only when asked (toolIds: full)', () => {
+    const text = serializeMessages(conversation, { toolIds: 'full' });
+    expect(text).toContain('[tool_use read toolu_1] {"path"');
+    expect(text).toContain('[user] [tool_result toolu_1] # Title');
+    expect(text).toContain('[user] [tool_result toolu_2 error] boom');
+    expect(serializeMessages(conversation)).not.toMatch(/toolu_/);
   });
 
   it('omits or includes thinking on request', () => {
@@ -92,7 +101,7 @@ describe('serializeMessages', () => {
     };
     const text = serializeMessage(m, { toolOutput: { head: 100, tail: 50 } });
     expect(text).toBe(
-      `[user] [tool_result x] ${'H'.repeat(100)}\n… [1000 chars elided] …\n${'T'.repeat(50)}`,
+      `[user] [tool_result] ${'H'.repeat(100)}\n… [1000 chars elided] …\n${'T'.repeat(50)}`,
     );
   });
 
@@ -103,13 +112,14 @@ describe('serializeMessages', () => {
     };
     const text = serializeMessage(m, { toolInput: { head: 20, tail: 10 } });
     expect(text).toContain('chars elided');
-    expect(text.startsWith('[assistant] [tool_use write i] {"content":"zzz')).toBe(true);
+    expect(text.startsWith('[assistant] [tool_use write] {"content":"zzz')).toBe(true);
     expect(text.endsWith('zzzz"}')).toBe(true);
   });
 
-  it('is additive: a run is its messages joined by a line break', () => {
+  it('is additive: a run is its messages joined by a line break (with the run’s tool names)', () => {
+    const names = toolNames(conversation);
     expect(serializeMessages(conversation)).toBe(
-      conversation.map((m) => serializeMessage(m)).join('\n'),
+      conversation.map((m) => serializeMessage(m, {}, names)).join('\n'),
     );
   });
 

@@ -1,16 +1,23 @@
 /**
  * Messages → the plain text that snapshot pages are rendered from (the middle of a history).
  * Deterministic: the same messages and options give the same string. Additive: the text of a
- * run is its messages' texts joined by '\n', so a planner can size pages message by message.
+ * run is its messages' texts (with the run's tool names) joined by '\n', so a planner can size
+ * pages message by message.
  *
  * Format, one message after another:
  *   [user] text…
  *   [assistant] text…
- *   [tool_use NAME ID] {"compact":"json"}
- *   [user] [tool_result ID] output head… [N chars elided] …output tail
- *   [tool_result ID error] …
+ *   [tool_use NAME] {"compact":"json"}
+ *   [user] [tool_result NAME] output head… [N chars elided] …output tail
+ *   [tool_result NAME error] …           (NAME: the call it answers, in this run; else none)
  *   [image: image/png, 640x480]
  *   [thinking: 1234 chars]            (thinking 'mark'; 'omit' drops it; 'include' keeps it)
+ *
+ * Tool call ids are left out by default (`toolIds: 'omit'`): on a page they tell a reader
+ * little the order and the tool name do not (a result comes in the message after its call and
+ * names its tool), yet they are the page's least legible characters — 30 random letters and
+ * digits each, where 0/O, 1/l/I are confused — and ~11 % of the text tokens of a coding session.
+ * `toolIds: 'full'` writes them: `[tool_use NAME ID]`, `[tool_result ID]`.
  */
 import type {
   Block,
@@ -38,7 +45,12 @@ export interface SerializeOptions {
   tabWidth: number;
   /** Runs of one punctuation character at least this long become `[=×76]`; 0 keeps them. */
   collapseRuns: number;
+  /** Tool call ids: left out (results name their call's tool instead) or written in full. */
+  toolIds: 'omit' | 'full';
 }
+
+/** Tool names by call id, over a run of messages (what `[tool_result NAME]` is looked up in). */
+export type ToolNames = ReadonlyMap<string, string>;
 
 export const DEFAULT_SERIALIZE_OPTIONS: Readonly<SerializeOptions> = Object.freeze({
   toolInput: { head: 1_500, tail: 500 },
@@ -47,6 +59,7 @@ export const DEFAULT_SERIALIZE_OPTIONS: Readonly<SerializeOptions> = Object.free
   thinkingLimit: { head: 1_000, tail: 500 },
   tabWidth: 2,
   collapseRuns: 8,
+  toolIds: 'omit',
 });
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
@@ -105,19 +118,22 @@ export function imageMarker(block: ImageBlock): string {
 
 function toolUse(block: ToolUseBlock, o: SerializeOptions): string {
   const json = JSON.stringify(block.input ?? null) ?? 'null';
-  return `[tool_use ${block.name} ${block.id}] ${clean(truncateMiddle(json, o.toolInput), o)}`;
+  const tag = o.toolIds === 'full' ? `${block.name} ${block.id}` : block.name;
+  return `[tool_use ${tag}] ${clean(truncateMiddle(json, o.toolInput), o)}`;
 }
 
-function toolResult(block: ToolResultBlock, o: SerializeOptions): string {
+function toolResult(block: ToolResultBlock, o: SerializeOptions, names: ToolNames): string {
   const parts =
     typeof block.content === 'string'
       ? [block.content]
       : block.content.map((b) => (b.type === 'text' ? b.text : imageMarker(b)));
   const body = clean(truncateMiddle(parts.join('\n'), o.toolOutput), o);
-  return `[tool_result ${block.tool_use_id}${block.is_error ? ' error' : ''}] ${body}`;
+  const name = o.toolIds === 'full' ? block.tool_use_id : names.get(block.tool_use_id);
+  const marker = ['tool_result', name, block.is_error ? 'error' : undefined].filter(Boolean);
+  return `[${marker.join(' ')}] ${body}`;
 }
 
-function serializeBlock(block: Block, o: SerializeOptions): string | null {
+function serializeBlock(block: Block, o: SerializeOptions, names: ToolNames): string | null {
   switch (block.type) {
     case 'text':
       return clean(block.text, o);
@@ -126,7 +142,7 @@ function serializeBlock(block: Block, o: SerializeOptions): string | null {
     case 'tool_use':
       return toolUse(block, o);
     case 'tool_result':
-      return toolResult(block, o);
+      return toolResult(block, o, names);
     case 'thinking':
       if (o.thinking === 'omit') return null;
       if (o.thinking === 'mark') return `[thinking: ${block.thinking.length} chars]`;
@@ -140,13 +156,26 @@ function withDefaults(options: Partial<SerializeOptions> = {}): SerializeOptions
   return { ...DEFAULT_SERIALIZE_OPTIONS, ...options };
 }
 
+/** Tool names by call id over `messages`. */
+export function toolNames(messages: readonly Pick<Message, 'content'>[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of messages)
+    for (const b of m.content) if (b.type === 'tool_use') names.set(b.id, b.name);
+  return names;
+}
+
+/**
+ * One message. `names` resolves the tool a result answers (`toolNames` of the run); without it,
+ * a result names only the calls in its own message (none, in a well-formed history).
+ */
 export function serializeMessage(
   message: Pick<Message, 'role' | 'content'>,
   options?: Partial<SerializeOptions>,
+  names: ToolNames = toolNames([message]),
 ): string {
   const o = withDefaults(options);
   const blocks = message.content
-    .map((b) => serializeBlock(b, o))
+    .map((b) => serializeBlock(b, o, names))
     .filter((s): s is string => s !== null);
   return blocks.length === 0 ? `[${message.role}]` : `[${message.role}] ${blocks.join('\n')}`;
 }
@@ -156,5 +185,6 @@ export function serializeMessages(
   options?: Partial<SerializeOptions>,
 ): string {
   const o = withDefaults(options);
-  return messages.map((m) => serializeMessage(m, o)).join('\n');
+  const names = toolNames(messages);
+  return messages.map((m) => serializeMessage(m, o, names)).join('\n');
 }
