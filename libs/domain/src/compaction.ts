@@ -71,6 +71,12 @@ export interface SnapshotDecision extends DecisionBase, CoveredRange {
   readonly sourceChars: number;
   /** sha256 of the serialized source text the pages were rendered from. */
   readonly sourceHash: string;
+  /**
+   * How the source text was serialized: `snapshots/1` is `@arbor/snapshots` `serializeMessages`;
+   * absent on decisions recorded before it (the ladder's first serializer, kept for them, so an
+   * old decision renders the same pages it did).
+   */
+  readonly textFormat?: string;
 }
 
 export interface SummaryDecision extends DecisionBase, CoveredRange {

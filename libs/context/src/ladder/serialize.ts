@@ -1,13 +1,30 @@
 /**
- * Neutral messages → the plain text snapshot pages are rendered from (and a summary could be
- * read from). Deterministic; one message at a time, so a run's length is the sum of its
- * messages' lengths (the snapshot planner counts pages without serializing twice).
- * Role markers head each message; tool inputs, outputs and thinking are truncated head + tail.
- * (Kept here until @arbor/snapshots publishes its serializer; `AssembleInput.serialize`
- * overrides it.)
+ * Neutral messages → the plain text snapshot pages are rendered from.
+ *
+ * New snapshot decisions use `@arbor/snapshots`' serializer (`SNAPSHOT_TEXT_FORMAT`, recorded on
+ * the decision); `AssembleInput.serialize` overrides it. The ladder's first serializer (below,
+ * `serializeMessagesLegacy`) stays only for decisions recorded before `textFormat` existed, so
+ * their pages render from the same text — and hash — they were decided on.
  */
+import type { SnapshotDecision } from '@arbor/domain/compaction';
 import type { Block, Message } from '@arbor/domain/messages';
+import { serializeMessages as serializeForPages } from '@arbor/snapshots';
 import { readImageSize } from '../tokens/image-size';
+
+/** The `textFormat` new snapshot decisions record: `@arbor/snapshots` `serializeMessages`. */
+export const SNAPSHOT_TEXT_FORMAT = 'snapshots/1';
+
+/** The default serializer of snapshot source text. */
+export function serializeMessages(messages: readonly Message[]): string {
+  return serializeForPages(messages);
+}
+
+/** The built-in serializer a recorded decision was rendered with. */
+export function serializerFor(
+  decision: Pick<SnapshotDecision, 'textFormat'>,
+): (messages: readonly Message[]) => string {
+  return decision.textFormat === undefined ? serializeMessagesLegacy : serializeMessages;
+}
 
 export const TOOL_TEXT_LIMIT = 4_000;
 export const THINKING_LIMIT = 2_000;
@@ -52,7 +69,11 @@ function blockLines(block: Block, names: ReadonlyMap<string, string>): string {
   }
 }
 
-export function serializeMessage(message: Message, names: ReadonlyMap<string, string>): string {
+/** Legacy format: one message. */
+export function serializeMessageLegacy(
+  message: Message,
+  names: ReadonlyMap<string, string>,
+): string {
   const lines = message.content.map((b) => blockLines(b, names)).filter((l) => l.trim() !== '');
   return `── ${message.role} · ${message.id} ──\n${lines.join('\n')}`;
 }
@@ -65,7 +86,8 @@ export function toolNames(messages: readonly Message[]): Map<string, string> {
   return names;
 }
 
-export function serializeMessages(messages: readonly Message[]): string {
+/** Legacy format (decisions without `textFormat`): `── role · id ──` headers, `→ name(…) [id]`. */
+export function serializeMessagesLegacy(messages: readonly Message[]): string {
   const names = toolNames(messages);
-  return messages.map((m) => serializeMessage(m, names)).join(MESSAGE_SEPARATOR);
+  return messages.map((m) => serializeMessageLegacy(m, names)).join(MESSAGE_SEPARATOR);
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { type MeasureContext, type ViewMeasure, measureView, sha256 } from './measure';
 import type { TokenCache } from './token-cache';
 import type { AssembleInput, PageCache, RenderPages, SerializeMessages } from './types';
+import { serializerFor } from './serialize';
 import {
   type ViewItem,
   type ViewPlan,
@@ -86,8 +87,12 @@ export function createPageStore(conversationId: string, cache: PageCache | undef
         return hit;
       }
       if (ctx.render === null) throw new Error('no page renderer');
-      // Always from the source text: never from earlier images.
-      const pages = await ctx.render(snapshotSource(ctx, decision, decisions), decision.shape);
+      // Always from the source text: never from earlier images; and from the very text the
+      // decision hashed — anything else would show the model different pages than it was given.
+      const text = snapshotSource(ctx, decision, decisions);
+      if (sha256(text) !== decision.sourceHash)
+        throw new Error(`source text of snapshot ${decision.id} no longer matches its hash`);
+      const pages = await ctx.render(text, decision.shape);
       put(decision, pages);
       return pages;
     },
@@ -114,7 +119,9 @@ export function snapshotSource(
   const covered = decision.coveredIds.map((id) =>
     renderSourceMessage(ctx.source, plan, ctx.source.indexById.get(id) as number),
   );
-  return ctx.serialize(covered);
+  const serialize =
+    ctx.input.serialize === undefined ? serializerFor(decision) : ctx.input.serialize;
+  return serialize(covered);
 }
 
 /** Snapshot decisions in force that cannot be rendered this time, with why. */

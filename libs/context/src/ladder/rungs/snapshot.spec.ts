@@ -1,6 +1,6 @@
 import type { SnapshotDecision } from '@arbor/domain/compaction';
 import { sha256 } from '../measure';
-import { serializeMessages } from '../serialize';
+import { SNAPSHOT_TEXT_FORMAT, serializeMessages, serializeMessagesLegacy } from '../serialize';
 import { buildState } from '../state';
 import { fakeRenderer } from '../testing/fake-pages';
 import { baseInput, session, setup } from '../testing/builders';
@@ -82,6 +82,35 @@ describe('snapshot', () => {
     const pages = (s: typeof state) =>
       s.items.filter((i) => i.kind === 'snapshot').map((i) => JSON.stringify(i.message.content));
     expect(pages(state)).toEqual(pages(first.result.state));
+  });
+
+  it('records the text format, and renders a decision from before it with the first serializer', async () => {
+    const first = await run(0.6);
+    expect(first.decisions[0].textFormat).toBe(SNAPSHOT_TEXT_FORMAT);
+    const { textFormat: _dropped, ...rest } = first.decisions[0];
+    const covered = messages.slice(index(rest.fromId), index(rest.toId) + 1);
+    const legacyText = serializeMessagesLegacy(covered);
+    expect(legacyText).not.toBe(serializeMessages(covered));
+    const legacy: SnapshotDecision = { ...rest, sourceHash: sha256(legacyText) };
+    const again = fakeRenderer();
+    const { state } = await setup(
+      baseInput(messages, { renderPages: again.render, decisions: [legacy] }),
+    );
+    expect(again.calls).toEqual([{ text: legacyText, shape: 'claude' }]);
+    expect(state.items.some((i) => i.kind === 'snapshot')).toBe(true);
+  });
+
+  it('never renders pages from text that no longer matches the recorded hash', async () => {
+    const first = await run(0.6);
+    const tampered: SnapshotDecision = { ...first.decisions[0], sourceHash: sha256('other') };
+    const again = fakeRenderer();
+    const { state } = await setup(
+      baseInput(messages, { renderPages: again.render, decisions: [tampered] }),
+    );
+    expect(again.calls).toEqual([]);
+    // The covered messages are sent as themselves instead.
+    expect(state.items.some((i) => i.kind === 'snapshot')).toBe(false);
+    expect(state.items.map((i) => i.message)).toEqual(messages);
   });
 
   it('reuses pages from a page cache instead of rendering again', async () => {

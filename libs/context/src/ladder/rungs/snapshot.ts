@@ -15,6 +15,7 @@ import { countTextTokens } from '../../tokens/text';
 import { BLOCK_FRAMING_TOKENS, sha256 } from '../measure';
 import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
 import { ACK_TEXT } from '../placeholders';
+import { SNAPSHOT_TEXT_FORMAT } from '../serialize';
 import type { LadderContext, LadderState } from '../state';
 import { type ViewItem, renderSourceMessage } from '../view';
 import { type Provisional, type RungRunner, commit, noop } from './common';
@@ -119,6 +120,7 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
       pageCount: rendered.length,
       sourceChars: text.length,
       sourceHash,
+      textFormat: SNAPSHOT_TEXT_FORMAT,
     });
   }
   if (pages > pageCap) {
