@@ -23,6 +23,7 @@ import { ConversationRepository } from '../conversations/conversation.repository
 import { ReadModelsService } from '../conversations/read-models.service';
 import { Problem } from '../problem/problem';
 import { RENDER_PAGES, SUMMARIZE } from './context.providers';
+import { LiveWindowCache } from './live-window';
 
 export interface ContextRequest {
   provider: ProviderName;
@@ -63,6 +64,8 @@ export class ContextService {
   private readonly tokenCache = createTokenCache();
   /** Rendered pages by source text and shape (deterministic, so safe to reuse), bounded by bytes. */
   private readonly pageCache = createPageCache();
+  /** Live windows of recent calls: a call whose tip did not move reads nothing again. */
+  private readonly windows = new LiveWindowCache();
 
   constructor(
     private readonly repository: ConversationRepository,
@@ -77,19 +80,23 @@ export class ContextService {
     caller: Caller,
     state: ConversationState,
     conversationId: string,
-  ): Promise<Message[]> {
+  ): Promise<readonly Message[]> {
     const queries = await this.readModels.upToDateWith(
       conversationStream(caller.tenantId, conversationId),
     );
     const cut = state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
-    let from = cut === null ? 0 : (queries.depthOf(caller.tenantId, conversationId, cut) ?? 0);
-    const messages: Message[] = [];
-    while (true) {
-      const page = queries.activeBranchPage(caller.tenantId, conversationId, from, 2000);
-      messages.push(...page.items);
-      if (page.nextDepth === null) break;
-      from = page.nextDepth;
-    }
+    const from = cut === null ? 0 : (queries.depthOf(caller.tenantId, conversationId, cut) ?? 0);
+    const read = (fromDepth: number): Message[] => {
+      const messages: Message[] = [];
+      for (let depth: number | null = fromDepth; depth !== null;) {
+        const page = queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
+        messages.push(...page.items);
+        depth = page.nextDepth;
+      }
+      return messages;
+    };
+    const key = `${caller.tenantId}/${conversationId}`;
+    const messages = this.windows.window(key, from, state.tip, read);
     if ((messages[messages.length - 1]?.id ?? null) !== state.tip) {
       throw new Problem('projection_lagging', 'The read model has not reached the tip yet; retry.');
     }
@@ -124,7 +131,7 @@ export class ContextService {
     caller: Caller,
     conversationId: string,
     state: ConversationState,
-    messages: Message[],
+    messages: readonly Message[],
     request: ContextRequest,
   ): AssembleInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
