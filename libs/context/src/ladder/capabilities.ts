@@ -3,6 +3,12 @@
  * vision), which page shape its snapshots use, and the knobs of the free rungs. A default table
  * by model-name prefix, overridable per model by the caller (tenant or model configuration).
  */
+import {
+  cellsPerPage,
+  SHAPE_IDS,
+  SHAPES as PAGE_SHAPES,
+  type ShapeId,
+} from '@arbor/snapshots/shapes';
 import { openAIImageParams } from '../tokens/image-tokens';
 import type { ProviderName } from '../types';
 import type { ProviderLimits } from '../validity/limits';
@@ -38,26 +44,27 @@ export interface ModelCapabilities {
 }
 
 /**
- * Planning shapes, named and sized as @arbor/snapshots' page shapes (its dense 6×10-px grid, and
- * the seed harness's 11×16 grid for `claude-conservative`). Anthropic bills w·h/750 up to
- * ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models 512-px tiles (512×2048 = 4 tiles at
- * detail high); patch models 32-px patches up to 1,536 (1024×1536); Gemini 2.x 258 per 768²
- * tile (Gemini 3 a flat amount per image, whatever its size). `charsPerPage` is 95 % of the
- * grid's cells (the renderer's flow layout fills every cell): a slight overestimate of pages,
- * which only makes the plan safer; the page count recorded is what was rendered.
+ * Planning shapes: @arbor/snapshots' page shapes (pixel size, grid), as the planner sees them.
+ * Anthropic bills w·h/750 up to ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models 512-px tiles
+ * (512×2048 = 4 tiles at detail high); patch models 32-px patches up to 1,536 (1024×1536);
+ * Gemini 2.x 258 per 768² tile (Gemini 3 a flat amount per image, whatever its size).
+ * `charsPerPage` is 95 % of the grid's cells (the renderer's flow layout fills every cell): a
+ * slight overestimate of pages, which only makes the plan safer; the page count recorded is what
+ * was rendered.
  */
-export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = {
-  claude: { name: 'claude', width: 1092, height: 1092, charsPerPage: 18_468 },
-  'claude-conservative': {
-    name: 'claude-conservative',
-    width: 1092,
-    height: 1092,
-    charsPerPage: 6_174,
-  },
-  'openai-tile': { name: 'openai-tile', width: 512, height: 2048, charsPerPage: 16_279 },
-  'openai-patch': { name: 'openai-patch', width: 1024, height: 1536, charsPerPage: 24_403 },
-  gemini: { name: 'gemini', width: 768, height: 768, charsPerPage: 9_097 },
+const planningShape = (id: ShapeId): SnapshotShape => {
+  const shape = PAGE_SHAPES[id];
+  return {
+    name: id,
+    width: shape.width,
+    height: shape.height,
+    charsPerPage: Math.floor(0.95 * cellsPerPage(shape)),
+  };
 };
+
+export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = Object.fromEntries(
+  SHAPE_IDS.map((id) => [id, planningShape(id)]),
+);
 
 /** Which models read images, by lowercase name prefix; the longest matching prefix wins. */
 export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {

@@ -8,7 +8,7 @@
  */
 import type { SnapshotDecision } from '@arbor/domain/compaction';
 import type { Block, Message } from '@arbor/domain/messages';
-import { serializeMessages as serializeForPages } from '@arbor/snapshots';
+import { serializeMessages as serializeForPages } from '@arbor/snapshots/serialize';
 import { readImageSize } from '../tokens/image-size';
 
 /** The `textFormat` new snapshot decisions record: `@arbor/snapshots` `serializeMessages`. */

@@ -1,4 +1,5 @@
 import type { SnapshotDecision } from '@arbor/domain/compaction';
+import { SNAPSHOT_SHAPES } from '../capabilities';
 import { sha256 } from '../measure';
 import { SNAPSHOT_TEXT_FORMAT, serializeMessages, serializeMessagesLegacy } from '../serialize';
 import { buildState } from '../state';
@@ -67,7 +68,7 @@ describe('snapshot', () => {
       shape: 'claude',
       sourceChars: text.length,
       sourceHash: sha256(text),
-      pageCount: Math.ceil(text.length / 18_468),
+      pageCount: Math.ceil(text.length / SNAPSHOT_SHAPES.claude.charsPerPage),
       trigger: 'threshold',
     });
   });
