@@ -112,6 +112,7 @@ export function inCallOrder(
   results: readonly ToolResultBlock[],
   previous: Message | undefined,
 ): ToolResultBlock[] {
+  if (results.length < 2) return [...results]; // nothing to sort (most results come alone)
   const order = new Map(toolUses(previous).map((call, index) => [call.id, index]));
   const rank = (r: ToolResultBlock) => order.get(r.tool_use_id) ?? Number.MAX_SAFE_INTEGER;
   return results
