@@ -11,7 +11,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Block, Message, ToolResultContentBlock } from '@arbor/domain/messages';
+import type { Message } from '@arbor/domain/messages';
+import { importClaudeCode, importPi } from '@arbor/importers';
 import {
   effectiveGlyphPx,
   layoutText,
@@ -50,65 +51,22 @@ const PAGES = numberFlag(argv, 'pages', 12);
 const OCR_PAGES = numberFlag(argv, 'ocr-pages', 3);
 const UPSCALE = numberFlag(argv, 'upscale', 2);
 
-// ---- a small reader for pi session files (format v1) -----------------------------------------
+// ---- the fixture, as Arbor imports it -------------------------------------------------------
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-
-function piBlock(b: Json): Block | null {
-  switch (b.type) {
-    case 'text':
-      return { type: 'text', text: str(b.text) };
-    case 'thinking':
-      return { type: 'thinking', thinking: str(b.thinking), signature: str(b.thinkingSignature) };
-    case 'toolCall':
-      return { type: 'tool_use', id: str(b.id), name: str(b.name), input: b.arguments ?? {} };
-    case 'image': {
-      const mime = str(b.mimeType);
-      const media_type = (MEDIA_TYPES as readonly string[]).includes(mime)
-        ? (mime as (typeof MEDIA_TYPES)[number])
-        : 'image/png';
-      return { type: 'image', source: { type: 'base64', media_type, data: str(b.data) } };
-    }
-    default:
-      return null;
-  }
+/** The messages of the file's active branch, root → tip, as `arbor import` stores them. */
+function readSession(file: string): Pick<Message, 'role' | 'content'>[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const imported =
+    file.endsWith('.jsonl') && text.includes('"type":"session"')
+      ? importPi(file, text)
+      : importClaudeCode(file, text);
+  const main = imported.conversations[0];
+  const byId = new Map(main.turns.flatMap((turn) => turn.messages).map((m) => [m.id, m]));
+  return main.activeBranch.map((id) => byId.get(id)).filter((m) => m !== undefined);
 }
 
-function piMessage(m: Json, n: number): Message | null {
-  const content = Array.isArray(m.content) ? m.content.filter(isObj) : [];
-  const base = { id: `m${n}`, parentId: n ? `m${n - 1}` : null, turnId: `t${n}`, createdAt: '' };
-  if (m.role === 'toolResult') {
-    const parts = content
-      .map(piBlock)
-      .filter((b): b is ToolResultContentBlock => b?.type === 'text' || b?.type === 'image');
-    const result: Block = {
-      type: 'tool_result',
-      tool_use_id: str(m.toolCallId),
-      content: parts,
-      ...(m.isError === true ? { is_error: true } : {}),
-    };
-    return { ...base, role: 'user', content: [result] };
-  }
-  if (m.role !== 'user' && m.role !== 'assistant') return null;
-  const blocks = content.map(piBlock).filter((b): b is Block => b !== null);
-  return { ...base, role: m.role, content: blocks };
-}
-
-function readPiSession(file: string): Message[] {
-  const messages: Message[] = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const record: unknown = JSON.parse(line);
-    if (!isObj(record) || record.type !== 'message' || !isObj(record.message)) continue;
-    const m = piMessage(record.message, messages.length);
-    if (m) messages.push(m);
-  }
-  return messages;
-}
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // ---- text tokens ------------------------------------------------------------------------------
 
@@ -220,7 +178,7 @@ async function sustainedRate(
 
 async function main(): Promise<void> {
   console.log(`# bench:snapshots\n${machineLine()}`);
-  const messages = readPiSession(FIXTURE);
+  const messages = readSession(FIXTURE);
   const text = serializeMessages(messages);
   const counter = textTokenCounter();
   const ocr = tesseractAvailable();
