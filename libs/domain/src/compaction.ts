@@ -90,6 +90,21 @@ export interface SummaryDecision extends DecisionBase, CoveredRange {
 export type CompactionDecision =
   ElisionDecision | ImageStripDecision | SnapshotDecision | SummaryDecision;
 
+/**
+ * The model capabilities the ladder ran with (default table, then the tenant's settings, then the
+ * request's override), resolved: a reproduction runs with these, not with whatever the tenant's
+ * settings or the default table say later.
+ */
+export interface ContextCapabilitiesRecord {
+  readonly vision: boolean;
+  /** Page shape name (see @arbor/snapshots), or null: no snapshots. */
+  readonly snapshotShape: string | null;
+  readonly protectTokens: number;
+  readonly minElisionSavings: number;
+  readonly keepImages: number;
+  readonly maxSnapshotPages: number;
+}
+
 /** What a `ContextAssembled` event records: enough to reproduce the body byte for byte. */
 export interface ContextRequestRecord {
   readonly provider: string;
@@ -100,6 +115,11 @@ export interface ContextRequestRecord {
   readonly tools: readonly unknown[];
   readonly maxTokens: number | null;
   readonly overflow: { readonly measuredTokens: number; readonly limitTokens: number } | null;
+  /**
+   * The resolved capabilities; absent on contexts recorded before tenants could set them (those
+   * ran with the default table, which a reproduction then uses).
+   */
+  readonly capabilities?: ContextCapabilitiesRecord;
 }
 
 export interface ContextSections {

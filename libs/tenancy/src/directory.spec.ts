@@ -72,6 +72,27 @@ describe('tenant directory', () => {
     expect(authenticate(after, `Bearer ${a.apiKey}`).ok).toBe(true);
   });
 
+  it("replaces a tenant's context settings as a whole, and only that tenant's", () => {
+    const set = (tenantId: string, models: Record<string, { snapshotShape?: string | null }>) =>
+      ({ type: 'TenantContextSettingsSet', data: { tenantId, models } }) as const;
+    expect(dir.tenants.get('ta')!.contextModels).toEqual({});
+    const once = evolveDirectory(
+      dir,
+      set('ta', { 'claude-3-haiku': { snapshotShape: 'claude-conservative' } }),
+    );
+    const twice = evolveDirectory(once, set('ta', { 'gpt-4o': { snapshotShape: null } }));
+    expect(once.tenants.get('ta')!.contextModels).toEqual({
+      'claude-3-haiku': { snapshotShape: 'claude-conservative' },
+    });
+    expect(twice.tenants.get('ta')!.contextModels).toEqual({ 'gpt-4o': { snapshotShape: null } });
+    expect(twice.tenants.get('ta')!.contextSettingsVersion).toBe(2);
+    expect(twice.tenants.get('tb')!.contextModels).toEqual({});
+    // A tenant never created gets nothing (and the fold does not invent it).
+    expect(evolveDirectory(dir, set('nobody', {})).tenants.has('nobody')).toBe(false);
+    // Keys are untouched.
+    expect(authenticate(twice, `Bearer ${a.apiKey}`).ok).toBe(true);
+  });
+
   it('makes unbiased alphanumeric ids and compares in constant time', () => {
     expect(randomAlphanumeric(40)).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(safeEqual('abc', 'abc')).toBe(true);

@@ -1,4 +1,4 @@
-import { type TenantEvent } from './events';
+import { type ContextCapabilityOverride, type TenantEvent } from './events';
 import { parseKey, secretMatches } from './keys';
 
 /**
@@ -18,6 +18,10 @@ export interface TenantRecord {
   tenantId: string;
   name: string | null;
   keyIds: string[];
+  /** Context capability overrides by model-name prefix (`TenantContextSettingsSet`); {} = none. */
+  contextModels: Readonly<Record<string, ContextCapabilityOverride>>;
+  /** How many times the context settings were set (0 = never). */
+  contextSettingsVersion: number;
 }
 
 export interface TenantDirectory {
@@ -36,6 +40,8 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         tenantId: event.data.tenantId,
         name: event.data.name,
         keyIds: [],
+        contextModels: {},
+        contextSettingsVersion: 0,
       });
       return { ...dir, tenants };
     }
@@ -60,6 +66,17 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
       const keys = new Map(dir.keys);
       keys.set(key.keyId, { ...key, revoked: true });
       return { ...dir, keys };
+    }
+    case 'TenantContextSettingsSet': {
+      const tenant = dir.tenants.get(event.data.tenantId);
+      if (!tenant) return dir;
+      const tenants = new Map(dir.tenants);
+      tenants.set(tenant.tenantId, {
+        ...tenant,
+        contextModels: event.data.models,
+        contextSettingsVersion: tenant.contextSettingsVersion + 1,
+      });
+      return { ...dir, tenants };
     }
   }
 };

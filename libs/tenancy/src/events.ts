@@ -14,12 +14,36 @@ export interface ApiKeyRevoked {
   data: { tenantId: string; keyId: string };
 }
 
-export type TenantEvent = TenantCreated | ApiKeyIssued | ApiKeyRevoked;
+/**
+ * How the context ladder should treat one family of models, for this tenant: the fields of
+ * `@arbor/context`'s `ModelCapabilities` a tenant may set, with the page shape by name (an id of
+ * `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the default table's value.
+ */
+export interface ContextCapabilityOverride {
+  vision?: boolean;
+  snapshotShape?: string | null;
+  protectTokens?: number;
+  minElisionSavings?: number;
+  keepImages?: number;
+  maxSnapshotPages?: number;
+}
+
+/**
+ * The tenant's context settings, replaced as a whole: capability overrides keyed by lowercase
+ * model-name prefix (the longest matching prefix wins, like the default table).
+ */
+export interface TenantContextSettingsSet {
+  type: 'TenantContextSettingsSet';
+  data: { tenantId: string; models: Record<string, ContextCapabilityOverride> };
+}
+
+export type TenantEvent = TenantCreated | ApiKeyIssued | ApiKeyRevoked | TenantContextSettingsSet;
 
 export const TENANT_EVENT_TYPES: readonly TenantEvent['type'][] = [
   'TenantCreated',
   'ApiKeyIssued',
   'ApiKeyRevoked',
+  'TenantContextSettingsSet',
 ];
 
 export const TENANT_CATEGORY = 'tenant';

@@ -9,6 +9,7 @@ import {
   SHAPES as PAGE_SHAPES,
   type ShapeId,
 } from '@arbor/snapshots/shapes';
+import type { ContextCapabilitiesRecord } from '@arbor/domain/compaction';
 import { openAIImageParams } from '../tokens/image-tokens';
 import type { ProviderName } from '../types';
 import type { ProviderLimits } from '../validity/limits';
@@ -137,4 +138,128 @@ export function resolveCapabilities(
     ...overrides,
     limits: { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits },
   };
+}
+
+/**
+ * Capability overrides as a tenant or a request states them: JSON-safe, the page shape by name
+ * (a key of `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the value below.
+ */
+export interface CapabilityOverrides {
+  vision?: boolean;
+  snapshotShape?: string | null;
+  protectTokens?: number;
+  minElisionSavings?: number;
+  keepImages?: number;
+  maxSnapshotPages?: number;
+}
+
+/** Overrides by lowercase model-name prefix; the longest prefix matching the model wins. */
+export type CapabilityTable = Readonly<Record<string, CapabilityOverrides>>;
+
+const OVERRIDE_FIELDS = [
+  'vision',
+  'snapshotShape',
+  'protectTokens',
+  'minElisionSavings',
+  'keepImages',
+  'maxSnapshotPages',
+] as const satisfies readonly (keyof CapabilityOverrides)[];
+
+export class UnknownSnapshotShapeError extends Error {
+  constructor(readonly shape: string) {
+    super(
+      `unknown snapshot page shape "${shape}"; known: ${Object.keys(SNAPSHOT_SHAPES).join(', ')}`,
+    );
+    this.name = 'UnknownSnapshotShapeError';
+  }
+}
+
+export const isSnapshotShapeName = (name: string): boolean =>
+  Object.prototype.hasOwnProperty.call(SNAPSHOT_SHAPES, name);
+
+/**
+ * The table's rule for a model: the longest prefix of its bare lowercase name (a `models/`-style
+ * path dropped, as the default table does), or null when none matches.
+ */
+export function matchCapabilityRule(
+  table: CapabilityTable,
+  model: string,
+): { prefix: string; overrides: CapabilityOverrides } | null {
+  const name = bareModel(model);
+  let best: string | null = null;
+  for (const prefix of Object.keys(table)) {
+    if (name.startsWith(prefix.toLowerCase()) && (best === null || prefix.length > best.length)) {
+      best = prefix;
+    }
+  }
+  return best === null ? null : { prefix: best, overrides: table[best] };
+}
+
+/** Field by field, later layers first; an absent (undefined) field never hides an earlier one. */
+export function mergeCapabilityOverrides(
+  ...layers: readonly (CapabilityOverrides | null | undefined)[]
+): CapabilityOverrides {
+  const out: CapabilityOverrides = {};
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const field of OVERRIDE_FIELDS) {
+      const value = layer[field];
+      if (value !== undefined) (out as Record<string, unknown>)[field] = value;
+    }
+  }
+  return out;
+}
+
+/** What `resolveCapabilities` takes; throws `UnknownSnapshotShapeError` on a shape it lacks. */
+export function toModelCapabilities(overrides: CapabilityOverrides): Partial<ModelCapabilities> {
+  const out: Partial<ModelCapabilities> = {};
+  for (const field of OVERRIDE_FIELDS) {
+    const value = overrides[field];
+    if (value === undefined) continue;
+    if (field === 'snapshotShape') {
+      const name = value as string | null;
+      if (name !== null && !isSnapshotShapeName(name)) throw new UnknownSnapshotShapeError(name);
+      out.snapshotShape = name === null ? null : SNAPSHOT_SHAPES[name];
+    } else {
+      (out as Record<string, unknown>)[field] = value;
+    }
+  }
+  return out;
+}
+
+/** The resolved capabilities as a `ContextAssembled` event records them (shape by name). */
+export function recordCapabilities(caps: ModelCapabilities): ContextCapabilitiesRecord {
+  return {
+    vision: caps.vision,
+    snapshotShape: caps.snapshotShape?.name ?? null,
+    protectTokens: caps.protectTokens,
+    minElisionSavings: caps.minElisionSavings,
+    keepImages: caps.keepImages,
+    maxSnapshotPages: caps.maxSnapshotPages,
+  };
+}
+
+export interface LayeredCapabilities {
+  /** The full capabilities to hand the ladder (`AssembleInput.capabilities`). */
+  capabilities: ModelCapabilities;
+  /** The same, as recorded in `ContextAssembled` and shown in the receipt. */
+  record: ContextCapabilitiesRecord;
+  /** The prefix of the table's rule that applied, or null. */
+  rule: string | null;
+}
+
+/**
+ * The default table, then the (tenant's) table's longest-prefix rule, then the request's own
+ * overrides, field by field. Throws `UnknownSnapshotShapeError` for a shape name it lacks.
+ */
+export function layerCapabilities(
+  provider: ProviderName,
+  model: string,
+  table: CapabilityTable = {},
+  request: CapabilityOverrides = {},
+): LayeredCapabilities {
+  const rule = matchCapabilityRule(table, model);
+  const merged = mergeCapabilityOverrides(rule?.overrides, request);
+  const capabilities = resolveCapabilities(provider, model, toModelCapabilities(merged));
+  return { capabilities, record: recordCapabilities(capabilities), rule: rule?.prefix ?? null };
 }
