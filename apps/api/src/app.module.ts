@@ -12,6 +12,7 @@ import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
 import { ReplayModule } from './replay/replay.module';
+import { SettingsController } from './settings/settings.controller';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
@@ -27,7 +28,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot(), ConversationsModule, ContextModule, ReplayModule],
-      controllers: [HealthController, TenantsController],
+      controllers: [HealthController, TenantsController, SettingsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },
         { provide: EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },

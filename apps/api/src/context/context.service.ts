@@ -6,14 +6,18 @@ import {
   type AssembleResult,
   CannotFitError,
   calibrationFactor,
+  type CapabilityOverrides,
   createPageCache,
   createTokenCache,
   EmptyContextError,
+  layerCapabilities,
+  type LayeredCapabilities,
   parseOverflowError,
   type ProviderName,
   type RenderPages,
   type Summarize,
   type ToolDefinition,
+  UnknownSnapshotShapeError,
 } from '@arbor/context';
 import { type ConversationState, type Message } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
@@ -22,6 +26,7 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { Problem } from '../problem/problem';
+import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { RENDER_PAGES, SUMMARIZE } from './context.providers';
 import { LiveWindowCache } from './live-window';
 
@@ -34,6 +39,8 @@ export interface ContextRequest {
   maxTokens?: number;
   overflow?: { measuredTokens: number; limitTokens: number } | { error: string };
   mode: 'auto' | 'shake' | 'snapshot' | 'compact';
+  /** This request's capability overrides, over the tenant's settings. */
+  capabilities?: CapabilityOverrides;
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -73,7 +80,33 @@ export class ContextService {
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
     @Inject(SUMMARIZE) private readonly summarize: Summarize | null,
+    private readonly directory: TenantDirectoryService,
   ) {}
+
+  /**
+   * The model's capabilities: the default table, the tenant's rule for the model (longest
+   * prefix), this request's overrides. Resolved once here, handed to the ladder whole, recorded.
+   */
+  private capabilities(caller: Caller, request: ContextRequest): LayeredCapabilities {
+    const table = this.directory.contextSettings(caller.tenantId).models;
+    try {
+      return layerCapabilities(request.provider, request.model, table, request.capabilities);
+    } catch (e) {
+      if (e instanceof UnknownSnapshotShapeError) {
+        throw new Problem('unknown_snapshot_shape', e.message, { shape: e.shape });
+      }
+      throw e;
+    }
+  }
+
+  /** What the receipt says about the capabilities: the values used and where they came from. */
+  private static receiptCapabilities(layered: LayeredCapabilities, request: ContextRequest) {
+    return {
+      ...layered.record,
+      tenantRule: layered.rule,
+      requestOverrides: Object.keys(request.capabilities ?? {}).sort(),
+    };
+  }
 
   /** The live window: the active branch from the resume cut (if any) to the tip. */
   private async liveWindow(
@@ -133,6 +166,7 @@ export class ContextService {
     state: ConversationState,
     messages: readonly Message[],
     request: ContextRequest,
+    layered: LayeredCapabilities,
   ): AssembleInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
     return {
@@ -148,6 +182,7 @@ export class ContextService {
       mode: request.mode,
       overflow: this.overflowOf(request),
       calibration: calibrationFactor(samples),
+      capabilities: layered.capabilities,
       renderPages: this.renderPages ?? undefined,
       summarize: this.summarize ?? undefined,
       newId: () => randomUUID(),
@@ -181,7 +216,8 @@ export class ContextService {
     if (state.status === 'none') throw new Problem('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
     refuseOpenToolCalls(messages);
-    const input = this.input(caller, conversationId, state, messages, request);
+    const layered = this.capabilities(caller, request);
+    const input = this.input(caller, conversationId, state, messages, request, layered);
     const { body, receipt, newDecisions } = await this.assemble(input);
     const contextId = randomUUID();
     const overflow = input.overflow;
@@ -199,6 +235,7 @@ export class ContextService {
           tools: request.tools ?? [],
           maxTokens: request.maxTokens ?? null,
           overflow: overflow ?? null,
+          capabilities: layered.record,
         },
         tip: state.tip,
         cutAt: messages[0]?.id ?? null,
@@ -224,21 +261,42 @@ export class ContextService {
       },
     });
     this.readModels.noteWrite(caller.keyId, position);
-    return { contextId, body, receipt, revision: result.revision };
+    return {
+      contextId,
+      body,
+      receipt: { ...receipt, capabilities: ContextService.receiptCapabilities(layered, request) },
+      revision: result.revision,
+    };
   }
 
   /** What fills the window now, by kind; records nothing and applies no new rung. */
-  async report(caller: Caller, conversationId: string, provider: ProviderName, model: string) {
+  async report(
+    caller: Caller,
+    conversationId: string,
+    provider: ProviderName,
+    model: string,
+    overrides: CapabilityOverrides = {},
+  ) {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new Problem('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
     refuseOpenToolCalls(messages);
     const samples = state.calibration.filter((s) => s.provider === provider);
     const last = samples[samples.length - 1] ?? null;
+    const request: ContextRequest = {
+      provider,
+      model,
+      budgetTokens: 10_000_000,
+      mode: 'auto',
+      capabilities: overrides,
+    };
+    const layered = this.capabilities(caller, request);
+    const capabilities = ContextService.receiptCapabilities(layered, request);
     if (messages.length === 0) {
       return {
         provider,
         model,
+        capabilities,
         messages: 0,
         estimated: null,
         lastMeasured: last,
@@ -246,12 +304,7 @@ export class ContextService {
       };
     }
     const { receipt } = await this.assemble({
-      ...this.input(caller, conversationId, state, messages, {
-        provider,
-        model,
-        budgetTokens: 10_000_000,
-        mode: 'auto',
-      }),
+      ...this.input(caller, conversationId, state, messages, request, layered),
       newId: () => {
         throw new Problem('internal_error', 'a report must not decide anything');
       },
@@ -259,6 +312,7 @@ export class ContextService {
     return {
       provider,
       model,
+      capabilities,
       messages: messages.length,
       decisionsInForce: state.compactions.length - receipt.notApplied.length,
       estimated: {

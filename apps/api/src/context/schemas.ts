@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context';
+import { CapabilityOverridesSchema, CapabilityQueryFields } from '../settings/schemas';
 
 const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
 
@@ -27,9 +28,14 @@ export const ContextBody = z.strictObject({
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   overflow: Overflow.optional(),
   mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+  capabilities: CapabilityOverridesSchema.optional().describe(
+    "This request's capability overrides: field by field over the tenant's context settings " +
+      '(`PUT /v1/settings/context`), which are over the default table',
+  ),
 });
 
 export const ReportQuery = z.strictObject({
   provider: z.enum(PROVIDERS).default('anthropic'),
   model: z.string().min(1).max(200).default('claude-sonnet-4-5'),
+  ...CapabilityQueryFields,
 });

@@ -5,6 +5,7 @@
 export const PROBLEM_CODES = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  unknown_snapshot_shape: { status: 400, title: 'No snapshot page shape has this id' },
   unauthorized: { status: 401, title: 'A valid API key is required' },
   forbidden: { status: 403, title: 'This key may not do that' },
   not_found: { status: 404, title: 'No such resource' },

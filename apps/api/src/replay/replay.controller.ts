@@ -66,7 +66,8 @@ export class ReplayController {
     summary: 'The contexts handed out (their ContextAssembled receipts), oldest first, paged',
     description:
       'Items: `{contextId, revision, timestamp, provider, model, mode, budgetTokens, tip, cutAt, ' +
-      'bodyHash, estimatedTokens, decisionIds, newDecisionIds}`.',
+      'bodyHash, estimatedTokens, decisionIds, newDecisionIds, capabilities}` (`capabilities`: the ' +
+      'vision, snapshot page shape and rung knobs it was assembled with; null on older ones).',
   })
   @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
   @ApiQuery({ name: 'cursor', required: false })

@@ -1,6 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type RenderPages } from '@arbor/context';
-import { type CompactionDecision, type EventDataOf } from '@arbor/domain';
+import {
+  type CompactionDecision,
+  type ContextCapabilitiesRecord,
+  type EventDataOf,
+} from '@arbor/domain';
 import {
   conversationStream,
   type EventStore,
@@ -38,6 +42,8 @@ export interface ContextSummary {
   estimatedTokens: number;
   decisionIds: readonly string[];
   newDecisionIds: readonly string[];
+  /** The model capabilities it was assembled with (shape by name); null before they were recorded. */
+  capabilities: ContextCapabilitiesRecord | null;
 }
 
 const isType = <T extends 'ContextAssembled' | 'CompactionApplied' | 'ConversationForked'>(
@@ -207,6 +213,7 @@ export class ReplayService {
           estimatedTokens: d.estimatedTokens,
           decisionIds: d.decisionIds,
           newDecisionIds: d.newDecisionIds,
+          capabilities: d.request.capabilities ?? null,
         });
       }
     }

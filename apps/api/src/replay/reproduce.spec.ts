@@ -1,4 +1,9 @@
-import { assembleContext, type AssembleInput, type AssembleResult } from '@arbor/context';
+import {
+  assembleContext,
+  type AssembleInput,
+  type AssembleResult,
+  layerCapabilities,
+} from '@arbor/context';
 import { fakeRenderer } from '@arbor/context/ladder/testing/fake-pages';
 import { baseInput, session } from '@arbor/context/ladder/testing/builders';
 import {
@@ -178,6 +183,45 @@ describe('reproduceContext', () => {
     expect(blind.body).toBeNull();
     expect(blind.mismatch).toMatchObject({ reason: 'snapshot_renderer_unavailable' });
     expect(blind.mismatch?.snapshotDecisionIds).toEqual(live.newDecisions.map((d) => d.id));
+  });
+
+  it('runs with the recorded capabilities, not the default table', async () => {
+    // A model the default table calls blind, given vision (as a tenant setting would).
+    const model = 'house-vision-1';
+    const layered = layerCapabilities('anthropic', model, { house: { vision: true } });
+    expect(layerCapabilities('anthropic', model).record.vision).toBe(false);
+    const input = baseInput(talk, {
+      model,
+      mode: 'snapshot',
+      renderPages: fakeRenderer().render,
+      capabilities: { ...layered.capabilities, protectTokens: 2000 },
+    });
+    const live = await assembleContext(input);
+    expect(live.newDecisions.some((d) => d.rung === 'snapshot')).toBe(true);
+    const record = recordOf(input, live);
+    const args = {
+      conversationId: input.conversationId,
+      decisionsBefore: [],
+      window: talk,
+      renderPages: fakeRenderer().render,
+    };
+    const withCaps: ContextRecord = {
+      ...record,
+      data: {
+        ...record.data,
+        request: {
+          ...record.data.request,
+          capabilities: { ...layered.record, protectTokens: 2000 },
+        },
+      },
+    };
+    const r = await reproduceContext({ ...args, record: withCaps });
+    expect(r.match).toBe(true);
+    expect(JSON.stringify(r.body)).toBe(JSON.stringify(live.body));
+    // Without the record (the default table): the pages are left out, and it says so.
+    const defaults = await reproduceContext({ ...args, record });
+    expect(defaults.match).toBe(false);
+    expect(defaults.mismatch?.reason).toBe('body_differs');
   });
 
   it('reports decisions_differ when the receipt names decisions missing from the log', async () => {

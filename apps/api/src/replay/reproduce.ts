@@ -12,6 +12,7 @@ import {
   type ProviderName,
   type RenderPages,
   ReplayDivergenceError,
+  toModelCapabilities,
   type ToolDefinition,
 } from '@arbor/context';
 import { type CompactionDecision, type EventDataOf, type Message } from '@arbor/domain';
@@ -203,6 +204,11 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
     );
   }
   try {
+    // The capabilities recorded then, not the tenant's settings (or the default table) now: a
+    // snapshot applied under vision must not be left out because the model lost it since.
+    // Absent on contexts recorded before there were settings: those ran with the default table.
+    const capabilities =
+      request.capabilities !== undefined ? toModelCapabilities(request.capabilities) : undefined;
     const result = await assembleContext({
       conversationId: args.conversationId,
       provider: request.provider,
@@ -216,6 +222,7 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       ...(request.overflow !== null ? { overflow: request.overflow } : {}),
       mode: request.mode,
       calibration: d.calibration,
+      ...(capabilities !== undefined ? { capabilities } : {}),
       ...(args.renderPages !== null ? { renderPages: args.renderPages } : {}),
       newId: () => {
         throw new Error('a reproduction must not decide anything');

@@ -7,6 +7,7 @@ import {
 } from '@arbor/event-store';
 import {
   type Authentication,
+  type ContextCapabilityOverride,
   authenticate,
   emptyDirectory,
   evolveDirectory,
@@ -18,6 +19,7 @@ import {
   type TenantDirectory,
   type TenantEvent,
 } from '@arbor/tenancy';
+import { canonicalJson } from '@arbor/domain';
 import { Problem } from '../problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 
@@ -172,6 +174,37 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
       ctx,
       'stream_exists',
     );
+  }
+
+  /** The tenant's context capability overrides by model-name prefix, and how often they were set. */
+  contextSettings(tenantId: string): {
+    models: Readonly<Record<string, ContextCapabilityOverride>>;
+    version: number;
+  } {
+    const tenant = this.dir.tenants.get(tenantId);
+    if (!tenant) throw new Problem('tenant_not_found');
+    return { models: tenant.contextModels, version: tenant.contextSettingsVersion };
+  }
+
+  /**
+   * Replaces the tenant's context settings: one `TenantContextSettingsSet` (nothing appended when
+   * they are unchanged). Contexts already handed out keep the capabilities they recorded.
+   */
+  async setContextSettings(
+    tenantId: string,
+    models: Record<string, ContextCapabilityOverride>,
+    ctx: ActorContext,
+  ): Promise<{ models: Readonly<Record<string, ContextCapabilityOverride>>; version: number }> {
+    const current = this.contextSettings(tenantId);
+    if (canonicalJson(current.models) !== canonicalJson(models)) {
+      await this.append(
+        tenantId,
+        [{ type: 'TenantContextSettingsSet', data: { tenantId, models } }],
+        ctx,
+        'stream_exists',
+      );
+    }
+    return this.contextSettings(tenantId);
   }
 
   listKeys(tenantId: string): { keyId: string; label: string | null; revoked: boolean }[] {
