@@ -90,6 +90,19 @@ export interface SummaryDecision extends DecisionBase, CoveredRange {
 export type CompactionDecision =
   ElisionDecision | ImageStripDecision | SnapshotDecision | SummaryDecision;
 
+/** The source messages a decision refers to. */
+export function decisionMessageIds(decision: CompactionDecision): readonly string[] {
+  switch (decision.rung) {
+    case 'elide':
+      return decision.results.map((r) => r.messageId);
+    case 'strip_images':
+      return decision.images.map((i) => i.messageId);
+    case 'snapshot':
+    case 'summary':
+      return decision.coveredIds;
+  }
+}
+
 /**
  * The model capabilities the ladder ran with (default table, then the tenant's settings, then the
  * request's override), resolved: a reproduction runs with these, not with whatever the tenant's

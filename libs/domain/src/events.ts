@@ -8,6 +8,7 @@ import {
   type CompactionDecision,
   type ContextRequestRecord,
   type ContextSections,
+  type Rung,
 } from './compaction';
 import { type Message } from './messages';
 
@@ -68,7 +69,17 @@ export type ConversationForked = DomainEvent<
 /** On the new stream, right after its ConversationStarted. */
 export type ForkedFrom = DomainEvent<
   'ForkedFrom',
-  { readonly sourceConversationId: string; readonly sourceMessageId: string; readonly idMap: IdMap }
+  {
+    readonly sourceConversationId: string;
+    readonly sourceMessageId: string;
+    readonly idMap: IdMap;
+    /**
+     * The source's compaction decisions on the copied path, not carried over (SPEC §5.4: dropped
+     * explicitly, never left pointing into the source): a fork's context is assembled afresh
+     * from its own messages. Absent on forks recorded before this field.
+     */
+    readonly droppedCompactions?: readonly { readonly id: string; readonly rung: Rung }[];
+  }
 >;
 
 export type CheckpointSet = DomainEvent<

@@ -1,4 +1,6 @@
 import { type ForkCommand } from '../commands';
+import { type CompactionDecision } from '../compaction';
+import { foldEvents } from '../evolve';
 import { type Message } from '../messages';
 import { stableId } from '../stable-id';
 import { type ConversationState } from '../state';
@@ -118,5 +120,36 @@ describe('fork ids are derived, so a retried fork is the same fork', () => {
     ok(s, forkOf(s, { forkConversationId: 'mine', messageId: 'm2' }));
     const d = exec(s, forkOf(s, { forkConversationId: 'mine' }));
     expect(d).toMatchObject({ ok: false, error: { code: 'conversation_exists' } });
+  });
+});
+
+describe('compactions on the copied path', () => {
+  it('are dropped explicitly: listed on ForkedFrom, never copied into the fork', () => {
+    const s = source();
+    const onPath: CompactionDecision = {
+      id: 'd1',
+      rung: 'elide',
+      trigger: 'threshold',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      tokensBefore: 100,
+      tokensAfter: 50,
+      cachedPrefixChanged: false,
+      results: [{ messageId: 'm2', toolUseId: 'tu1', originalTokens: 50 }],
+    };
+    const elsewhere: CompactionDecision = { ...onPath, id: 'd2', results: [] };
+    const state = foldEvents(
+      [
+        { type: 'CompactionApplied', data: { decision: onPath } },
+        { type: 'CompactionApplied', data: { decision: elsewhere } },
+      ],
+      s.state,
+    );
+    const d = decideOn(state, s, forkOf(s));
+    if (!d.ok) throw new Error('fork failed');
+    const forkEvents = d.result.forkEvents;
+    const forkedFrom = forkEvents.find((e) => e.type === 'ForkedFrom');
+    expect(forkedFrom?.data).toMatchObject({ droppedCompactions: [{ id: 'd1', rung: 'elide' }] });
+    expect(forkEvents.some((e) => e.type === 'CompactionApplied')).toBe(false);
   });
 });

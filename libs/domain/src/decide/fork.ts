@@ -1,4 +1,5 @@
 import { type Decision, type DecideDeps, type ForkCommand, type ResultOf } from '../commands';
+import { decisionMessageIds } from '../compaction';
 import { domainError, type DomainError } from '../errors';
 import { type ConversationEvent, event } from '../events';
 import { canonicalJson } from '../fingerprint';
@@ -58,7 +59,14 @@ const forkStream = (
       metadata: cmd.metadata ?? {},
       forkedFrom: { conversationId: sourceConversationId, messageId: end },
     }),
-    event('ForkedFrom', { sourceConversationId, sourceMessageId: end, idMap }),
+    event('ForkedFrom', {
+      sourceConversationId,
+      sourceMessageId: end,
+      idMap,
+      droppedCompactions: state.compactions
+        .filter((d) => decisionMessageIds(d).some((id) => onPath.has(id)))
+        .map((d) => ({ id: d.id, rung: d.rung })),
+    }),
     ...messages.map((message) => event('MessageAppended', { message })),
     ...checkpoints,
     event('TipMoved', { from: null, to: idMap[end], reason: 'fork' }),
