@@ -1,4 +1,6 @@
 /** Tenant events live in one stream per tenant: `tenant-<tenantId>.profile`. */
+import type { ContextCapabilitiesRecord } from '@arbor/domain/compaction';
+
 export interface TenantCreated {
   type: 'TenantCreated';
   data: { tenantId: string; name: string | null };
@@ -19,14 +21,9 @@ export interface ApiKeyRevoked {
  * `@arbor/context`'s `ModelCapabilities` a tenant may set, with the page shape by name (an id of
  * `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the default table's value.
  */
-export interface ContextCapabilityOverride {
-  vision?: boolean;
-  snapshotShape?: string | null;
-  protectTokens?: number;
-  minElisionSavings?: number;
-  keepImages?: number;
-  maxSnapshotPages?: number;
-}
+export type ContextCapabilityOverride = {
+  -readonly [K in keyof ContextCapabilitiesRecord]?: ContextCapabilitiesRecord[K];
+};
 
 /**
  * The tenant's context settings, replaced as a whole: capability overrides keyed by lowercase

@@ -144,14 +144,9 @@ export function resolveCapabilities(
  * Capability overrides as a tenant or a request states them: JSON-safe, the page shape by name
  * (a key of `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the value below.
  */
-export interface CapabilityOverrides {
-  vision?: boolean;
-  snapshotShape?: string | null;
-  protectTokens?: number;
-  minElisionSavings?: number;
-  keepImages?: number;
-  maxSnapshotPages?: number;
-}
+export type CapabilityOverrides = {
+  -readonly [K in keyof ContextCapabilitiesRecord]?: ContextCapabilitiesRecord[K];
+};
 
 /** Overrides by lowercase model-name prefix; the longest prefix matching the model wins. */
 export type CapabilityTable = Readonly<Record<string, CapabilityOverrides>>;
