@@ -13,7 +13,7 @@
  */
 import type { Block, ImageSource, Message } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
-import { collectSystem, isBlankText, originOf } from './shared';
+import { collectSystem, isBlankText, originOf, flatMapped } from './shared';
 
 export interface AnthropicTextBlock {
   type: 'text';
@@ -119,7 +119,7 @@ function encodeBlock(block: Block, keepThinking: boolean): AnthropicContentBlock
 function encodeMessage(message: Message): AnthropicMessage | null {
   const origin = originOf(message);
   const keepThinking = origin === 'anthropic' || origin === 'unknown';
-  const content = message.content.flatMap((b) => encodeBlock(b, keepThinking));
+  const content = flatMapped(message.content, (b) => encodeBlock(b, keepThinking));
   if (content.length === 0 || message.role === 'system') return null;
   return { role: message.role, content };
 }

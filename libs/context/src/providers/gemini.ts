@@ -34,6 +34,7 @@ import {
   toolNamesById,
   toolResultImages,
   toolResultText,
+  flatMapped,
 } from './shared';
 
 export interface GeminiTextPart {
@@ -119,15 +120,18 @@ function encodeUser(
     message.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'),
     previous,
   );
-  const images = results.flatMap((r): GeminiPart[] => {
+  const images = flatMapped(results, (r): GeminiPart[] => {
     const blocks = toolResultImages(r);
     if (blocks.length === 0) return [];
-    return [{ text: `Image output of tool call ${r.tool_use_id}:` }, ...blocks.flatMap(imagePart)];
+    return [
+      { text: `Image output of tool call ${r.tool_use_id}:` },
+      ...flatMapped(blocks, imagePart),
+    ];
   });
   return [
     ...results.map((r) => functionResponse(r, names)),
     ...images,
-    ...message.content.flatMap(userPart),
+    ...flatMapped(message.content, userPart),
   ];
 }
 

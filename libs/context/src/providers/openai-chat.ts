@@ -23,6 +23,7 @@ import {
   systemText,
   toolOutputText,
   toolResultImages,
+  flatMapped,
 } from './shared';
 
 export interface ChatTextPart {
@@ -90,14 +91,14 @@ function userPart(block: Block): ChatUserPart[] {
 
 /** Parts for the images of tool results, each group labelled with its call id. */
 function toolImageParts(results: readonly ToolResultBlock[]): ChatUserPart[] {
-  return results.flatMap((result) => {
+  return flatMapped(results, (result) => {
     const images = toolResultImages(result);
     if (images.length === 0) return [];
     const label: ChatTextPart = {
       type: 'text',
       text: `Image output of tool call ${result.tool_use_id}:`,
     };
-    return [label, ...images.flatMap(userPart)];
+    return [label, ...flatMapped(images, userPart)];
   });
 }
 
@@ -115,7 +116,7 @@ function encodeUser(message: Message, previous: Message | undefined): ChatMessag
     tool_call_id: r.tool_use_id,
     content: toolOutputText(r),
   }));
-  const parts = [...toolImageParts(results), ...message.content.flatMap(userPart)];
+  const parts = [...toolImageParts(results), ...flatMapped(message.content, userPart)];
   return parts.length > 0
     ? [...toolMessages, { role: 'user', content: userContent(parts) }]
     : toolMessages;
@@ -125,7 +126,7 @@ function encodeAssistant(message: Message): ChatMessage[] {
   const texts = message.content
     .filter(isUsableText)
     .map((b): ChatTextPart => ({ type: 'text', text: b.text }));
-  const calls = message.content.flatMap((b): ChatToolCall[] =>
+  const calls = flatMapped(message.content, (b): ChatToolCall[] =>
     b.type === 'tool_use'
       ? [
           {

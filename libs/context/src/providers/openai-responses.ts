@@ -26,6 +26,7 @@ import {
   systemText,
   toolOutputText,
   toolResultImages,
+  flatMapped,
 } from './shared';
 
 export interface ResponsesInputText {
@@ -100,7 +101,9 @@ function functionOutput(result: ToolResultBlock): ResponsesFunctionCallOutput {
   const images = toolResultImages(result);
   const text = toolOutputText(result);
   const output: ResponsesFunctionCallOutput['output'] =
-    images.length === 0 ? text : [{ type: 'input_text', text }, ...images.flatMap(inputContent)];
+    images.length === 0
+      ? text
+      : [{ type: 'input_text', text }, ...flatMapped(images, inputContent)];
   return { type: 'function_call_output', call_id: result.tool_use_id, output };
 }
 
@@ -109,7 +112,7 @@ function encodeUser(message: Message, previous: Message | undefined): ResponsesI
     message.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'),
     previous,
   );
-  const content = message.content.flatMap(inputContent);
+  const content = flatMapped(message.content, inputContent);
   const items: ResponsesItem[] = results.map(functionOutput);
   if (content.length > 0) items.push({ type: 'message', role: 'user', content });
   return items;

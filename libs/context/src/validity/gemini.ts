@@ -31,15 +31,25 @@ interface CallKey {
   name: string;
 }
 
-const calls = (content: GeminiContent | undefined): CallKey[] =>
-  (content?.role === 'model' ? content.parts : []).flatMap((p) =>
-    'functionCall' in p ? [{ id: p.functionCall.id, name: p.functionCall.name }] : [],
-  );
+function calls(content: GeminiContent | undefined): CallKey[] {
+  const out: CallKey[] = [];
+  if (content?.role !== 'model') return out;
+  for (const p of content.parts) {
+    if ('functionCall' in p) out.push({ id: p.functionCall.id, name: p.functionCall.name });
+  }
+  return out;
+}
 
-const responses = (content: GeminiContent | undefined): CallKey[] =>
-  (content?.role === 'user' ? content.parts : []).flatMap((p) =>
-    'functionResponse' in p ? [{ id: p.functionResponse.id, name: p.functionResponse.name }] : [],
-  );
+function responses(content: GeminiContent | undefined): CallKey[] {
+  const out: CallKey[] = [];
+  if (content?.role !== 'user') return out;
+  for (const p of content.parts) {
+    if ('functionResponse' in p) {
+      out.push({ id: p.functionResponse.id, name: p.functionResponse.name });
+    }
+  }
+  return out;
+}
 
 /** Removes and reports the first key of `pool` that `key` answers (id when both have one). */
 function take(pool: CallKey[], key: CallKey): boolean {
@@ -60,10 +70,14 @@ const isBlankPart = (part: GeminiPart): boolean =>
 function checkPairing(contents: readonly GeminiContent[]): Violation[] {
   const out: Violation[] = [];
   contents.forEach((content, i) => {
+    // The pools are built only for a content that has calls (or responses) to match.
     if (content.role === 'model') {
-      const open = responses(contents[i + 1]);
+      let open: CallKey[] | undefined;
       content.parts.forEach((part, j) => {
-        if ('functionCall' in part && !take(open, part.functionCall)) {
+        if (
+          'functionCall' in part &&
+          !take((open ??= responses(contents[i + 1])), part.functionCall)
+        ) {
           out.push(
             violation(
               'unanswered_tool_call',
@@ -75,7 +89,7 @@ function checkPairing(contents: readonly GeminiContent[]): Violation[] {
       });
       return;
     }
-    const open = calls(contents[i - 1]);
+    let open: CallKey[] | undefined;
     content.parts.forEach((part, j) => {
       if (!('functionResponse' in part)) return;
       const path = () => `contents[${i}].parts[${j}]`;
@@ -87,7 +101,7 @@ function checkPairing(contents: readonly GeminiContent[]): Violation[] {
             `history starts with the response of ${label(part.functionResponse)}`,
           ),
         );
-      } else if (!take(open, part.functionResponse)) {
+      } else if (!take((open ??= calls(contents[i - 1])), part.functionResponse)) {
         out.push(
           violation(
             'orphan_tool_result',
@@ -119,13 +133,18 @@ function checkSignatures(contents: readonly GeminiContent[]): Violation[] {
 }
 
 function images(body: GeminiBody): ImageRef[] {
-  return body.contents.flatMap((content, i) =>
-    content.parts.flatMap((part, j): ImageRef[] =>
-      'inlineData' in part
-        ? [{ path: `contents[${i}].parts[${j}]`, base64: part.inlineData.data }]
-        : [],
-    ),
-  );
+  const refs: ImageRef[] = [];
+  const { contents } = body;
+  for (let i = 0; i < contents.length; i++) {
+    const parts = contents[i].parts;
+    for (let j = 0; j < parts.length; j++) {
+      const part = parts[j];
+      if ('inlineData' in part) {
+        refs.push({ path: `contents[${i}].parts[${j}]`, base64: part.inlineData.data });
+      }
+    }
+  }
+  return refs;
 }
 
 export function checkGemini(body: GeminiBody, options: GeminiCheckOptions = {}): Violation[] {

@@ -87,12 +87,30 @@ export function checkRequestSize(body: unknown, limits: ProviderLimits): Violati
     : [];
 }
 
-/** Whether `text` parses as a JSON object (what tool-call arguments must be). */
-export function isJsonObjectText(text: string): boolean {
+/**
+ * Answers for short texts already parsed: the checkers see the same tool-call arguments on every
+ * assembly, and a lookup costs a fraction of a parse. Bounded: short texts only, cleared when full.
+ */
+const JSON_OBJECT_MEMO = new Map<string, boolean>();
+const MEMO_TEXT_CHARS = 512;
+const MEMO_ENTRIES = 10_000;
+
+function parsesAsObject(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value);
   } catch {
     return false;
   }
+}
+
+/** Whether `text` parses as a JSON object (what tool-call arguments must be). */
+export function isJsonObjectText(text: string): boolean {
+  if (text.length > MEMO_TEXT_CHARS) return parsesAsObject(text);
+  const known = JSON_OBJECT_MEMO.get(text);
+  if (known !== undefined) return known;
+  const answer = parsesAsObject(text);
+  if (JSON_OBJECT_MEMO.size >= MEMO_ENTRIES) JSON_OBJECT_MEMO.clear();
+  JSON_OBJECT_MEMO.set(text, answer);
+  return answer;
 }

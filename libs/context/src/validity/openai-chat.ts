@@ -158,14 +158,16 @@ function checkPairing(messages: readonly ChatMessage[]): Violation[] {
 }
 
 function images(body: OpenAIChatBody): ImageRef[] {
-  return body.messages.flatMap((message, i) => {
-    if (message.role !== 'user' || typeof message.content === 'string') return [];
-    return message.content.flatMap((part, k): ImageRef[] => {
-      if (part.type !== 'image_url') return [];
+  const refs: ImageRef[] = [];
+  body.messages.forEach((message, i) => {
+    if (message.role !== 'user' || typeof message.content === 'string') return;
+    message.content.forEach((part, k) => {
+      if (part.type !== 'image_url') return;
       const base64 = dataUrlPayload(part.image_url.url);
-      return base64 === null ? [] : [{ path: `messages[${i}].content[${k}]`, base64 }];
+      if (base64 !== null) refs.push({ path: `messages[${i}].content[${k}]`, base64 });
     });
   });
+  return refs;
 }
 
 export function checkOpenAIChat(

@@ -28,29 +28,39 @@ export interface OpenAIResponsesCheckOptions {
   limits?: Partial<ProviderLimits>;
 }
 
-function blankTexts(parts: readonly { type: string; text?: string }[], path: string): Violation[] {
-  return parts.flatMap((part, k) =>
-    (part.type === 'input_text' || part.type === 'output_text') && isBlankText(part.text ?? '')
-      ? [violation('empty_content', `${path}[${k}]`, 'text part is empty or blank')]
-      : [],
-  );
+/** `path` is called only for a violation (most items have none). */
+function blankTexts(
+  parts: readonly { type: string; text?: string }[],
+  path: () => string,
+): Violation[] {
+  const out: Violation[] = [];
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k];
+    if (
+      (part.type === 'input_text' || part.type === 'output_text') &&
+      isBlankText(part.text ?? '')
+    ) {
+      out.push(violation('empty_content', `${path()}[${k}]`, 'text part is empty or blank'));
+    }
+  }
+  return out;
 }
 
-function checkContent(item: ResponsesItem, path: string): Violation[] {
+function checkContent(item: ResponsesItem, path: () => string): Violation[] {
   if (item.type === 'message') {
     return item.content.length === 0
-      ? [violation('empty_message', path, 'message has no content')]
-      : blankTexts(item.content, `${path}.content`);
+      ? [violation('empty_message', path(), 'message has no content')]
+      : blankTexts(item.content, () => `${path()}.content`);
   }
   if (item.type === 'function_call_output') {
     if (typeof item.output === 'string') {
       return isBlankText(item.output)
-        ? [violation('empty_content', `${path}.output`, 'function output is empty')]
+        ? [violation('empty_content', `${path()}.output`, 'function output is empty')]
         : [];
     }
     return item.output.length === 0
-      ? [violation('empty_content', `${path}.output`, 'function output is empty')]
-      : blankTexts(item.output, `${path}.output`);
+      ? [violation('empty_content', `${path()}.output`, 'function output is empty')]
+      : blankTexts(item.output, () => `${path()}.output`);
   }
   return [];
 }
@@ -62,17 +72,17 @@ function checkContent(item: ResponsesItem, path: string): Violation[] {
  */
 function checkPairing(items: readonly ResponsesItem[]): Violation[] {
   const out: Violation[] = [];
-  const pending = new Map<string, string>(); // call_id → path of the call
+  const pending = new Map<string, number>(); // call_id → index of the call
   const seen = new Set<string>();
   const answered = new Set<string>();
   let inOutputs = false;
   let anyTurn = false;
   const close = () => {
-    for (const [id, path] of pending) {
+    for (const [id, at] of pending) {
       out.push(
         violation(
           'unanswered_tool_call',
-          path,
+          `input[${at}]`,
           `function call ${id} has no function_call_output right after its response`,
         ),
       );
@@ -81,18 +91,18 @@ function checkPairing(items: readonly ResponsesItem[]): Violation[] {
     inOutputs = false;
   };
   items.forEach((item, i) => {
-    const path = `input[${i}]`;
+    const path = () => `input[${i}]`;
     if (item.type === 'function_call_output') {
       inOutputs = true;
       if (!anyTurn) {
         out.push(
-          violation('leading_orphan', path, `history starts with the output of ${item.call_id}`),
+          violation('leading_orphan', path(), `history starts with the output of ${item.call_id}`),
         );
       } else if (!pending.has(item.call_id)) {
         out.push(
           violation(
             'orphan_tool_result',
-            path,
+            path(),
             answered.has(item.call_id)
               ? `second output for ${item.call_id}`
               : `output for ${item.call_id} does not follow its call`,
@@ -113,36 +123,49 @@ function checkPairing(items: readonly ResponsesItem[]): Violation[] {
     }
     if (item.type !== 'function_call') return;
     if (seen.has(item.call_id)) {
-      out.push(violation('duplicate_tool_call_id', path, `call_id ${item.call_id} is reused`));
+      out.push(violation('duplicate_tool_call_id', path(), `call_id ${item.call_id} is reused`));
     }
     seen.add(item.call_id);
-    pending.set(item.call_id, path);
+    pending.set(item.call_id, i);
     if (!isJsonObjectText(item.arguments)) {
-      out.push(violation('invalid_tool_arguments', `${path}.arguments`, 'not a JSON object'));
+      out.push(violation('invalid_tool_arguments', `${path()}.arguments`, 'not a JSON object'));
     }
   });
   close();
   return out;
 }
 
-function imageRefs(content: readonly ResponsesInputContent[], path: string): ImageRef[] {
-  return content.flatMap((part, k): ImageRef[] => {
-    if (part.type !== 'input_image') return [];
+function imageRefs(
+  content: readonly ResponsesInputContent[],
+  path: string,
+  refs: ImageRef[],
+): void {
+  content.forEach((part, k) => {
+    if (part.type !== 'input_image') return;
     const base64 = dataUrlPayload(part.image_url);
-    return base64 === null ? [] : [{ path: `${path}[${k}]`, base64 }];
+    if (base64 !== null) refs.push({ path: `${path}[${k}]`, base64 });
   });
 }
 
 function images(body: OpenAIResponsesBody): ImageRef[] {
-  return body.input.flatMap((item, i): ImageRef[] => {
+  const refs: ImageRef[] = [];
+  body.input.forEach((item, i) => {
     if (item.type === 'message' && item.role !== 'assistant') {
-      return imageRefs(item.content, `input[${i}].content`);
+      imageRefs(item.content, `input[${i}].content`, refs);
+    } else if (item.type === 'function_call_output' && Array.isArray(item.output)) {
+      imageRefs(item.output, `input[${i}].output`, refs);
     }
-    if (item.type === 'function_call_output' && Array.isArray(item.output)) {
-      return imageRefs(item.output, `input[${i}].output`);
-    }
-    return [];
   });
+  return refs;
+}
+
+function contentViolations(items: readonly ResponsesItem[]): Violation[] {
+  const out: Violation[] = [];
+  items.forEach((item, i) => {
+    const found = checkContent(item, () => `input[${i}]`);
+    if (found.length > 0) out.push(...found);
+  });
+  return out;
 }
 
 export function checkOpenAIResponses(
@@ -152,7 +175,7 @@ export function checkOpenAIResponses(
   const limits = resolveLimits('openai-responses', options.limits);
   if (body.input.length === 0) return [violation('no_messages', 'input', 'no input item to send')];
   return [
-    ...body.input.flatMap((item, i) => checkContent(item, `input[${i}]`)),
+    ...contentViolations(body.input),
     ...checkPairing(body.input),
     ...checkImages(images(body), limits),
     ...checkRequestSize(body, limits),
