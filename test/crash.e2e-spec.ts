@@ -1,66 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ReadModelsService } from '../apps/api/src/conversations/read-models.service';
 import { clientFor, exchange, type MessageIn, toolTurn } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { checkWholeTurns, readLog } from './support/log';
+import { type ServerProcess, spawnServer } from './support/server-process';
 import { settle } from './support/workload';
-
-const ROOT = path.resolve(__dirname, '..');
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** The real server in its own process (what `npm start` runs), on `dataDir`. */
-const spawnServer = async (dataDir: string): Promise<{ child: ChildProcess; url: string }> => {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ARBOR_DATA_DIR: dataDir,
-      ARBOR_ADMIN_KEY: ADMIN_KEY,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ARBOR_SQLITE_SYNCHRONOUS: 'FULL',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('arbor listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}):\n${output}`));
-    });
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-};
-
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once('exit', () => resolve()));
 
 interface Sent {
   conversation: string;
@@ -103,7 +49,7 @@ interface CrashReport {
 const runCrashCycles = async (
   dataDir: string,
   options: CrashOptions,
-  track: { child: ChildProcess | null; h: Harness | null },
+  track: { server: ServerProcess | null; h: Harness | null },
 ): Promise<CrashReport> => {
   const started = Date.now();
   const sent: Sent[] = [];
@@ -112,21 +58,13 @@ const runCrashCycles = async (
   let cycles = 0;
   for (;;) {
     const server = await spawnServer(dataDir);
-    const child = server.child;
-    track.child = child;
-    const call = async (method: string, url: string, k: string, body?: unknown) => {
-      const res = await fetch(server.url + url, {
-        signal: AbortSignal.timeout(15_000),
-        method,
-        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
+    track.server = server;
+    const call = server.call;
     if (cycles === 0) {
       key = ((await call('POST', '/v1/tenants', ADMIN_KEY, {})).body as { apiKey: string }).apiKey;
       for (let i = 0; i < options.clients; i++) {
-        tips.set((await call('POST', '/v1/conversations', key, {})).body.id as string, null);
+        const created = await call('POST', '/v1/conversations', key, {});
+        tips.set((created.body as { id: string }).id, null);
       }
     }
     const { min, max } = options.acksPerCycle;
@@ -166,11 +104,11 @@ const runCrashCycles = async (
     const workers = [...tips.keys()].map((c, w) => worker(c, w).finally(() => running--));
     while (acked < target && running > 0) await new Promise((r) => setTimeout(r, 5));
     expect({ cycle: cycles, errors }).toEqual({ cycle: cycles, errors: [] });
-    child.kill('SIGKILL');
+    const killed = server.kill(); // SIGKILL is sent before this returns
     dead = true;
     await Promise.all(workers);
-    await exited(child);
-    track.child = null;
+    await killed;
+    track.server = null;
     cycles++;
 
     // The log on disk: whole turns only, and at least every turn acknowledged so far.
@@ -236,15 +174,12 @@ const crashSuite = (
 ) =>
   describe(name, () => {
     let dataDir: string;
-    const track: { child: ChildProcess | null; h: Harness | null } = { child: null, h: null };
+    const track: { server: ServerProcess | null; h: Harness | null } = { server: null, h: null };
     beforeAll(() => {
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-crash-'));
     });
     afterAll(async () => {
-      if (track.child) {
-        track.child.kill('SIGKILL');
-        await exited(track.child);
-      }
+      await track.server?.kill();
       await track.h?.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
