@@ -15,6 +15,10 @@ import {
   convAt,
   fresh,
   forkConv,
+  decisionOf,
+  liveWindow,
+  windowWeight,
+  droppedOnFork,
   type MConv,
   type Model,
   midTurn,
@@ -29,9 +33,11 @@ import {
 } from './model';
 import {
   afterStep,
+  checkLogs,
   expectStatus,
   fullCheck,
   note,
+  noteLadder,
   type Real,
   revisionOf,
   type SuffixCheck,
@@ -170,7 +176,7 @@ export class CommitTurn implements Cmd {
     );
   }
   toString = () =>
-    `commit(conv ${this.conv}, ${this.parent} ${this.parentPick}, ${this.shape.rounds}×${this.shape.calls}${this.shape.long ? ' long' : ''}${this.withTurnId ? ', turnId' : ''})`;
+    `commit(conv ${this.conv}, ${this.parent} ${this.parentPick}, ${this.shape.rounds}×${this.shape.calls}${this.shape.long ? ' long' : ''}${this.shape.images ? ` ${this.shape.images} img` : ''}${this.withTurnId ? ', turnId' : ''})`;
 }
 
 /** The same turnId again: the same content is a replay (nothing written), other content a 409. */
@@ -188,7 +194,7 @@ export class RetryTurn implements Cmd {
     );
     const t = pick(c.turns, this.turn);
     const messages = this.conflict
-      ? turnMessages(m, { rounds: 0, calls: 0, long: false })
+      ? turnMessages(m, { rounds: 0, calls: 0, long: false, images: 0 })
       : t.messages;
     const res = await r.a.post(r.a.conv(c.id, '/turns'), {
       turnId: t.turnId,
@@ -274,6 +280,8 @@ export class Fork implements Cmd {
     expect(copies.filter((id) => known.has(id))).toEqual([]);
     expect(new Set(copies).size).toBe(copies.length);
     const f = forkConv(src, forkId, end, idMap);
+    const dropped = droppedOnFork(src, path);
+    if (dropped.length > 0) note('fork dropping compactions');
     expect(res.body.revision).toBe(3 + path.length + f.checkpoints.size - 1);
     addConv(m, f);
     if (src.forkedFrom) note('fork of a fork');
@@ -301,10 +309,12 @@ export class Fork implements Cmd {
             conversationId: forkId,
             forkedFrom: { conversationId: src.id, messageId: end },
           });
+          // SPEC §5.4: the source's decisions on the copied path are dropped explicitly.
           expect(s[1].data).toEqual({
             sourceConversationId: src.id,
             sourceMessageId: end,
             idMap,
+            droppedCompactions: dropped,
           });
           path.forEach((id, i) => {
             const n = f.nodes.get(idMap[id]);
@@ -492,6 +502,7 @@ export class Resume implements Cmd {
         });
     }
     c.cutAt = cut.cutAt;
+    c.cutTip = c.tip;
     await afterStep(
       m,
       r,
@@ -579,10 +590,43 @@ const MODELS: Record<ProviderName, string> = {
   gemini: 'gemini-2.5-flash',
 };
 
-/** A budget, and the output reserve asked for (small → a small target the ladder must reach). */
-export interface Budget {
-  budgetTokens: number;
-  maxTokens?: number;
+const ALL_RUNGS = ['elide', 'strip_images', 'snapshot', 'summary'] as const;
+
+/**
+ * Relative budgets only for windows at least this big (estimated tokens). In a smaller one (a
+ * short window, or one compacted already) the last turn, kept verbatim, is most of it, and even
+ * 80 % of it is mostly a target nothing fits in (measured: 2 in 3 such calls were cannot_fit).
+ */
+const MIN_RELATIVE = 6_000;
+
+/**
+ * A budget: fixed, or relative to what fills the window now (GET .../context/report): a target of
+ * `share` × the estimate, so the ladder has to act (or answer cannot_fit).
+ */
+export type Budget =
+  | { kind: 'fixed'; budgetTokens: number; maxTokens?: number }
+  | { kind: 'relative'; share: number; maxTokens: number };
+
+/** The budget whose target (budget − max(maxTokens, 5 % of it)) is about `target`. */
+export const budgetForTarget = (target: number, maxTokens: number): number => {
+  const budget = target + maxTokens;
+  const fitted = Math.ceil(budget * 0.05) > maxTokens ? Math.ceil(target / 0.95) + 1 : budget;
+  return Math.max(256, fitted);
+};
+
+/** Capability overrides of the rung knobs (none change what the report estimates). */
+export type Capabilities = {
+  keepImages?: number;
+  minElisionSavings?: number;
+  protectTokens?: number;
+};
+
+interface RungReceiptView {
+  rung: string;
+  applied: boolean;
+  reason: string;
+  tokensBefore: number;
+  decisionIds: string[];
 }
 
 export class Context implements Cmd {
@@ -592,54 +636,106 @@ export class Context implements Cmd {
     readonly provider: number,
     readonly mode: ContextMode,
     readonly budgetOf: Budget,
+    readonly capabilities: Capabilities | null,
     readonly twice: boolean,
+    /** The conversation with the heaviest live window (the ladder's ground), not by index. */
+    readonly heaviest = false,
+    /** Counted apart in the ladder numbers under this name (not a random command). */
+    readonly label?: string,
   ) {}
-  get budget() {
-    return this.budgetOf.budgetTokens;
-  }
   check = () => true;
-  private ask(r: Real, id: string, provider: ProviderName) {
-    return r.a.post(r.a.conv(id, '/context'), {
-      provider,
-      model: MODELS[provider],
-      ...this.budgetOf,
-      mode: this.mode,
-    });
+
+  private target(m: Model): MConv {
+    if (!this.heaviest) return convFor(m, this.conv, this.anyConv);
+    const first = convFor(m, this.conv, false);
+    return nonEmpty(m).reduce((a, x) => (windowWeight(x) > windowWeight(a) ? x : a), first);
   }
+
+  /** The conversation's current estimate (null: nothing to estimate), checked on the way. */
+  private async reported(r: Real, c: MConv, provider: ProviderName): Promise<number | null> {
+    const url = `/context/report?provider=${provider}&model=${MODELS[provider]}`;
+    const res = await r.a.get(r.a.conv(c.id, url));
+    if (c.nodes.size === 0) {
+      expectStatus('context report, empty', res, 200);
+      expect(res.body).toMatchObject({ messages: 0, estimated: null });
+      return null;
+    }
+    if (openToolCalls(c)) {
+      expectStatus('context report, open tool calls', res, 422, 'not_a_turn_boundary');
+      return null;
+    }
+    expectStatus('context report', res, 200);
+    expect(res.body.estimated.total).toBeGreaterThan(0);
+    return res.body.estimated.total as number;
+  }
+
   async run(m: Model, r: Real) {
-    const c = convFor(m, this.conv, this.anyConv);
+    const c = this.target(m);
     const provider = pick(PROVIDER_NAMES, this.provider);
-    const res = await this.ask(r, c.id, provider);
+    const model = MODELS[provider];
+    const b = this.budgetOf;
+    const estimate = b.kind === 'relative' ? await this.reported(r, c, provider) : null;
+    // Small windows get a fixed budget instead (counted apart, as relative→fixed).
+    const reported = estimate !== null && estimate >= MIN_RELATIVE ? estimate : null;
+    const budget =
+      b.kind === 'fixed'
+        ? { budgetTokens: b.budgetTokens, ...(b.maxTokens ? { maxTokens: b.maxTokens } : {}) }
+        : reported === null
+          ? { budgetTokens: 6_000, maxTokens: 512 }
+          : {
+              budgetTokens: budgetForTarget(Math.floor(b.share * reported), b.maxTokens),
+              maxTokens: b.maxTokens,
+            };
+    const request = {
+      provider,
+      model,
+      ...budget,
+      mode: this.mode,
+      ...(this.capabilities ? { capabilities: this.capabilities } : {}),
+    };
+    const bucket =
+      this.label ??
+      (b.kind === 'fixed'
+        ? 'fixed budget'
+        : reported === null
+          ? 'relative→fixed'
+          : 'relative budget');
+    const res = await r.a.post(r.a.conv(c.id, '/context'), request);
     if (c.nodes.size === 0) {
       expectStatus('context of an empty conversation', res, 422, 'cannot_fit');
       await afterStep(m, r, [c.id]);
       return;
     }
-    const tip = c.nodes.get(c.tip as string);
-    if (tip?.role === 'assistant' && tip.hasToolUse) {
+    if (openToolCalls(c)) {
       // The tip waits for tool results: there is no request to send the model yet.
       expectStatus('context while tool calls are unanswered', res, 422, 'not_a_turn_boundary');
       await afterStep(m, r, [c.id]);
       return;
     }
     if (res.status === 422 && res.body?.code === 'cannot_fit') {
-      // Only a real "does not fit": the numbers say so.
-      expect(res.body.estimatedTokens).toBeGreaterThan(res.body.targetTokens);
-      note('context: cannot fit (numbers say so)');
-      await afterStep(m, r, [c.id]);
+      // A valid outcome only when the numbers say so and every rung was tried.
+      expect({
+        over: res.body.estimatedTokens > res.body.targetTokens,
+        budget: res.body.budgetTokens,
+        tried: ALL_RUNGS.filter((x) =>
+          (res.body.rungs as RungReceiptView[]).some((y) => y.rung === x),
+        ),
+      }).toEqual({ over: true, budget: budget.budgetTokens, tried: [...ALL_RUNGS] });
+      note('context: cannot fit (numbers say so, every rung tried)');
+      noteLadder(bucket, ['cannot_fit']);
+      await afterStep(m, r, [c.id]); // nothing recorded
       return;
     }
     expectStatus(`context ${provider} ${this.mode}`, res, 200);
-    const checkOne = (body: unknown, receipt: Record<string, unknown>) => {
-      // SPEC §5.6: valid for its provider, within the budget.
+    const checkOne = (body: unknown, receipt: Record<string, unknown>, before: number | null) => {
+      // SPEC §5.6: valid for its provider, within the target (hence the budget).
       expect({
         provider,
-        violations: checkBody(provider, body as never, { model: MODELS[provider] }),
-      }).toEqual({
-        provider,
-        violations: [],
-      });
-      expect(receipt.estimatedTokens as number).toBeLessThanOrEqual(this.budget);
+        violations: checkBody(provider, body as never, { model }),
+      }).toEqual({ provider, violations: [] });
+      expect(receipt.budgetTokens).toBe(budget.budgetTokens);
+      expect(receipt.estimatedTokens as number).toBeLessThanOrEqual(receipt.targetTokens as number);
+      expect(receipt.targetTokens as number).toBeLessThanOrEqual(budget.budgetTokens);
       if (this.mode === 'compact') {
         // No summarizer is configured in tests: the receipt must say so.
         expect(receipt.rungs).toEqual(
@@ -652,74 +748,193 @@ export class Context implements Cmd {
           ]),
         );
       }
+      const rungs = receipt.rungs as RungReceiptView[];
+      // The report estimates what the ladder starts from (nothing new decided in between).
+      if (before !== null && rungs.length > 0) expect(rungs[0].tokensBefore).toBe(before);
+      return rungs;
     };
-    checkOne(res.body.body, res.body.receipt);
-    const bodies: { hash: string; contextId: string }[] = [
-      { hash: sha256(JSON.stringify(res.body.body)), contextId: res.body.contextId },
-    ];
-    if (this.twice) {
-      // SPEC §5.7: nothing changed → the same body again, pages re-rendered from source.
-      const again = await this.ask(r, c.id, provider);
-      expectStatus('context again', again, 200);
-      checkOne(again.body.body, again.body.receipt);
-      expect(sha256(JSON.stringify(again.body.body))).toBe(bodies[0].hash);
-      bodies.push({ hash: bodies[0].hash, contextId: again.body.contextId });
-      const reproduced = await r.a.get(r.a.conv(c.id, `/contexts/${res.body.contextId}`));
-      expectStatus('reproduce context', reproduced, 200);
-      expect({ match: reproduced.body.match, hash: reproduced.body.bodyHash }).toEqual({
-        match: true,
-        hash: bodies[0].hash,
+    const rungs = checkOne(res.body.body, res.body.receipt, reported);
+    const newIds = rungs.flatMap((x) => x.decisionIds);
+    if (reported !== null && reported > (res.body.receipt.targetTokens as number)) {
+      // Over its target when asked: something had to be decided for it to fit.
+      expect({ over: reported, decided: newIds.length > 0 }).toEqual({
+        over: reported,
+        decided: true,
       });
     }
-    let added = 0;
+    const first = {
+      hash: sha256(JSON.stringify(res.body.body)),
+      contextId: res.body.contextId as string,
+      prefixHash: res.body.receipt.prefixHash as string,
+      newIds,
+    };
+    const calls = [first];
+    if (this.twice) {
+      // SPEC §5.7: nothing changed → the same body again (decisions persist, pages re-rendered
+      // from source), nothing new decided; the whole body's prefix hash is that of a call that
+      // decided nothing.
+      const again = await r.a.post(r.a.conv(c.id, '/context'), request);
+      expectStatus('context again', again, 200);
+      const rungs2 = checkOne(again.body.body, again.body.receipt, null);
+      const second = {
+        hash: sha256(JSON.stringify(again.body.body)),
+        contextId: again.body.contextId as string,
+        prefixHash: again.body.receipt.prefixHash as string,
+        newIds: rungs2.flatMap((x) => x.decisionIds),
+      };
+      expect({ hash: second.hash, newIds: second.newIds }).toEqual({
+        hash: first.hash,
+        newIds: [],
+      });
+      if (first.newIds.length === 0) expect(second.prefixHash).toBe(first.prefixHash);
+      calls.push(second);
+    }
+    const snapshotsInForce = new Set(
+      c.decisions.filter((d) => d.rung === 'snapshot').map((d) => d.id),
+    );
+    let appliedIds: string[] = [];
     await afterStep(
       m,
       r,
       [c.id],
       only(c.id, (s) => {
         let i = 0;
-        for (const b of bodies) {
+        for (const call of calls) {
           const start = i;
           while (s[i]?.type === 'CompactionApplied') i += 1;
+          const decisions = s.slice(start, i).map((e) => decisionOf(e.data.decision as never));
           const assembled = s[i];
           expect(assembled?.type).toBe('ContextAssembled');
           expect(assembled.data).toMatchObject({
-            contextId: b.contextId,
-            bodyHash: b.hash,
+            contextId: call.contextId,
+            bodyHash: call.hash,
+            prefixHash: call.prefixHash,
             tip: c.tip,
-            request: { provider, mode: this.mode, budgetTokens: this.budget },
+            // The live window: from the resume cut while the tip stayed there, else the root.
+            cutAt: liveWindow(c)[0],
+            request: { provider, mode: this.mode, budgetTokens: budget.budgetTokens },
           });
-          expect((assembled.data.newDecisionIds as string[]).length).toBe(i - start);
-          added += i - start;
+          // The receipt's decisions are the ones recorded, in order.
+          expect({
+            events: decisions.map((d) => d.id),
+            named: assembled.data.newDecisionIds,
+          }).toEqual({
+            events: call.newIds,
+            named: call.newIds,
+          });
+          c.decisions.push(...decisions);
+          for (const d of decisions) if (d.rung === 'snapshot') snapshotsInForce.add(d.id);
+          appliedIds = assembled.data.decisionIds as string[];
           i += 1;
         }
         expect(i).toBe(s.length);
-        // Asked again without change: nothing new to decide.
-        if (this.twice) expect(s[s.length - 2].type).toBe('ContextAssembled');
       }),
     );
-    c.compactions += added;
-    const applied = (res.body.receipt.rungs as { rung: string; applied: boolean }[])
-      .filter((x) => x.applied)
-      .map((x) => x.rung);
-    note(`context ${this.mode}: ${applied.join('+') || 'no rung'}, ${added} new decision(s)`);
-    for (const x of res.body.receipt.rungs as { rung: string; applied: boolean; reason: string }[])
+    // Decisions applied: recorded ones of this conversation, on the active branch (a range whole).
+    const onBranch = new Set(pathTo(c, c.tip));
+    const byId = new Map(c.decisions.map((d) => [d.id, d]));
+    for (const id of appliedIds) {
+      const d = byId.get(id);
+      expect({ id, known: d !== undefined }).toEqual({ id, known: true });
+      if (!d) continue;
+      const present = d.messageIds.filter((x) => onBranch.has(x)).length;
+      const whole = d.rung === 'snapshot' || d.rung === 'summary';
+      expect({
+        id,
+        rung: d.rung,
+        present: whole ? present === d.messageIds.length : present > 0,
+      }).toEqual({ id, rung: d.rung, present: true });
+    }
+    if (this.twice || appliedIds.some((id) => snapshotsInForce.has(id))) {
+      // SPEC §5.7: the audit reproduction renders every page again from the source text (it has
+      // no page cache), with nothing new decided, and must give the same bytes.
+      const reproduced = await r.a.get(r.a.conv(c.id, `/contexts/${first.contextId}`));
+      expectStatus('reproduce context', reproduced, 200);
+      expect({ match: reproduced.body.match, hash: reproduced.body.bodyHash }).toEqual({
+        match: true,
+        hash: first.hash,
+      });
+      if (appliedIds.some((id) => snapshotsInForce.has(id))) note('reproduced with snapshot pages');
+    }
+    const last = calls[calls.length - 1];
+    c.lastContext = {
+      request,
+      bodyHash: last.hash,
+      prefixHash: last.prefixHash,
+      decided: last.newIds.length > 0,
+      events: r.events.get(c.id)?.length ?? 0,
+    };
+    const applied = [...new Set(rungs.filter((x) => x.applied).map((x) => x.rung))];
+    noteLadder(bucket, applied);
+    note(
+      `context ${this.mode}: ${applied.join('+') || 'no rung'}, ${newIds.length} new decision(s)`,
+    );
+    for (const x of rungs)
       if (!x.applied) note(`context rung ${x.rung} not applied: ${x.reason.slice(0, 70)}`);
   }
   toString = () =>
-    `context(conv ${this.conv}${this.anyConv ? ' (any)' : ''}, ${pick(PROVIDER_NAMES, this.provider)}, ${this.mode}, ${JSON.stringify(this.budgetOf)}${this.twice ? ', twice' : ''})`;
+    `context(${this.heaviest ? 'heaviest' : `conv ${this.conv}${this.anyConv ? ' (any)' : ''}`}, ${pick(PROVIDER_NAMES, this.provider)}, ${this.mode}, ${JSON.stringify(this.budgetOf)}${this.capabilities ? `, ${JSON.stringify(this.capabilities)}` : ''}${this.twice ? ', twice' : ''})`;
 }
+
+/** The tip waits for tool results (a tip moved mid-turn): no request can be built. */
+const openToolCalls = (c: MConv): boolean => {
+  const tip = c.nodes.get(c.tip as string);
+  return tip?.role === 'assistant' && tip.hasToolUse;
+};
 
 // ---- restart -------------------------------------------------------------------------------
 
-/** A new app on the same data directory: everything survives; projections rebuild equal. */
+/**
+ * A new app on the same data directory: everything survives; projections rebuild equal. Before
+ * it, a snapshot-mode context of the heaviest live window (so pages are in force); after it, the
+ * last context of each conversation (nothing written since), asked again, gives the same body
+ * and decides nothing (and the same prefix hash, when it decided nothing either) — caches are
+ * gone, so pages are rendered again from the source text (SPEC §5.7).
+ */
 export class Restart implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
+    if (nonEmpty(m).length > 0) {
+      const share = { kind: 'relative' as const, share: 0.65, maxTokens: 1024 };
+      const label = 'before a restart';
+      await new Context(0, false, m.restarts, 'snapshot', share, null, false, true, label).run(
+        m,
+        r,
+      );
+    }
     await r.h.restart();
     m.restarts += 1;
     note('restart');
     await fullCheck(m, r);
+    const expected = new Map<string, SuffixCheck>();
+    for (const id of m.order) {
+      const c = m.convs.get(id) as MConv;
+      const s = c.lastContext;
+      if (s === null || (r.events.get(id)?.length ?? 0) !== s.events || expected.size >= 3)
+        continue;
+      const res = await r.a.post(r.a.conv(id, '/context'), s.request);
+      expectStatus('context again after a restart', res, 200);
+      const bodyHash = sha256(JSON.stringify(res.body.body));
+      const prefixHash = res.body.receipt.prefixHash as string;
+      expect({ id, bodyHash, ...(s.decided ? {} : { prefixHash }) }).toEqual({
+        id,
+        bodyHash: s.bodyHash,
+        ...(s.decided ? {} : { prefixHash: s.prefixHash }),
+      });
+      if (!s.decided) note('context again after a restart, same prefix hash');
+      expected.set(id, (suffix) =>
+        expect(suffix.map((e) => [e.type, e.data.bodyHash, e.data.newDecisionIds])).toEqual([
+          ['ContextAssembled', s.bodyHash, []],
+        ]),
+      );
+      c.lastContext = { ...s, prefixHash, decided: false };
+    }
+    if (expected.size === 0) return;
+    await checkLogs(m, r, expected);
+    for (const id of expected.keys()) {
+      const c = m.convs.get(id) as MConv;
+      if (c.lastContext) c.lastContext.events = r.events.get(id)?.length ?? 0;
+    }
   }
   toString = () => 'restart()';
 }
@@ -733,12 +948,36 @@ const anyConv = fc.constantFrom(false, false, false, true);
 const shape: fc.Arbitrary<TurnShape> = fc.record({
   rounds: fc.constantFrom(0, 0, 0, 1, 1, 2),
   calls: fc.integer({ min: 1, max: 2 }),
-  long: fc.constantFrom(false, false, true),
+  long: fc.constantFrom(false, true, true),
+  images: fc.constantFrom(0, 0, 1, 1, 2),
 });
-const budget: fc.Arbitrary<Budget> = fc.constantFrom(
-  { budgetTokens: 2_500, maxTokens: 256 },
-  { budgetTokens: 6_000, maxTokens: 512 },
-  { budgetTokens: 200_000 },
+/** Mostly relative to the conversation's size (so the ladder must act), sometimes fixed. */
+const budget: fc.Arbitrary<Budget> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('relative' as const),
+      share: fc.constantFrom(0.35, 0.5, 0.65, 0.8, 0.9),
+      maxTokens: fc.constantFrom(256, 1024),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Budget>(
+      { kind: 'fixed', budgetTokens: 2_500, maxTokens: 256 },
+      { kind: 'fixed', budgetTokens: 6_000, maxTokens: 512 },
+      { kind: 'fixed', budgetTokens: 200_000 },
+    ),
+  },
+);
+/** Mostly the default knobs; sometimes fewer images kept, cheaper elisions, a smaller window. */
+const capabilities = fc.constantFrom<Capabilities | null>(
+  null,
+  null,
+  null,
+  { keepImages: 0 },
+  { keepImages: 1, minElisionSavings: 500 },
+  { protectTokens: 1_500 },
 );
 
 export const commandArbitraries = (): fc.Arbitrary<Cmd>[] => {
@@ -772,9 +1011,11 @@ export const commandArbitraries = (): fc.Arbitrary<Cmd>[] => {
       fc.nat({ max: 3 }),
       fc.constantFrom<ContextMode>('auto', 'shake', 'snapshot', 'compact'),
       budget,
+      capabilities,
       fc.boolean(),
+      fc.constantFrom(false, true, true, true),
     )
-    .map(([c, a, p, mo, b, t]) => new Context(c, a, p, mo, b, t));
+    .map(([c, a, p, mo, b, k, t, l]) => new Context(c, a, p, mo, b, k, t, l));
   return [
     commit,
     commit,
@@ -797,13 +1038,20 @@ export const commandArbitraries = (): fc.Arbitrary<Cmd>[] => {
     fc.tuple(conv).map(([c]) => new RecordFailure(c)),
     fc.tuple(conv).map(([c]) => new Retry(c)),
     context,
+    context,
+    context,
+    commit,
+    context,
     fc.constant(null).map(() => new Restart()),
   ];
 };
 
-/** Every run starts from one conversation with two turns (a plain one, a tool loop), so the
- * random commands mostly act on something. */
+/** Every run starts from one conversation with four turns (a plain one, three long tool loops
+ * with images, ~20k tokens), so the random commands mostly act on something and the ladder has
+ * something to climb. */
 export const seedCommands = (): Cmd[] => [
-  new CommitTurn(0, 'tip', 0, { rounds: 0, calls: 1, long: false }, false),
-  new CommitTurn(0, 'tip', 0, { rounds: 1, calls: 1, long: false }, true),
+  new CommitTurn(0, 'tip', 0, { rounds: 0, calls: 1, long: false, images: 0 }, false),
+  new CommitTurn(0, 'tip', 0, { rounds: 1, calls: 2, long: true, images: 2 }, true),
+  new CommitTurn(0, 'tip', 0, { rounds: 2, calls: 1, long: true, images: 1 }, false),
+  new CommitTurn(0, 'tip', 0, { rounds: 1, calls: 1, long: true, images: 2 }, false),
 ];

@@ -1,14 +1,17 @@
 /**
  * A small, independent model of Arbor's conversation tree, for the model-based e2e test
  * (test/tree-model.e2e-spec.ts). Plain maps and arrays; nothing here imports the app or the
- * domain library, so a bug there cannot hide in the model. Message ids come from the server (the
- * model records what the server returned after checking it is fresh).
+ * domain library (only a PNG encoder for test images), so a bug there cannot hide in the model.
+ * Message ids come from the server (the model records what the server returned after checking it
+ * is fresh); so do compaction decisions (recorded from the CompactionApplied events, with the
+ * message ids they name).
  */
+import { makePngBase64 } from '@arbor/context/testing/images';
 
 export type Role = 'user' | 'assistant';
 
 export interface MBlock {
-  type: 'text' | 'tool_use' | 'tool_result';
+  type: 'text' | 'image' | 'tool_use' | 'tool_result';
   [k: string]: unknown;
 }
 
@@ -68,8 +71,34 @@ export interface MConv {
   forks: { conversationId: string; messageId: string }[];
   /** The last resume's cut. */
   cutAt: string | null;
-  /** CompactionApplied events so far. */
-  compactions: number;
+  /** The tip when it was cut: the cut shapes the live window only while the tip stays there. */
+  cutTip: string | null;
+  /** Every CompactionApplied of this conversation, in log order (a fork starts with none). */
+  decisions: MDecision[];
+  lastContext: MLastContext | null;
+}
+
+/** A compaction decision as the log recorded it: its id, rung, and the source messages it names. */
+export interface MDecision {
+  id: string;
+  rung: string;
+  messageIds: string[];
+}
+
+/**
+ * The last context answered for a conversation, valid while nothing has been written to it since
+ * (checked by its event count): the same request must give the same body again, deciding nothing
+ * (decisions persist; pages re-rendered from source), after a restart too — and the same prefix
+ * hash when it decided nothing itself (with new decisions the hash covers only the prefix before
+ * the first change).
+ */
+export interface MLastContext {
+  request: Record<string, unknown>;
+  bodyHash: string;
+  prefixHash: string;
+  decided: boolean;
+  /** Events of the conversation when it was answered (its ContextAssembled included). */
+  events: number;
 }
 
 export interface Model {
@@ -94,7 +123,9 @@ export const newConv = (id: string, forkedFrom: MConv['forkedFrom'] = null): MCo
   forkedFrom,
   forks: [],
   cutAt: null,
-  compactions: 0,
+  cutTip: null,
+  decisions: [],
+  lastContext: null,
 });
 
 export const addConv = (m: Model, c: MConv): void => {
@@ -159,19 +190,78 @@ export interface TurnShape {
   rounds: number;
   /** Tool calls per round. */
   calls: number;
-  /** Long tool outputs (~800 tokens) and a long answer (~2,800): gives the ladder work. */
+  /**
+   * Long tool outputs (3–6 KB of token-dense lines: hex ids, numbers, code-like calls, ~2–3.5k
+   * tokens each) and a long answer (~1.7k tokens): gives the ladder work. Repeated prose would
+   * tokenize to a fraction of that.
+   */
   long: boolean;
+  /** PNG images in the turn. */
+  images: number;
 }
 
-const prose = (n: number, what: string, times: number) =>
-  `${what} ${n}: the review went through the event log, the projections and the ladder. `.repeat(
-    times,
-  );
+/** A deterministic 32-bit generator (mulberry32), so texts depend on the run's counter only. */
+const rng = (seed: number) => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
 
-/** The messages of one turn, with texts and tool ids unique in the run. */
+/** About `chars` characters of lines a tokenizer cannot compress: ids, numbers, code. */
+export const denseText = (seed: number, chars: number, what: string): string => {
+  const r = rng(seed);
+  const hex = () =>
+    Math.floor(r() * 0xffffffff)
+      .toString(16)
+      .padStart(8, '0');
+  const lines = [`${what}:`];
+  let n = lines[0].length;
+  for (let i = 0; n < chars; i++) {
+    const line =
+      i % 3 === 0
+        ? `  ${hex()} ${hex().slice(0, 5)} rows=${Math.floor(r() * 99_999)} p=${r().toFixed(6)} ${what.length % 7 === 0 ? 'ok' : 'E' + (i % 13)}`
+        : i % 3 === 1
+          ? `  call(f_${hex().slice(0, 4)}, [${Math.floor(r() * 4096)}, ${Math.floor(r() * 4096)}], "${hex()}");`
+          : `  /src/m${Math.floor(r() * 90)}/${hex().slice(2, 7)}.ts:${Math.floor(r() * 999)}:${Math.floor(r() * 80)} ${hex()}`;
+    lines.push(line);
+    n += line.length + 1;
+  }
+  return lines.join('\n');
+};
+
+const PNG_SIZES = [
+  [640, 480],
+  [800, 600],
+] as const;
+const pngs = new Map<number, string>();
+/** A valid PNG (a gradient, a few KB) that vision models bill a few hundred tokens for. */
+export const pngBlock = (i: number): MBlock => {
+  const k = i % PNG_SIZES.length;
+  let data = pngs.get(k);
+  if (data === undefined) {
+    data = makePngBase64(PNG_SIZES[k][0], PNG_SIZES[k][1]);
+    pngs.set(k, data);
+  }
+  return { type: 'image', source: { type: 'base64', media_type: 'image/png', data } };
+};
+
+/**
+ * The messages of one turn, with texts and tool ids unique in the run. Images go with the prompt
+ * (a tool result's images would leave with its elision), the second one of a tool loop inside its
+ * first tool result.
+ */
 export const turnMessages = (m: Model, shape: TurnShape): MMessage[] => {
   const n = ++m.counter;
-  const out: MMessage[] = [{ role: 'user', content: [{ type: 'text', text: `prompt ${n}` }] }];
+  const images = Array.from({ length: shape.images }, (_, i) => pngBlock(n + i));
+  const nested = shape.rounds > 0 && images.length > 1 ? images.splice(1, 1) : [];
+  const out: MMessage[] = [
+    { role: 'user', content: [{ type: 'text', text: `prompt ${n}` }, ...images] },
+  ];
   for (let r = 0; r < shape.rounds; r++) {
     const ids = Array.from({ length: shape.calls }, (_, i) => `tu_${n}_${r}_${i}`);
     out.push({
@@ -183,14 +273,20 @@ export const turnMessages = (m: Model, shape: TurnShape): MMessage[] => {
     });
     out.push({
       role: 'user',
-      content: ids.map((id) => ({
-        type: 'tool_result' as const,
-        tool_use_id: id,
-        content: shape.long ? prose(n, `output of ${id}`, 40) : `output of ${id}`,
-      })),
+      content: ids.map((id, i) => {
+        const output = shape.long
+          ? denseText(n * 1000 + r * 10 + i, 3000 + ((n + r + i) % 4) * 1000, `output of ${id}`)
+          : `output of ${id}`;
+        const own = r === 0 && i === 0 ? nested : [];
+        return {
+          type: 'tool_result' as const,
+          tool_use_id: id,
+          content: own.length === 0 ? output : [{ type: 'text', text: output }, ...own],
+        };
+      }),
     });
   }
-  const answer = shape.long ? prose(n, 'answer', 140) : `answer ${n}`;
+  const answer = shape.long ? denseText(n, 3000, `answer ${n}`) : `answer ${n}`;
   out.push({ role: 'assistant', content: [{ type: 'text', text: answer }] });
   return out;
 };
@@ -249,6 +345,32 @@ export const resumeCut = (
   return { cutAt: kept[0], kept, dropped };
 };
 
+/** The live window a context is built from: the active branch, from the cut while the tip has
+ * not moved since the resume. */
+export const liveWindow = (c: MConv): string[] => {
+  const path = pathTo(c, c.tip);
+  const at = c.cutAt === null || c.cutTip !== c.tip ? -1 : path.indexOf(c.cutAt);
+  return at < 0 ? path : path.slice(at);
+};
+
+/** Roughly what a window weighs (characters of text, ~1,000 an image), to pick a big one. */
+export const windowWeight = (c: MConv): number => {
+  const weigh = (b: MBlock): number =>
+    b.type === 'image'
+      ? 1000
+      : b.type === 'text'
+        ? String(b.text).length
+        : b.type === 'tool_result'
+          ? typeof b.content === 'string'
+            ? b.content.length
+            : (b.content as MBlock[]).reduce((n, x) => n + weigh(x), 0)
+          : 50;
+  return liveWindow(c).reduce(
+    (n, id) => n + (c.nodes.get(id) as MNode).content.reduce((k, b) => k + weigh(b), 0),
+    0,
+  );
+};
+
 // ---- fork ----------------------------------------------------------------------------------
 
 /** The fork of `src` at `end`, with the server's id map: the path copied, live checkpoints on it
@@ -283,4 +405,29 @@ export const forkConv = (
   }
   f.tip = idMap[end];
   return f;
+};
+
+/** SPEC §5.4: the source's decisions naming a message of the copied path, which the fork drops
+ * explicitly (ForkedFrom.droppedCompactions), in log order. */
+export const droppedOnFork = (
+  src: MConv,
+  path: readonly string[],
+): { id: string; rung: string }[] => {
+  const onPath = new Set(path);
+  return src.decisions
+    .filter((d) => d.messageIds.some((id) => onPath.has(id)))
+    .map((d) => ({ id: d.id, rung: d.rung }));
+};
+
+/** The source messages a recorded decision names (as the log shows it), by its rung. */
+export const decisionOf = (decision: Record<string, unknown>): MDecision => {
+  const rung = String(decision.rung);
+  const list = (key: string) => (decision[key] as { messageId: string }[]).map((x) => x.messageId);
+  const messageIds =
+    rung === 'elide'
+      ? list('results')
+      : rung === 'strip_images'
+        ? list('images')
+        : [...(decision.coveredIds as string[])];
+  return { id: String(decision.id), rung, messageIds };
 };

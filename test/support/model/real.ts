@@ -10,6 +10,7 @@ import { settle } from '../workload';
 import {
   checkpointView,
   childrenOf,
+  decisionOf,
   type MConv,
   type Model,
   nodeIds,
@@ -33,6 +34,42 @@ export interface Real {
 export const outcomes = new Map<string, number>();
 export const note = (outcome: string): void => {
   outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+};
+
+/**
+ * What the ladder did, per context call answered (200) or refused as cannot_fit, by budget kind:
+ * how often each rung applied (printed with ARBOR_MODEL_VERBOSE).
+ */
+export const ladder = new Map<string, Map<string, number>>();
+export const noteLadder = (bucket: string, applied: readonly string[]): void => {
+  const b = ladder.get(bucket) ?? new Map<string, number>();
+  ladder.set(bucket, b);
+  for (const k of ['calls', ...(applied.length === 0 ? ['no rung'] : applied)])
+    b.set(k, (b.get(k) ?? 0) + 1);
+};
+
+/** The ladder numbers as a table: each rung's count and share of the calls, per budget kind. */
+export const ladderTable = (): string => {
+  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'no rung', 'cannot_fit'];
+  const all = new Map<string, number>();
+  for (const b of ladder.values()) for (const [k, n] of b) all.set(k, (all.get(k) ?? 0) + n);
+  const order = ['relative budget', 'relative→fixed', 'fixed budget', 'before a restart'];
+  const buckets: [string, Map<string, number>][] = [
+    ...[...ladder].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)),
+    ['all', all],
+  ];
+  const cell = (b: Map<string, number>, k: string) => {
+    const n = b.get(k) ?? 0;
+    const calls = b.get('calls') ?? 0;
+    return `${n} (${calls === 0 ? 0 : Math.round((100 * n) / calls)} %)`.padStart(14);
+  };
+  const head = ''.padEnd(14) + buckets.map(([k]) => k.padStart(18)).join('');
+  const lines = [
+    head,
+    'calls'.padEnd(14) + buckets.map(([, b]) => String(b.get('calls') ?? 0).padStart(18)).join(''),
+    ...rows.map((k) => k.padEnd(14) + buckets.map(([, b]) => cell(b, k).padStart(18)).join('')),
+  ];
+  return lines.join('\n');
 };
 
 /** What a step expects the log of one conversation to gain; conversations not named gain nothing. */
@@ -101,13 +138,15 @@ export const checkLogs = async (
   r: Real,
   expected: ReadonlyMap<string, SuffixCheck> = new Map(),
 ) => {
+  const decisionOwner = new Map<string, string>();
   for (const id of m.order) {
     const events = await r.a.events(id);
     const before = r.events.get(id) ?? [];
-    expect({ id, unchangedPrefix: events.slice(0, before.length) }).toEqual({
-      id,
-      unchangedPrefix: before,
-    });
+    const prefix = events.slice(0, before.length);
+    // JSON first (cheap on long logs); the deep comparison only to show a difference.
+    if (JSON.stringify(prefix) !== JSON.stringify(before)) {
+      expect({ id, unchangedPrefix: prefix }).toEqual({ id, unchangedPrefix: before });
+    }
     expect({ id, revisions: events.map((e) => e.revision) }).toEqual({
       id,
       revisions: events.map((_, i) => i),
@@ -118,7 +157,36 @@ export const checkLogs = async (
     else expect({ id, appended: types(suffix) }).toEqual({ id, appended: [] });
     checkTurnsWhole(id, suffix);
     r.events.set(id, events);
+    checkDecisions(m, id, events, decisionOwner);
   }
+};
+
+/**
+ * SPEC §5.4 and the model's record of compactions: every CompactionApplied names only messages
+ * appended to its own stream before it (never the source's ids, in a fork), no decision id shows
+ * up in two conversations (a fork carries none of its source's), and the log's decisions are the
+ * ones the model recorded from the context calls, in order.
+ */
+const checkDecisions = (
+  m: Model,
+  id: string,
+  events: readonly AuditEvent[],
+  owner: Map<string, string>,
+) => {
+  const seen = new Set<string>();
+  const logged: string[] = [];
+  for (const e of events) {
+    if (e.type === 'MessageAppended') seen.add((e.data.message as { id: string }).id);
+    if (e.type !== 'CompactionApplied') continue;
+    const d = decisionOf(e.data.decision as Record<string, unknown>);
+    const foreign = d.messageIds.filter((x) => !seen.has(x));
+    expect({ id, decision: d.id, foreign }).toEqual({ id, decision: d.id, foreign: [] });
+    expect({ decision: d.id, also: owner.get(d.id) ?? id }).toEqual({ decision: d.id, also: id });
+    owner.set(d.id, id);
+    logged.push(d.id);
+  }
+  const c = m.convs.get(id);
+  expect({ id, decisions: c?.decisions.map((d) => d.id) }).toEqual({ id, decisions: logged });
 };
 
 const messageView = (c: MConv, id: string) => {
