@@ -17,6 +17,7 @@ import {
   forkConv,
   decisionOf,
   liveWindow,
+  type MBlock,
   windowWeight,
   droppedOnFork,
   type MConv,
@@ -822,6 +823,7 @@ export class Context implements Cmd {
             events: call.newIds,
             named: call.newIds,
           });
+          for (const e of s.slice(start, i)) checkNewDecision(c, e.data.decision as never);
           c.decisions.push(...decisions);
           for (const d of decisions) if (d.rung === 'snapshot') snapshotsInForce.add(d.id);
           appliedIds = assembled.data.decisionIds as string[];
@@ -875,6 +877,53 @@ export class Context implements Cmd {
   toString = () =>
     `context(${this.heaviest ? 'heaviest' : `conv ${this.conv}${this.anyConv ? ' (any)' : ''}`}, ${pick(PROVIDER_NAMES, this.provider)}, ${this.mode}, ${JSON.stringify(this.budgetOf)}${this.capabilities ? `, ${JSON.stringify(this.capabilities)}` : ''}${this.twice ? ', twice' : ''})`;
 }
+
+/**
+ * A decision just made names real parts of the live window it was made on (as the model has it):
+ * an elided result is a tool result of its message, a stripped image an image block at its path,
+ * a range a contiguous run of the window after its head, with consistent ends.
+ */
+const checkNewDecision = (c: MConv, d: Record<string, unknown>) => {
+  const window = liveWindow(c);
+  const problems: string[] = [];
+  const inWindow = (id: string) => window.includes(id);
+  if (d.rung === 'elide') {
+    for (const x of d.results as { messageId: string; toolUseId: string }[]) {
+      const n = c.nodes.get(x.messageId);
+      const found = n?.content.some(
+        (b) => b.type === 'tool_result' && b.tool_use_id === x.toolUseId,
+      );
+      if (!inWindow(x.messageId) || !found) problems.push(`elided ${x.messageId}/${x.toolUseId}`);
+    }
+  } else if (d.rung === 'strip_images') {
+    for (const x of d.images as { messageId: string; path: string }[]) {
+      const n = c.nodes.get(x.messageId);
+      const at = /^content\[(\d+)\](?:\.content\[(\d+)\])?$/.exec(x.path);
+      const outer = at ? n?.content[Number(at[1])] : undefined;
+      const block =
+        at?.[2] === undefined
+          ? outer
+          : Array.isArray(outer?.content)
+            ? (outer.content as MBlock[])[Number(at[2])]
+            : undefined;
+      if (!inWindow(x.messageId) || block?.type !== 'image') {
+        problems.push(`stripped ${x.messageId} ${x.path}`);
+      }
+    }
+  } else {
+    const ids = d.coveredIds as string[];
+    const at = window.indexOf(ids[0]);
+    const contiguous = at > 0 && ids.every((id, k) => window[at + k] === id);
+    if (!contiguous || d.fromId !== ids[0] || d.toId !== ids[ids.length - 1]) {
+      problems.push(`range ${String(d.fromId)}..${String(d.toId)} (${ids.length})`);
+    }
+  }
+  expect({ decision: d.id, rung: d.rung, problems }).toEqual({
+    decision: d.id,
+    rung: d.rung,
+    problems: [],
+  });
+};
 
 /** The tip waits for tool results (a tip moved mid-turn): no request can be built. */
 const openToolCalls = (c: MConv): boolean => {
