@@ -15,10 +15,10 @@
  *
  * Context calls: 4 providers, auto / shake / snapshot / compact, sometimes twice, sometimes with
  * capability overrides (keepImages, minElisionSavings, protectTokens), 3 in 4 on the conversation
- * with the heaviest live window. Budgets are mostly relative: 35–90 % of what GET
- * .../context/report estimates now (conversations under 6,000 tokens get a fixed budget), so the
- * ladder has to elide, strip images or snapshot — or answer cannot_fit; sometimes fixed
- * (2,500 / 6,000 / 200,000).
+ * with the heaviest live window (by the report's estimate). Budgets are mostly relative: 35–90 %
+ * of what GET .../context/report estimates now (windows under 6,000 tokens get a fixed 6,000
+ * instead), so the ladder has to elide, strip images or snapshot — or answer cannot_fit;
+ * sometimes fixed (2,500 / 6,000 / 200,000).
  *
  * After every step (test/support/model/real.ts), as far as HTTP shows them (SPEC §5):
  *   1. each conversation's event list (all pages) is the previous one plus a suffix, and the

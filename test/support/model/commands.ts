@@ -639,7 +639,10 @@ export class Context implements Cmd {
     readonly budgetOf: Budget,
     readonly capabilities: Capabilities | null,
     readonly twice: boolean,
-    /** The conversation with the heaviest live window (the ladder's ground), not by index. */
+    /**
+     * The conversation with the heaviest live window (the ladder's ground), not by index: by the
+     * report's estimate for a relative budget, else by the model's count of characters.
+     */
     readonly heaviest = false,
     /** Counted apart in the ladder numbers under this name (not a random command). */
     readonly label?: string,
@@ -671,11 +674,20 @@ export class Context implements Cmd {
   }
 
   async run(m: Model, r: Real) {
-    const c = this.target(m);
     const provider = pick(PROVIDER_NAMES, this.provider);
     const model = MODELS[provider];
     const b = this.budgetOf;
-    const estimate = b.kind === 'relative' ? await this.reported(r, c, provider) : null;
+    let c = this.target(m);
+    let estimate = b.kind === 'relative' ? await this.reported(r, c, provider) : null;
+    if (b.kind === 'relative' && this.heaviest) {
+      // The heaviest by what the report estimates now (decisions in force make a long window
+      // light), every conversation's report checked on the way.
+      for (const x of nonEmpty(m)) {
+        if (x === c) continue;
+        const e = await this.reported(r, x, provider);
+        if (e !== null && (estimate === null || e > estimate)) [c, estimate] = [x, e];
+      }
+    }
     // Small windows get a fixed budget instead (counted apart, as relative→fixed).
     const reported = estimate !== null && estimate >= MIN_RELATIVE ? estimate : null;
     const budget =
