@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Message } from '@arbor/domain/messages';
+import { defaultSnapshotShape } from '@arbor/context';
 import { importClaudeCode, importPi } from '@arbor/importers';
 import {
   effectiveGlyphPx,
@@ -251,8 +252,14 @@ async function main(): Promise<void> {
       '(the synchronous part is drawing one page; compression runs on the thread pool)',
   );
 
+  // The targets are for the shapes Claude and OpenAI models get by default.
+  const defaults = [
+    defaultSnapshotShape('anthropic', 'claude-sonnet-4-5').name,
+    defaultSnapshotShape('openai-chat', 'gpt-4o').name,
+  ];
+  console.log(`default shapes: ${defaults.join(', ')} (claude-sonnet-4-5, gpt-4o)`);
   const verdicts: Verdict[] = [];
-  for (const id of ['claude', 'openai-tile'] as const) {
+  for (const id of defaults) {
     const r = rows.find((x) => x.shape.id === id) as Row;
     const ratio = r.textTokensPerPage / r.imageTokens;
     verdicts.push({

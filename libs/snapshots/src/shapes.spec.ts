@@ -60,7 +60,7 @@ describe('page shapes', () => {
     const size = { width: shape.width, height: shape.height };
     const expected = {
       anthropic: anthropicTokens(size),
-      openai: id === 'openai-tile' ? openaiTileTokens(size) : openaiPatchTokens(size),
+      openai: id.startsWith('openai-tile') ? openaiTileTokens(size) : openaiPatchTokens(size),
       gemini: geminiTokens(size),
     }[shape.provider];
     expect(tokensPerPage(shape)).toBe(expected);

@@ -19,7 +19,13 @@
  *   258 tokens each. Gemini 3 bills a flat budget per image chosen by `media_resolution`.
  */
 
-export type ShapeId = 'claude' | 'claude-conservative' | 'openai-tile' | 'openai-patch' | 'gemini';
+export type ShapeId =
+  | 'claude'
+  | 'claude-conservative'
+  | 'openai-tile'
+  | 'openai-tile-large'
+  | 'openai-patch'
+  | 'gemini';
 export type Provider = 'anthropic' | 'openai' | 'gemini';
 
 export interface Size {
@@ -167,6 +173,20 @@ export const DENSE_GRID: GlyphGrid = {
   marginPx: 4,
 };
 
+/**
+ * Ubuntu Mono at 14 px on its own advance (7 px) and a 14-px line: glyphs ~27 % larger than the
+ * dense grid, for pages whose billing leaves room (OpenAI's 512×2048 tile page still carries
+ * ~3.7× the text's tokens). Measured on the same pages: OCR 98.9–99.2 % against the printed rows,
+ * vs 97.9–99.0 % for the dense grid.
+ */
+export const LARGE_GRID: GlyphGrid = {
+  sizePx: 14,
+  advancePx: 7,
+  lineHeightPx: 14,
+  baselinePx: 11,
+  marginPx: 4,
+};
+
 /** The seed harness's legible grid: 8×13 glyphs on an 11-px advance and a 16-px line. */
 export const CONSERVATIVE_GRID: GlyphGrid = {
   sizePx: 13,
@@ -176,6 +196,10 @@ export const CONSERVATIVE_GRID: GlyphGrid = {
   marginPx: 8,
 };
 
+/**
+ * The shapes by id. Snapshot decisions record the id and later calls re-render their pages from
+ * it, so a shipped shape never changes its size or grid: a different page is a new id.
+ */
 export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
   claude: makeShape({
     id: 'claude',
@@ -204,6 +228,16 @@ export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
     width: 512,
     height: 2048,
     grid: DENSE_GRID,
+    resize: openaiTileResize,
+    billedTokens: openaiTileTokens,
+  }),
+  'openai-tile-large': makeShape({
+    id: 'openai-tile-large',
+    provider: 'openai',
+    description: 'OpenAI tile models at detail high: 1×4 tiles of 512 px, 14-px glyphs',
+    width: 512,
+    height: 2048,
+    grid: LARGE_GRID,
     resize: openaiTileResize,
     billedTokens: openaiTileTokens,
   }),

@@ -31,7 +31,9 @@ describe('capabilities', () => {
     expect(resolveCapabilities('anthropic', 'claude-opus-4').snapshotShape).toBe(
       SNAPSHOT_SHAPES.claude,
     );
-    expect(resolveCapabilities('openai-chat', 'gpt-4o').snapshotShape?.name).toBe('openai-tile');
+    expect(resolveCapabilities('openai-chat', 'gpt-4o').snapshotShape?.name).toBe(
+      'openai-tile-large',
+    );
     expect(resolveCapabilities('openai-responses', 'gpt-5-mini').snapshotShape?.name).toBe(
       'openai-patch',
     );
@@ -50,7 +52,7 @@ describe('capabilities', () => {
       limits: { maxImages: 5 },
     });
     expect(caps.vision).toBe(true);
-    expect(caps.snapshotShape?.name).toBe('openai-tile');
+    expect(caps.snapshotShape?.name).toBe('openai-tile-large');
     expect(caps.keepImages).toBe(1);
     expect(caps.limits).toEqual({ maxImages: 5 });
     expect(caps.protectTokens).toBe(16_000);

@@ -120,7 +120,7 @@ export function defaultSnapshotShape(provider: ProviderName, model: string): Sna
     case 'openai-responses':
       return openAIImageParams(bareModel(model)).kind === 'patch'
         ? SNAPSHOT_SHAPES['openai-patch']
-        : SNAPSHOT_SHAPES['openai-tile'];
+        : SNAPSHOT_SHAPES['openai-tile-large'];
   }
 }
 
