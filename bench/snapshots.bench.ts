@@ -167,7 +167,12 @@ async function sustainedRate(
   text: string,
   pages: number,
 ): Promise<{ rate: number; maxLoopDelayMs: number; p99LoopDelayMs: number }> {
-  const laid = layoutText(text, { columns: shape.columns, rows: shape.rows, maxPages: pages });
+  const laid = layoutText(text, {
+    columns: shape.columns,
+    rows: shape.rows,
+    mode: shape.layout,
+    maxPages: pages,
+  });
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const t0 = process.hrtime.bigint();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { layoutText, NEWLINE_CELL, type Layout } from './layout';
+import { layoutText, NEWLINE_CELL, WORD_WRAP_REACH, type Layout } from './layout';
 
 const codePoints = (s: string): number => Array.from(s).length;
 
@@ -18,7 +18,7 @@ const textArb = fc
 const gridArb = fc.record({
   columns: fc.integer({ min: 2, max: 30 }),
   rows: fc.integer({ min: 1, max: 12 }),
-  mode: fc.constantFrom('flow' as const, 'lines' as const),
+  mode: fc.constantFrom('flow' as const, 'flow-words' as const, 'lines' as const),
 });
 
 function joined(layout: Layout): string {
@@ -28,7 +28,7 @@ function joined(layout: Layout): string {
 /** What the rows show, read back: row cells, plus a line break after every uncontinued row. */
 function readBack(layout: Layout): string {
   const rows = layout.pages.flatMap((p) => p.rows);
-  if (layout.mode === 'flow') return rows.map((r) => r.cells).join('');
+  if (layout.mode !== 'lines') return rows.map((r) => r.cells).join('');
   return rows.map((r, i) => r.cells + (r.continued || i === rows.length - 1 ? '' : '\n')).join('');
 }
 
@@ -118,5 +118,48 @@ describe('layoutText', () => {
 
   it('refuses a grid too small to hold a continuation', () => {
     expect(() => layoutText('x', { columns: 1, rows: 4 })).toThrow(RangeError);
+  });
+
+  describe('flow-words', () => {
+    const isBreak = (c: string | undefined) => c === ' ' || c === '\n';
+
+    it('ends a row inside a word only when no space is within reach', () => {
+      fc.assert(
+        fc.property(textArb, fc.integer({ min: 2, max: 40 }), (text, columns) => {
+          const layout = layoutText(text, { columns, rows: 1_000, mode: 'flow-words' });
+          const rows = layout.pages.flatMap((p) => p.rows);
+          let offset = 0;
+          rows.forEach((row, r) => {
+            offset += row.cells.length;
+            if (r === rows.length - 1) return;
+            const cells = Array.from(row.cells);
+            if (cells.length < columns) {
+              // Shortened: it ends right after a space or a line break.
+              expect(isBreak(cells[cells.length - 1])).toBe(true);
+              return;
+            }
+            const splitsWord = !isBreak(cells[columns - 1]) && !isBreak(text[offset]);
+            if (splitsWord) {
+              const reach = cells.slice(Math.max(0, columns - 1 - WORD_WRAP_REACH), columns - 1);
+              expect(reach.some(isBreak)).toBe(false);
+            }
+          });
+        }),
+      );
+    });
+
+    it('moves a word that would be cut to the next row', () => {
+      const layout = layoutText('alpha beta gamma', { columns: 8, rows: 5, mode: 'flow-words' });
+      expect(layout.pages[0].rows.map((r) => r.cells)).toEqual(['alpha ', 'beta ', 'gamma']);
+    });
+
+    it('cuts a run with no space in reach as flow does', () => {
+      const word = 'x'.repeat(40);
+      const layout = layoutText(`a ${word}`, { columns: 30, rows: 5, mode: 'flow-words' });
+      expect(layout.pages[0].rows.map((r) => r.cells)).toEqual([
+        'a ' + 'x'.repeat(28),
+        'x'.repeat(12),
+      ]);
+    });
   });
 });

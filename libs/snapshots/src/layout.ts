@@ -6,11 +6,17 @@
  * - `flow` (default, dense): the text runs on without regard to its line breaks; a line break
  *   takes one cell and is drawn as a faint `¶`. Every row is full, so a row's end says nothing;
  *   real session text fills only ~30 % of 180-column rows when each line starts a row.
+ * - `flow-words`: as `flow`, but a row that would end inside a word ends after the last space
+ *   in its final `WORD_WRAP_REACH` cells instead (the rest of the row stays blank), so words and
+ *   identifiers are not cut across rows; a longer run without a space is cut as in `flow`.
  * - `lines`: each source line starts a row; a line longer than a row is hard-wrapped and every
  *   row it continues onto is announced by a continuation mark in the previous row's last cell.
  */
 
-export type LayoutMode = 'flow' | 'lines';
+export type LayoutMode = 'flow' | 'flow-words' | 'lines';
+
+/** `flow-words`: how far back (in cells) a row end looks for a space to break at. */
+export const WORD_WRAP_REACH = 16;
 
 export interface LayoutOptions {
   columns: number;
@@ -69,20 +75,46 @@ function assertGrid(columns: number, rows: number): void {
   if (!Number.isInteger(rows) || rows < 1) throw new RangeError('rows must be ≥ 1');
 }
 
-/** Flow mode: fill every row with `columns` code points, line breaks included. */
-function flowRows(text: string, columns: number): PlacedRow[] {
+const isBreak = (code: number | undefined): boolean => code === 0x20 || code === 0x0a;
+
+/**
+ * Flow modes: fill every row with `columns` code points, line breaks included. With `words`, a
+ * full row whose next character continues a word (neither it nor the row's last cell is a space
+ * or a line break) ends after the last space or line break among its final `WORD_WRAP_REACH`
+ * cells, if there is one.
+ */
+function flowRows(text: string, columns: number, words: boolean): PlacedRow[] {
   const rows: PlacedRow[] = [];
   let start = 0;
   let count = 0;
+  /** Code-unit offsets just after each cell of the current row. */
+  const ends: number[] = [];
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i) as number;
     i += cp > 0xffff ? 2 : 1;
     count += 1;
+    if (words) ends.push(i);
     if (count === columns) {
-      rows.push({ cells: text.slice(start, i), continued: false, start, end: i });
-      start = i;
+      let end = i;
+      if (
+        words &&
+        i < text.length &&
+        !isBreak(text.charCodeAt(i - 1)) &&
+        !isBreak(text.charCodeAt(i))
+      ) {
+        for (let k = ends.length - 2; k >= Math.max(0, ends.length - 1 - WORD_WRAP_REACH); k--) {
+          if (isBreak(text.charCodeAt(ends[k] - 1))) {
+            end = ends[k];
+            break;
+          }
+        }
+      }
+      rows.push({ cells: text.slice(start, end), continued: false, start, end });
+      start = end;
+      i = end;
       count = 0;
+      ends.length = 0;
     }
   }
   if (count > 0) rows.push({ cells: text.slice(start), continued: false, start, end: text.length });
@@ -144,7 +176,11 @@ export function layoutText(text: string, options: LayoutOptions): Layout {
   assertGrid(columns, rows);
   const mode = options.mode ?? 'flow';
   const placed =
-    text.length === 0 ? [] : mode === 'flow' ? flowRows(text, columns) : lineRows(text, columns);
+    text.length === 0
+      ? []
+      : mode === 'lines'
+        ? lineRows(text, columns)
+        : flowRows(text, columns, mode === 'flow-words');
   const all = paginate(placed, rows, text);
   const cap = options.maxPages ?? Infinity;
   if (all.length <= cap) {

@@ -86,7 +86,12 @@ export async function renderText(
 ): Promise<RenderedLayout> {
   assertText(text);
   const shape = resolveShape(shapeOrId);
-  const layout = layoutText(text, { columns: shape.columns, rows: shape.rows, ...options });
+  const layout = layoutText(text, {
+    columns: shape.columns,
+    rows: shape.rows,
+    ...options,
+    mode: options.mode ?? shape.layout,
+  });
   const pngs: Buffer[] = new Array<Buffer>(layout.pages.length);
   let previous: Promise<void> = Promise.resolve();
   for (const page of layout.pages) {

@@ -19,6 +19,8 @@
  *   258 tokens each. Gemini 3 bills a flat budget per image chosen by `media_resolution`.
  */
 
+import type { LayoutMode } from './layout';
+
 export type ShapeId =
   | 'claude'
   | 'claude-conservative'
@@ -46,6 +48,8 @@ export interface GlyphGrid {
 
 export interface PageShape extends Size {
   id: ShapeId;
+  /** How text flows onto the grid (see layout.ts); `flow` unless the shape says otherwise. */
+  layout: LayoutMode;
   provider: Provider;
   description: string;
   grid: GlyphGrid;
@@ -144,6 +148,7 @@ export function geminiTokens({ width, height }: Size): number {
 
 interface ShapeSpec {
   id: ShapeId;
+  layout?: LayoutMode;
   provider: Provider;
   description: string;
   width: number;
@@ -157,7 +162,7 @@ export function makeShape(spec: ShapeSpec): PageShape {
   const { grid } = spec;
   const columns = Math.floor((spec.width - 2 * grid.marginPx) / grid.advancePx);
   const rows = Math.floor((spec.height - 2 * grid.marginPx) / grid.lineHeightPx);
-  return Object.freeze({ ...spec, columns, rows });
+  return Object.freeze({ ...spec, layout: spec.layout ?? 'flow', columns, rows });
 }
 
 /**
@@ -234,7 +239,9 @@ export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
   'openai-tile-large': makeShape({
     id: 'openai-tile-large',
     provider: 'openai',
-    description: 'OpenAI tile models at detail high: 1×4 tiles of 512 px, 14-px glyphs',
+    description:
+      'OpenAI tile models at detail high: 1×4 tiles of 512 px, 14-px glyphs, words kept whole',
+    layout: 'flow-words',
     width: 512,
     height: 2048,
     grid: LARGE_GRID,
