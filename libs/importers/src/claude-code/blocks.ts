@@ -2,6 +2,7 @@
 import { type Block } from '@arbor/domain';
 import {
   asText,
+  contentItems,
   imageBlock,
   isJson,
   type Json,
@@ -10,7 +11,6 @@ import {
   toolResultContent,
 } from '../core/blocks';
 import { type Notes } from '../core/notes';
-import { type Item } from '../types';
 
 const image = (b: Json): Block | null => {
   const source = isJson(b.source) ? b.source : null;
@@ -63,12 +63,4 @@ const block = (raw: unknown, line: number, notes: Notes): Block[] => {
   }
 };
 
-export const claudeCodeItems = (content: unknown, line: number, notes: Notes): Item[] => {
-  if (typeof content === 'string')
-    return textBlock(content, line, notes).map((b) => ({ block: b, line }));
-  if (!Array.isArray(content)) {
-    notes.skip(line, 'message content is neither text nor blocks');
-    return [];
-  }
-  return content.flatMap((raw) => block(raw, line, notes).map((b) => ({ block: b, line })));
-};
+export const claudeCodeItems = contentItems(block);

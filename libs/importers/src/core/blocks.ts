@@ -6,6 +6,7 @@ import {
   type ToolResultContentBlock,
   type Usage,
 } from '@arbor/domain';
+import { type Item } from '../types';
 import { type Notes } from './notes';
 
 export type Json = Record<string, unknown>;
@@ -79,3 +80,19 @@ export const usageOf = (pairs: [keyof Usage, unknown][]): Usage | undefined => {
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) out[k] = v;
   return Object.keys(out).length > 0 ? out : undefined;
 };
+
+/**
+ * A message's content (text, or an array of the format's blocks) → items, each with its line;
+ * `block` converts one of the format's blocks (to none, one or more Arbor blocks).
+ */
+export const contentItems =
+  (block: (raw: unknown, line: number, notes: Notes) => Block[]) =>
+  (content: unknown, line: number, notes: Notes): Item[] => {
+    if (typeof content === 'string')
+      return textBlock(content, line, notes).map((b) => ({ block: b, line }));
+    if (!Array.isArray(content)) {
+      notes.skip(line, 'message content is neither text nor blocks');
+      return [];
+    }
+    return content.flatMap((raw) => block(raw, line, notes).map((b) => ({ block: b, line })));
+  };

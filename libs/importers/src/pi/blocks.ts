@@ -2,6 +2,7 @@
 import { type Block } from '@arbor/domain';
 import {
   asText,
+  contentItems,
   imageBlock,
   isJson,
   type Json,
@@ -49,15 +50,7 @@ const block = (raw: unknown, line: number, notes: Notes): Block[] => {
   }
 };
 
-export const piItems = (content: unknown, line: number, notes: Notes): Item[] => {
-  if (typeof content === 'string')
-    return textBlock(content, line, notes).map((b) => ({ block: b, line }));
-  if (!Array.isArray(content)) {
-    notes.skip(line, 'message content is neither text nor blocks');
-    return [];
-  }
-  return content.flatMap((raw) => block(raw, line, notes).map((b) => ({ block: b, line })));
-};
+export const piItems = contentItems(block);
 
 export const piToolResult = (m: Json, line: number, notes: Notes): Item[] => [
   {
