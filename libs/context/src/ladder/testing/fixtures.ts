@@ -1,15 +1,11 @@
 /**
  * Real session files (shared/fixtures/real) → a provider-valid neutral window, for tests and the
- * bench. Claude Code goes through the domain's converter (its first path of turns); pi v1 lines
- * (`type: 'message'`, roles user / assistant / toolResult) through the small converter below.
- * Only whole turns that pass the domain's turn rules are kept; the others are counted.
+ * bench: imported by @arbor/importers, as `arbor import` does.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Block, Message, MessageInput } from '@arbor/domain/messages';
-import { convertClaudeCode } from '@arbor/domain/testing/claude-code';
-import { checkTurn } from '@arbor/domain/turn-rules';
-import { parseMessage } from '@arbor/domain/validate-message';
+import type { Message, MessageInput } from '@arbor/domain/messages';
+import { importClaudeCode, importPi } from '@arbor/importers';
 
 /** shared/ sits beside the repository. */
 export const REAL_FIXTURES = path.resolve(__dirname, '../../../../../../shared/fixtures/real');
@@ -17,7 +13,7 @@ export const REAL_FIXTURES = path.resolve(__dirname, '../../../../../../shared/f
 export interface LoadedWindow {
   file: string;
   messages: Message[];
-  skippedTurns: number;
+  skippedLines: number;
 }
 
 /** Links turns into committed messages (ids kept when given, else `<prefix>-<n>`). */
@@ -41,164 +37,38 @@ export function commitTurns(turns: readonly MessageInput[][], prefix: string): M
   return out;
 }
 
-const KNOWN_INNER = new Set(['text', 'image']);
-
 /**
- * What the domain converter does not take, made importable the way an importer would:
- * - tool_result content blocks of unknown types (Claude Code's `tool_reference`) become text;
- * - a subagent transcript is all sidechain records, which the converter skips as side branches
- *   of a main session: read on its own, it is the main line;
- * - a transcript opening with an assistant record (a subagent's) gets a one-line user prompt.
+ * A session file as `arbor import` stores it (@arbor/importers): the first conversation's active
+ * branch, root → tip. Turns the importer could not keep are counted, not loaded.
  */
-function importable(jsonl: string, subagent: boolean): string {
-  const records = jsonl
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  for (const record of records) {
-    if (subagent) record.isSidechain = false;
-    const message = record.message as { content?: unknown } | undefined;
-    if (!Array.isArray(message?.content)) continue;
-    for (const block of message.content as Record<string, unknown>[]) {
-      if (block.type !== 'tool_result' || !Array.isArray(block.content)) continue;
-      block.content = (block.content as Record<string, unknown>[]).map((inner) =>
-        KNOWN_INNER.has(String(inner.type))
-          ? inner
-          : { type: 'text', text: `[${String(inner.type)}] ${JSON.stringify(inner)}` },
-      );
+function loadImported(file: string, format: 'claude-code' | 'pi'): LoadedWindow {
+  const text = fs.readFileSync(file, 'utf8');
+  const imported = format === 'pi' ? importPi(file, text) : importClaudeCode(file, text);
+  const main = imported.conversations[0];
+  const byId = new Map<string, MessageInput>();
+  const turnOf = new Map<string, number>();
+  main.turns.forEach((turn, t) => {
+    for (const m of turn.messages) {
+      if (m.id === undefined) continue;
+      byId.set(m.id, m);
+      turnOf.set(m.id, t);
     }
-  }
-  const root = records.find((r) => r.parentUuid === null && typeof r.uuid === 'string');
-  if (subagent && root?.type === 'assistant') {
-    root.parentUuid = 'synthetic-prompt';
-    records.unshift({
-      type: 'user',
-      uuid: 'synthetic-prompt',
-      parentUuid: null,
-      message: { role: 'user', content: '(subagent task)' },
-    });
-  }
-  return records.map((r) => JSON.stringify(r)).join('\n');
-}
-
-/** Claude Code: the first path of turns from the root (each turn continues the previous one). */
-export function loadClaudeCode(file: string): LoadedWindow {
-  const raw = fs.readFileSync(file, 'utf8');
-  const subagent = /(__subagents__|__)agent-/.test(path.basename(file));
-  const conversion = convertClaudeCode(importable(raw, subagent));
-  const chosen: MessageInput[][] = [];
-  let tip: string | null = null;
-  let skipped = 0;
-  for (const turn of conversion.turns) {
-    if (turn.parentId !== tip) {
-      skipped++;
-      continue;
-    }
-    const ids = new Set(chosen.flat().map((m) => m.id));
-    if (checkTurn(turn.messages, { atRoot: tip === null, idExists: (id) => ids.has(id) }).length) {
-      skipped++;
-      continue;
-    }
-    chosen.push(turn.messages);
-    tip = turn.messages[turn.messages.length - 1].id ?? null;
-  }
-  return { file: path.basename(file), messages: commitTurns(chosen, 'cc'), skippedTurns: skipped };
-}
-
-interface PiBlock {
-  type?: string;
-  text?: string;
-  thinking?: string;
-  thinkingSignature?: string;
-  id?: string;
-  name?: string;
-  arguments?: unknown;
-  data?: string;
-  mimeType?: string;
-}
-
-interface PiMessage {
-  role?: string;
-  content?: string | PiBlock[];
-  toolCallId?: string;
-  isError?: boolean;
-  model?: string;
-}
-
-const piBlocks = (content: PiMessage['content']): PiBlock[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : (content ?? []);
-
-function piContent(m: PiMessage): Block[] {
-  const out: Block[] = [];
-  for (const b of piBlocks(m.content)) {
-    if (b.type === 'text' && typeof b.text === 'string') out.push({ type: 'text', text: b.text });
-    else if (b.type === 'thinking' && typeof b.thinking === 'string') {
-      if (b.thinkingSignature) {
-        out.push({ type: 'thinking', thinking: b.thinking, signature: b.thinkingSignature });
-      }
-    } else if (b.type === 'toolCall' && b.id && b.name) {
-      out.push({ type: 'tool_use', id: b.id, name: b.name, input: b.arguments ?? {} });
-    } else if (b.type === 'image' && b.data && b.mimeType) {
-      out.push({
-        type: 'image',
-        source: { type: 'base64', media_type: b.mimeType as 'image/png', data: b.data },
-      });
-    }
-  }
-  return out;
-}
-
-/** pi v1: linear; consecutive toolResult lines become one user message of tool_result blocks. */
-export function convertPi(jsonl: string): { turns: MessageInput[][]; skippedTurns: number } {
-  const flat: MessageInput[] = [];
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    const record = JSON.parse(line) as { type?: string; message?: PiMessage };
-    const m = record.message;
-    if (record.type !== 'message' || m === undefined) continue;
-    if (m.role === 'toolResult' && m.toolCallId) {
-      const text = piBlocks(m.content)
-        .filter((b) => b.type === 'text')
-        .map((b) => b.text ?? '')
-        .join('\n');
-      const block: Block = {
-        type: 'tool_result',
-        tool_use_id: m.toolCallId,
-        content: text,
-        ...(m.isError ? { is_error: true } : {}),
-      };
-      const last = flat[flat.length - 1];
-      if (last?.role === 'user' && last.content.every((b) => b.type === 'tool_result')) {
-        last.content.push(block);
-      } else flat.push({ role: 'user', content: [block] });
-    } else if (m.role === 'user' || m.role === 'assistant') {
-      const content = piContent(m);
-      if (content.length > 0) {
-        flat.push({ role: m.role, content, ...(m.model ? { model: m.model } : {}) });
-      }
-    }
-  }
-  // Cut into turns at user prompts (a user message without tool results).
-  const raw: MessageInput[][] = [];
-  for (const m of flat) {
-    const prompt = m.role === 'user' && !m.content.some((b) => b.type === 'tool_result');
-    if (prompt || raw.length === 0) raw.push([m]);
-    else raw[raw.length - 1].push(m);
-  }
+  });
+  const branch = main.activeBranch.map((id) => byId.get(id) as MessageInput);
   const turns: MessageInput[][] = [];
-  let skippedTurns = 0;
-  for (const turn of raw) {
-    const parsed = turn.every((m) => parseMessage(m).ok);
-    if (!parsed || checkTurn(turn, { atRoot: turns.length === 0 }).length > 0) skippedTurns++;
-    else turns.push(turn);
+  let lastTurn = -1;
+  for (const m of branch) {
+    const t = turnOf.get(m.id as string) as number;
+    if (t !== lastTurn) turns.push([]);
+    turns[turns.length - 1].push(m);
+    lastTurn = t;
   }
-  return { turns, skippedTurns };
+  const skippedLines = imported.report.skipped.length;
+  return { file: path.basename(file), messages: commitTurns(turns, format), skippedLines };
 }
 
-export function loadPi(file: string): LoadedWindow {
-  const { turns, skippedTurns } = convertPi(fs.readFileSync(file, 'utf8'));
-  return { file: path.basename(file), messages: commitTurns(turns, 'pi'), skippedTurns };
-}
+export const loadClaudeCode = (file: string): LoadedWindow => loadImported(file, 'claude-code');
+export const loadPi = (file: string): LoadedWindow => loadImported(file, 'pi');
 
 /** Every real fixture as a window: claude-code/*.jsonl and pi/*.jsonl. */
 export function loadRealWindows(): LoadedWindow[] {
