@@ -26,6 +26,15 @@ describe('service basics (HTTP, real SQLite file)', () => {
     expect(r.status).toBe(200);
     expect(r.body.openapi).toMatch(/^3\./);
     expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/health', '/v1/tenants']));
+    // Paged lists document `cursor` and `limit` with their page size.
+    type Param = { name: string; schema?: { default?: number } };
+    const params = (route: string): Param[] => r.body.paths[route].get.parameters as Param[];
+    const limitOf = (route: string) => params(route).find((p) => p.name === 'limit')?.schema;
+    expect(params('/v1/conversations').map((p) => p.name)).toEqual(
+      expect.arrayContaining(['cursor', 'limit']),
+    );
+    expect(limitOf('/v1/conversations')?.default).toBe(50);
+    expect(limitOf('/v1/conversations/{id}/events')?.default).toBe(100);
     const html = await h.call('GET', '/docs');
     expect(html.status).toBe(200);
     expect(html.text).toContain('swagger');

@@ -38,6 +38,7 @@ import {
   type Page,
 } from './queries';
 import * as S from './schemas';
+import { ApiPaging } from '../validation/paging';
 
 const page = <T>(p: Page<T>, kind: string) =>
   p.nextAt === null ? { items: p.items } : { items: p.items, next: encodeCursor(kind, p.nextAt) };
@@ -82,12 +83,7 @@ export class ConversationsController {
 
   @Get()
   @ApiOperation({ summary: "The tenant's conversations, oldest first, cursor-paginated" })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-  })
+  @ApiPaging(50)
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
     const q = parseOrThrow(S.PageQuery, query, 'query');
     const p = await this.queries.execute(
@@ -282,12 +278,7 @@ export class ConversationsController {
 
   @Get(':id/messages')
   @ApiOperation({ summary: 'The active branch, root → tip, paged' })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-  })
+  @ApiPaging()
   async messages(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -326,12 +317,7 @@ export class ConversationsController {
     summary: "The conversation's audit log (its events), from a revision, paginated",
   })
   @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-  })
+  @ApiPaging()
   async events(
     @Param('id') id: string,
     @QueryParams() query: unknown,

@@ -8,6 +8,7 @@ import { Id } from '../conversations/schemas';
 import { parseOrThrow } from '../validation/zod';
 import { ListContexts, ReplayConversation, ReproduceContext } from './queries';
 import { ContextsQuery, ReplayQuery } from './schemas';
+import { ApiPaging } from '../validation/paging';
 
 /** A branch cursor is only good for the revision it was handed out with. */
 const branchCursorKind = (revision: number) => `replay-branch@${revision}`;
@@ -33,12 +34,7 @@ export class ReplayController {
       'non-negative integer `revision`; `404 revision_not_found` (with `lastRevision`) past the end.',
   })
   @ApiQuery({ name: 'revision', required: true, schema: { type: 'integer', minimum: 0 } })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-  })
+  @ApiPaging()
   async replay(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -70,12 +66,7 @@ export class ReplayController {
       'vision, snapshot page shape and rung knobs it was assembled with; null on older ones).',
   })
   @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-  })
+  @ApiPaging()
   async contexts(
     @Param('id') id: string,
     @QueryParams() query: unknown,
