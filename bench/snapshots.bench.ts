@@ -8,12 +8,11 @@
  * tokens (gpt-tokenizer o200k when installed, else chars/4), their ratio, pages per second, and
  * — when `tesseract` is on PATH — OCR character accuracy after the provider's resize.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Message } from '@arbor/domain/messages';
+import type { MessageInput } from '@arbor/domain/messages';
 import { defaultSnapshotShape } from '@arbor/context';
-import { importClaudeCode, importPi } from '@arbor/importers';
+import { activeBranchTurns, importSessionFile } from '@arbor/importers';
 import {
   effectiveGlyphPx,
   layoutText,
@@ -55,15 +54,8 @@ const UPSCALE = numberFlag(argv, 'upscale', 2);
 // ---- the fixture, as Arbor imports it -------------------------------------------------------
 
 /** The messages of the file's active branch, root → tip, as `arbor import` stores them. */
-function readSession(file: string): Pick<Message, 'role' | 'content'>[] {
-  const text = fs.readFileSync(file, 'utf8');
-  const imported =
-    file.endsWith('.jsonl') && text.includes('"type":"session"')
-      ? importPi(file, text)
-      : importClaudeCode(file, text);
-  const main = imported.conversations[0];
-  const byId = new Map(main.turns.flatMap((turn) => turn.messages).map((m) => [m.id, m]));
-  return main.activeBranch.map((id) => byId.get(id)).filter((m) => m !== undefined);
+function readSession(file: string): MessageInput[] {
+  return activeBranchTurns(importSessionFile(file).conversations[0]).flat();
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> =>

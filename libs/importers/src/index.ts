@@ -9,3 +9,4 @@ export {
   type ImportOptions,
 } from './detect';
 export { SYNTHETIC_PROMPT_ID } from './core/turns';
+export { activeBranchTurns } from './branch';

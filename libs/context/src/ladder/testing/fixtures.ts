@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Message, MessageInput } from '@arbor/domain/messages';
-import { importClaudeCode, importPi } from '@arbor/importers';
+import { activeBranchTurns, importSessionFile } from '@arbor/importers';
 
 /** shared/ sits beside the repository. */
 export const REAL_FIXTURES = path.resolve(__dirname, '../../../../../../shared/fixtures/real');
@@ -39,30 +39,11 @@ export function commitTurns(turns: readonly MessageInput[][], prefix: string): M
 
 /**
  * A session file as `arbor import` stores it (@arbor/importers): the first conversation's active
- * branch, root → tip. Turns the importer could not keep are counted, not loaded.
+ * branch, root → tip. Lines the importer could not keep are counted, not loaded.
  */
 function loadImported(file: string, format: 'claude-code' | 'pi'): LoadedWindow {
-  const text = fs.readFileSync(file, 'utf8');
-  const imported = format === 'pi' ? importPi(file, text) : importClaudeCode(file, text);
-  const main = imported.conversations[0];
-  const byId = new Map<string, MessageInput>();
-  const turnOf = new Map<string, number>();
-  main.turns.forEach((turn, t) => {
-    for (const m of turn.messages) {
-      if (m.id === undefined) continue;
-      byId.set(m.id, m);
-      turnOf.set(m.id, t);
-    }
-  });
-  const branch = main.activeBranch.map((id) => byId.get(id) as MessageInput);
-  const turns: MessageInput[][] = [];
-  let lastTurn = -1;
-  for (const m of branch) {
-    const t = turnOf.get(m.id as string) as number;
-    if (t !== lastTurn) turns.push([]);
-    turns[turns.length - 1].push(m);
-    lastTurn = t;
-  }
+  const imported = importSessionFile(file, { format });
+  const turns = activeBranchTurns(imported.conversations[0]);
   const skippedLines = imported.report.skipped.length;
   return { file: path.basename(file), messages: commitTurns(turns, format), skippedLines };
 }
