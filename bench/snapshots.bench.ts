@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MessageInput } from '@arbor/domain/messages';
 import { defaultSnapshotShape } from '@arbor/context';
-import { activeBranchTurns, importSessionFile } from '@arbor/importers';
+import { activeBranchTurns, importSessionFile, sessionFiles } from '@arbor/importers';
 import {
   effectiveGlyphPx,
   layoutText,
@@ -23,6 +23,7 @@ import {
   SHAPES,
   tokensPerPage,
   type PageShape,
+  type ShapeId,
 } from '@arbor/snapshots';
 import {
   characterAccuracy,
@@ -174,6 +175,40 @@ async function sustainedRate(
   return { rate, maxLoopDelayMs: delay.max / 1e6, p99LoopDelayMs: delay.percentile(99) / 1e6 };
 }
 
+const CORPUS = path.resolve(__dirname, '../../shared/fixtures/real');
+
+/**
+ * Density over every real session file: the text tokens of all full pages (a last, partial page
+ * would flatter nothing and penalize short files) ÷ their billed image tokens, per shape.
+ */
+function corpusDensity(
+  shapes: readonly PageShape[],
+  counter: Counter,
+): { files: number; shapes: { id: string; ratio: number; pages: number }[] } {
+  const files = sessionFiles(CORPUS);
+  const totals = shapes.map((shape) => ({ shape, text: 0, billed: 0, pages: 0 }));
+  for (const file of files) {
+    const text = serializeMessages(readSession(file));
+    for (const t of totals) {
+      const { shape } = t;
+      const laid = layoutText(text, {
+        columns: shape.columns,
+        rows: shape.rows,
+        mode: shape.layout,
+      });
+      for (const page of laid.pages.slice(0, -1)) {
+        t.text += counter.count(page.text);
+        t.billed += tokensPerPage(shape);
+        t.pages += 1;
+      }
+    }
+  }
+  return {
+    files: files.length,
+    shapes: totals.map((t) => ({ id: t.shape.id, ratio: t.text / t.billed, pages: t.pages })),
+  };
+}
+
 async function main(): Promise<void> {
   console.log(`# bench:snapshots\n${machineLine()}`);
   const messages = readSession(FIXTURE);
@@ -255,6 +290,15 @@ async function main(): Promise<void> {
     defaultSnapshotShape('openai-chat', 'gpt-4o').name,
   ];
   console.log(`default shapes: ${defaults.join(', ')} (claude-sonnet-4-5, gpt-4o)`);
+  const corpus = corpusDensity(
+    defaults.map((id) => SHAPES[id as ShapeId]),
+    counter,
+  );
+  console.log(
+    `\ndensity over every session in ${path.relative(process.cwd(), CORPUS)} (${corpus.files} ` +
+      'files; full pages only): ' +
+      corpus.shapes.map((c) => `${c.id} ${fmt(c.ratio, 2)}× on ${c.pages} pages`).join(', '),
+  );
   const verdicts: Verdict[] = [];
   for (const id of defaults) {
     const r = rows.find((x) => x.shape.id === id) as Row;
@@ -264,6 +308,13 @@ async function main(): Promise<void> {
       measured: `${fmt(ratio, 2)}×`,
       pass: ratio >= 3,
     });
+    const wide = corpus.shapes.find((c) => c.id === id);
+    if (wide)
+      verdicts.push({
+        target: `${id} density ≥ 3× over every real session`,
+        measured: `${fmt(wide.ratio, 2)}×`,
+        pass: wide.ratio >= 3,
+      });
     if (r.ocr.length) {
       const mean = r.ocr.reduce((a, b) => a + b, 0) / r.ocr.length;
       const meanNoSpace = r.ocrNoSpace.reduce((a, b) => a + b, 0) / r.ocrNoSpace.length;

@@ -200,7 +200,7 @@ describe('context capability settings (tenant and request)', () => {
     await seed(b, 'prose');
     const other = await snapshotContext(b, 'prose');
     expect(other.status).toBe(200);
-    expect(snapshotRung(other.body.receipt)?.details?.shape).toBe('claude');
+    expect(snapshotRung(other.body.receipt)?.details?.shape).toBe('claude-dense');
     expect(other.body.receipt.capabilities.tenantRule).toBeNull();
     expect((await b.get('/v1/settings/context')).body).toEqual({ models: {}, version: 0 });
   });

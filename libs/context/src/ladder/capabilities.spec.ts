@@ -29,7 +29,7 @@ describe('capabilities', () => {
 
   it('picks a page shape by billing scheme', () => {
     expect(resolveCapabilities('anthropic', 'claude-opus-4').snapshotShape).toBe(
-      SNAPSHOT_SHAPES.claude,
+      SNAPSHOT_SHAPES['claude-dense'],
     );
     expect(resolveCapabilities('openai-chat', 'gpt-4o').snapshotShape?.name).toBe(
       'openai-tile-large',

@@ -113,7 +113,7 @@ export function modelHasVision(model: string): boolean {
 export function defaultSnapshotShape(provider: ProviderName, model: string): SnapshotShape {
   switch (provider) {
     case 'anthropic':
-      return SNAPSHOT_SHAPES.claude;
+      return SNAPSHOT_SHAPES['claude-dense'];
     case 'gemini':
       return SNAPSHOT_SHAPES.gemini;
     case 'openai-chat':

@@ -62,13 +62,13 @@ describe('snapshot', () => {
     const d = decisions[0];
     const covered = messages.slice(index(d.fromId), index(d.toId) + 1);
     const text = serializeMessages(covered);
-    expect(renderer.calls).toEqual([{ text, shape: 'claude' }]);
+    expect(renderer.calls).toEqual([{ text, shape: 'claude-dense' }]);
     expect(text).not.toContain('iVBOR'); // image bytes are not text to render
     expect(d).toMatchObject({
-      shape: 'claude',
+      shape: 'claude-dense',
       sourceChars: text.length,
       sourceHash: sha256(text),
-      pageCount: Math.ceil(text.length / SNAPSHOT_SHAPES.claude.charsPerPage),
+      pageCount: Math.ceil(text.length / SNAPSHOT_SHAPES['claude-dense'].charsPerPage),
       trigger: 'threshold',
     });
   });
@@ -97,7 +97,7 @@ describe('snapshot', () => {
     const { state } = await setup(
       baseInput(messages, { renderPages: again.render, decisions: [legacy] }),
     );
-    expect(again.calls).toEqual([{ text: legacyText, shape: 'claude' }]);
+    expect(again.calls).toEqual([{ text: legacyText, shape: 'claude-dense' }]);
     expect(state.items.some((i) => i.kind === 'snapshot')).toBe(true);
   });
 
