@@ -1,70 +1,12 @@
 import fc from 'fast-check';
-import { conversationStream, type RecordedEvent } from '@arbor/event-store';
-import { type ConversationEvent } from '@arbor/domain';
-import {
-  counterDeps,
-  exec,
-  messagesOf,
-  newSession,
-  ok,
-  qa,
-  type Session,
-  toolTurn,
-} from '@arbor/domain/testing/session';
+import { type RecordedEvent } from '@arbor/event-store';
+import { messagesOf, type Session } from '@arbor/domain/testing/session';
 import { createBatchApplier, dumpReadModels, migrateAll } from '../projector';
 import { openReadModelDb } from '../read-model-db';
 import { conversationsProjection } from './index';
+import { arbOps as opsOf, play, recorded } from './testing/histories';
 
-type Op = { kind: 'turn'; from: number; tool: boolean } | { kind: 'move'; to: number };
-
-const arbOps = fc.array(
-  fc.oneof(
-    fc.record({ kind: fc.constant('turn' as const), from: fc.nat(), tool: fc.boolean() }),
-    fc.record({ kind: fc.constant('move' as const), to: fc.nat() }),
-  ),
-  { maxLength: 30 },
-);
-
-/** Commits turns (on the tip, or branching from an earlier turn's end) and moves the tip. */
-const play = (ops: readonly Op[]): Session => {
-  const s = newSession(counterDeps('m'));
-  ok(s, { type: 'start', conversationId: 'c' });
-  const turnEnds: string[] = [];
-  ops.forEach((op, i) => {
-    if (op.kind === 'turn') {
-      const parentId =
-        turnEnds.length === 0
-          ? null
-          : op.from % 3 === 0
-            ? s.state.tip
-            : turnEnds[op.from % turnEnds.length];
-      const messages = op.tool ? toolTurn(`q${i}`, `tool${i}`) : qa(`q${i}`, `a${i}`);
-      // From a tip moved into the middle of a turn the domain refuses the turn: skip it.
-      const d = exec(s, { type: 'commitTurn', parentId, messages });
-      if (d.ok) turnEnds.push(d.result.tip);
-    } else {
-      const ids = [...messagesOf(s.log).keys()];
-      if (ids.length > 0) ok(s, { type: 'moveTip', messageId: ids[op.to % ids.length] });
-    }
-  });
-  return s;
-};
-
-const recorded = (log: readonly ConversationEvent[]): RecordedEvent[] =>
-  log.map((e, i) => ({
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    streamName: conversationStream('t', 'c'),
-    revision: BigInt(i),
-    position: BigInt(i + 1),
-    type: e.type,
-    data: e.data,
-    metadata: {
-      tenantId: 't',
-      actor: 'spec',
-      timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
-    },
-    created: new Date(0),
-  }));
+const arbOps = opsOf(30);
 
 /** Applies `events` in batches of the given sizes (cycled), each batch in one transaction. */
 const project = (events: readonly RecordedEvent[], sizes: readonly number[]) => {

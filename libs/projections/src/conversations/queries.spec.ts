@@ -1,59 +1,13 @@
 import fc from 'fast-check';
-import { conversationStream, type RecordedEvent } from '@arbor/event-store';
-import {
-  counterDeps,
-  exec,
-  messagesOf,
-  newSession,
-  ok,
-  qa,
-  type Session,
-  toolTurn,
-} from '@arbor/domain/testing/session';
+import { type RecordedEvent } from '@arbor/event-store';
+import { messagesOf, type Session } from '@arbor/domain/testing/session';
 import { createBatchApplier, migrateAll } from '../projector';
 import { openReadModelDb } from '../read-model-db';
 import { conversationsProjection, createConversationQueries } from './index';
+import { arbOps as opsOf, play, recorded as recordedLog } from './testing/histories';
 
-type Op = { kind: 'turn'; from: number; tool: boolean } | { kind: 'move'; to: number };
-
-const arbOps = fc.array(
-  fc.oneof(
-    fc.record({ kind: fc.constant('turn' as const), from: fc.nat(), tool: fc.boolean() }),
-    fc.record({ kind: fc.constant('move' as const), to: fc.nat() }),
-  ),
-  { maxLength: 25 },
-);
-
-const play = (ops: readonly Op[]): Session => {
-  const s = newSession(counterDeps('m'));
-  ok(s, { type: 'start', conversationId: 'c' });
-  const ends: string[] = [];
-  ops.forEach((op, i) => {
-    if (op.kind === 'turn') {
-      const parentId =
-        ends.length === 0 ? null : op.from % 3 === 0 ? s.state.tip : ends[op.from % ends.length];
-      const messages = op.tool ? toolTurn(`q${i}`, `tool${i}`) : qa(`q${i}`, `a${i}`);
-      const d = exec(s, { type: 'commitTurn', parentId, messages });
-      if (d.ok) ends.push(d.result.tip);
-    } else {
-      const ids = [...messagesOf(s.log).keys()];
-      if (ids.length > 0) ok(s, { type: 'moveTip', messageId: ids[op.to % ids.length] });
-    }
-  });
-  return s;
-};
-
-const recorded = (s: Session): RecordedEvent[] =>
-  s.log.map((e, i) => ({
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    streamName: conversationStream('t', 'c'),
-    revision: BigInt(i),
-    position: BigInt(i + 1),
-    type: e.type,
-    data: e.data,
-    metadata: { tenantId: 't', actor: 'spec', timestamp: '2026-01-01T00:00:00.000Z' },
-    created: new Date(0),
-  }));
+const arbOps = opsOf(25);
+const recorded = (s: Session) => recordedLog(s.log);
 
 /** Projects `events` in two halves, so a read can happen between them. */
 const projector = () => {
