@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MessageInput } from '@arbor/domain/messages';
 import { defaultSnapshotShape } from '@arbor/context';
+import { REAL_FIXTURES, REAL_PI } from '@arbor/fixtures';
 import { activeBranchTurns, importSessionFile, sessionFiles } from '@arbor/importers';
 import {
   effectiveGlyphPx,
@@ -47,7 +48,7 @@ import {
 const argv = process.argv.slice(2);
 const FIXTURE =
   flagValue(argv, 'fixture') ??
-  path.resolve(__dirname, '../../shared/fixtures/real/pi/large-session.jsonl');
+  path.join(REAL_PI, 'large-session.jsonl');
 const PAGES = numberFlag(argv, 'pages', 12);
 const OCR_PAGES = numberFlag(argv, 'ocr-pages', 3);
 const UPSCALE = numberFlag(argv, 'upscale', 2);
@@ -175,7 +176,7 @@ async function sustainedRate(
   return { rate, maxLoopDelayMs: delay.max / 1e6, p99LoopDelayMs: delay.percentile(99) / 1e6 };
 }
 
-const CORPUS = path.resolve(__dirname, '../../shared/fixtures/real');
+const CORPUS = REAL_FIXTURES;
 
 /**
  * Density over every real session file: the text tokens of all full pages (a last, partial page

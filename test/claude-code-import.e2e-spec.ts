@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { REAL_CLAUDE_CODE } from '@arbor/fixtures';
 import {
   type ImportedConversation,
   importClaudeCode,
@@ -9,8 +10,8 @@ import {
 import { clientFor, type Client } from './support/api';
 import { type Harness, startHarness } from './support/harness';
 
-const DIR = path.resolve(__dirname, '../../shared/fixtures/real/claude-code');
-const FILES = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')) : [];
+const DIR = REAL_CLAUDE_CODE;
+const FILES = fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl'));
 
 /** Every committed message id → its parent, from the turns. */
 const parentsOf = (c: ImportedConversation): Map<string, string | null> => {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
+import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
 import { createApp } from '../apps/api/src/bootstrap';
 import { readConfig } from '../apps/api/src/config/config';
@@ -23,8 +24,8 @@ import { type ArborClient } from '../apps/cli/src/client/types';
 import { exportCommand, type Io, replayCommand, treeCommand } from '../apps/cli/src/commands';
 import { runImport } from '../apps/cli/src/import';
 
-const REAL = path.resolve(__dirname, '../../shared/fixtures/real');
-const FILES = fs.existsSync(REAL) ? sessionFiles(REAL) : [];
+const REAL = REAL_FIXTURES;
+const FILES = sessionFiles(REAL);
 const ADMIN_KEY = 'cli-test-admin-key-0123456789';
 const IDEAS = FILES.find((f) => path.basename(f).startsWith('experiments-ideas__')) as string;
 

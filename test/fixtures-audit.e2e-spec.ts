@@ -6,12 +6,13 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
 import { exportCommand, type Io, replayCommand } from '../apps/cli/src/commands';
 import { clientFor, type Client } from './support/api';
 import { type Harness, startHarness } from './support/harness';
 
-const REAL = path.resolve(__dirname, '../../shared/fixtures/real');
+const REAL = REAL_FIXTURES;
 const MAIN = path.resolve(__dirname, '../apps/cli/src/main.ts');
 
 describe('every real fixture: import, replay, reproduce, export, verify', () => {

@@ -1,17 +1,17 @@
 /**
- * Every real session file in shared/fixtures/real imports, and what it imports commits whole
+ * Every real session file in test/fixtures/real imports, and what it imports commits whole
  * through the domain's decider: every path a valid transcript, the tip where the file was last,
  * and every message line of the file either imported or reported.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { activeBranch, branchPoints, pmapEntries } from '@arbor/domain';
+import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from './index';
 import { commitConversation, treeProblems } from './testing/commit';
 
-// shared/ sits beside the repository, here and in CI.
-const REAL = path.resolve(__dirname, '../../../../shared/fixtures/real');
-const FILES = fs.existsSync(REAL) ? sessionFiles(REAL) : [];
+const REAL = REAL_FIXTURES;
+const FILES = sessionFiles(REAL);
 const name = (f: string) => path.relative(REAL, f);
 
 /** Line numbers of the file's message records (what must be imported or reported). */

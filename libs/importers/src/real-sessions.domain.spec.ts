@@ -1,6 +1,6 @@
 /**
  * Real data nobody here shaped, through the domain: the importer's output for real Claude Code
- * and pi sessions (shared/fixtures/real) committed through decide/evolve keeps every invariant —
+ * and pi sessions (test/fixtures/real) committed through decide/evolve keeps every invariant —
  * the fold equals the live state, every resume cut is clean, and branching, checkpoints, rewind
  * and fork work on the real tree.
  */
@@ -17,11 +17,11 @@ import {
 } from '@arbor/domain';
 import { stateSnapshot } from '@arbor/domain/testing/invariants';
 import { messagesOf, ok, type Session } from '@arbor/domain/testing/session';
+import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from './index';
 import { commitConversation, treeProblems } from './testing/commit';
 
-// shared/ sits beside the repository, here and in CI.
-const REAL = path.resolve(__dirname, '../../../../shared/fixtures/real');
+const REAL = REAL_FIXTURES;
 const IDEAS = path.join(
   REAL,
   'claude-code',
@@ -80,7 +80,7 @@ describe('the real Claude Code session with a branch, through the domain', () =>
 });
 
 describe('every real session file, through the domain', () => {
-  const files = fs.existsSync(REAL) ? sessionFiles(REAL) : [];
+  const files = sessionFiles(REAL);
 
   it('finds the fixtures', () => {
     expect(files.length).toBe(14);

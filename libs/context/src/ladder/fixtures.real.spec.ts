@@ -1,5 +1,5 @@
 /**
- * Real sessions nobody here shaped (shared/fixtures/real: Claude Code and pi), converted to
+ * Real sessions nobody here shaped (test/fixtures/real: Claude Code and pi), converted to
  * provider-valid windows, assembled for every provider at 8k, 32k and 128k budgets: each gives a
  * body its checker accepts within the target, or a CannotFitError with consistent numbers after
  * every rung was tried. Snapshot pages come from the test renderer (@arbor/snapshots is not in

@@ -1,12 +1,10 @@
 /**
- * The real renderer, when libs/snapshots is in the checkout: a real session's middle imaged onto
- * real PNG pages for Anthropic and OpenAI, a valid body, page sizes as the shape says, and the
- * pages rendered again on the next call byte for byte the same (they come from the source text,
- * deterministically). Skipped, and says so, when @arbor/snapshots is absent.
+ * The real renderer: a real session's middle imaged onto real PNG pages by @arbor/snapshots for
+ * Anthropic and OpenAI, a valid body, page sizes as the shape says, and the pages rendered again
+ * on the next call byte for byte the same (they come from the source text, deterministically).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { SnapshotDecision } from '@arbor/domain/compaction';
+import { renderPages } from '@arbor/snapshots';
 import { readImageSize } from '../tokens/image-size';
 import type { ProviderName } from '../types';
 import { checkBody } from '../validity';
@@ -16,28 +14,19 @@ import { counterIds } from './testing/builders';
 import { loadRealWindows } from './testing/fixtures';
 import type { RenderPages } from './types';
 
-const SNAPSHOTS = path.resolve(__dirname, '../../../snapshots/src/index.ts');
-const present = fs.existsSync(SNAPSHOTS);
-
-async function realRenderer(): Promise<RenderPages> {
-  const mod = (await import(SNAPSHOTS)) as { renderPages?: unknown };
-  if (typeof mod.renderPages !== 'function') throw new Error('@arbor/snapshots has no renderPages');
-  return mod.renderPages as RenderPages;
-}
-
 const window = loadRealWindows().find((w) =>
   w.file.startsWith('Users-dain-workspace-danieldemmel'),
 );
 
-(present ? describe : describe.skip)('snapshots rendered by @arbor/snapshots', () => {
+describe('snapshots rendered by @arbor/snapshots', () => {
   it.each<[ProviderName, string]>([
     ['anthropic', 'claude-sonnet-4-5'],
     ['openai-chat', 'gpt-4o'],
   ])(
     '%s: real pages, a valid body, the same bytes again',
     async (provider, model) => {
-      const messages = window?.messages ?? [];
-      const renderPages = await realRenderer();
+      if (!window) throw new Error('the danieldemmel fixture is missing');
+      const messages = window.messages;
       const input = {
         conversationId: 'real',
         provider,
@@ -46,7 +35,7 @@ const window = loadRealWindows().find((w) =>
         decisions: [],
         budgetTokens: 32_000,
         mode: 'snapshot' as const,
-        renderPages,
+        renderPages: renderPages as RenderPages,
         newId: counterIds(),
       };
       const first = await assembleContext(input);
@@ -73,9 +62,3 @@ const window = loadRealWindows().find((w) =>
     120_000,
   );
 });
-
-if (!present) {
-  it('skips the real-renderer test: libs/snapshots is not in this checkout', () => {
-    expect(present).toBe(false);
-  });
-}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { REAL_PI } from '@arbor/fixtures';
 import type { Message } from '@arbor/domain/messages';
 import type { Summarize } from '../ladder/types';
 import { chain, text, type MessageSpec } from '../testing/conversation';
@@ -13,10 +14,7 @@ import { readPiSession } from './testing/pi-session';
 import type { SummaryProviderName } from './wire';
 
 const KEY = 'test-key-123';
-const LARGE_SESSION = path.resolve(
-  __dirname,
-  '../../../../../shared/fixtures/real/pi/large-session.jsonl',
-);
+const LARGE_SESSION = path.join(REAL_PI, 'large-session.jsonl');
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { REAL_CLAUDE_CODE } from '@arbor/fixtures';
 import { base64ByteLength, imageSizeFromBytes, readImageSize } from './image-size';
 import { REAL_IMAGES, makePng, makePngBase64 } from '../testing/images';
 
-// shared/ sits beside the repository, here and in CI.
-const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/real/claude-code');
+const FIXTURES = REAL_CLAUDE_CODE;
 
 /** Every base64 image block (`"media_type":"image/…","data":"…"`) in a real transcript. */
 function transcriptImages(fileFragment: string): string[] {
-  const dir = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES) : [];
+  const dir = fs.readdirSync(FIXTURES);
   const file = dir.find((f) => f.includes(fileFragment));
   if (!file) return [];
   const raw = fs.readFileSync(path.join(FIXTURES, file), 'utf8');

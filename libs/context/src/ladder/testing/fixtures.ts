@@ -1,14 +1,14 @@
 /**
- * Real session files (shared/fixtures/real) → a provider-valid neutral window, for tests and the
+ * Real session files (test/fixtures/real) → a provider-valid neutral window, for tests and the
  * bench: imported by @arbor/importers, as `arbor import` does.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Message, MessageInput } from '@arbor/domain/messages';
+import { REAL_FIXTURES } from '@arbor/fixtures';
 import { activeBranchTurns, importSessionFile } from '@arbor/importers';
 
-/** shared/ sits beside the repository. */
-export const REAL_FIXTURES = path.resolve(__dirname, '../../../../../../shared/fixtures/real');
+export { REAL_FIXTURES };
 
 export interface LoadedWindow {
   file: string;
