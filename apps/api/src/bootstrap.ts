@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type StoreFactory } from './app.module';
-import { type ArborConfig } from './config/config';
+import { type ArborConfig } from '@arbor/application';
 import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];

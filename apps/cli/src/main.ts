@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { readConfig } from '../../api/src/config/config';
-import { createEventStore } from '../../api/src/store/store.provider';
-import { PROJECTION_FILTER, PROJECTIONS } from '../../api/src/conversations/read-models.service';
+import { readConfig } from '@arbor/application';
+import { createEventStore } from '@arbor/application';
+import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
 import { CliError } from './errors';

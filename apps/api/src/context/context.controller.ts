@@ -5,7 +5,7 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { Id } from '../conversations/schemas';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/schemas';
-import { ContextService } from './context.service';
+import { ContextService } from '@arbor/application';
 import { ContextBody, ReportQuery } from './schemas';
 
 @ApiTags('context')

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard';
-import { ReadModelsService } from './read-models.service';
+import { ReadModelsService } from '@arbor/application';
 
 @ApiTags('admin')
 @ApiBearerAuth()

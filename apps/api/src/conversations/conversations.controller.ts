@@ -17,14 +17,14 @@ import type { FastifyReply } from 'fastify';
 import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
-import { type CommandOptions, ConversationCommand } from './commands';
-import { type Executed } from './conversation.repository';
+import { type CommandOptions, ConversationCommand } from '@arbor/application';
+import { type Executed } from '@arbor/application';
 import { decodeCursor, encodeCursor } from './cursor';
-import { conversationView } from './views';
-import { messagesProblem } from './domain-problem';
-import { toJsonl, toMarkdown } from './export';
+import { conversationView } from '@arbor/application';
+import { messagesProblem } from '@arbor/application';
+import { toJsonl, toMarkdown } from '@arbor/application';
 import {
   GetActiveBranch,
   GetBranchOrTree,
@@ -36,7 +36,7 @@ import {
   ListConversations,
   ListEvents,
   type Page,
-} from './queries';
+} from '@arbor/application';
 import * as S from './schemas';
 import { ApiPaging } from '../validation/paging';
 

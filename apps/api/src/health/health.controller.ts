@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type EventStore } from '@arbor/event-store';
-import { EVENT_STORE } from '../store/store.provider';
+import { EVENT_STORE } from '@arbor/application';
 
 @ApiTags('health')
 @Controller('health')

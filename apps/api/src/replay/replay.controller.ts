@@ -6,7 +6,7 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { decodeCursor, encodeCursor } from '../conversations/cursor';
 import { Id } from '../conversations/schemas';
 import { parseOrThrow } from '../validation/zod';
-import { ListContexts, ReplayConversation, ReproduceContext } from './queries';
+import { ListContexts, ReplayConversation, ReproduceContext } from '@arbor/application';
 import { ContextsQuery, ReplayQuery } from './schemas';
 import { ApiPaging } from '../validation/paging';
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { CapabilityOverridesSchema, ContextSettingsBody, normalizeTable } from './schemas';
 

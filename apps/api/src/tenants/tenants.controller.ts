@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
-import { TenantDirectoryService } from './tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 
 const CreateTenant = z.strictObject({ name: z.string().min(1).max(200).optional() });
 const IssueKey = z.strictObject({ label: z.string().min(1).max(200).optional() });

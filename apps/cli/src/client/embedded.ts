@@ -16,18 +16,25 @@ import {
   TENANT_EVENT_TYPES,
   type TenantEvent,
 } from '@arbor/tenancy';
-import { AppModule } from '../../../api/src/app.module';
-import { type Caller } from '../../../api/src/auth/caller';
-import { type ArborConfig } from '../../../api/src/config/config';
-import { ConversationCommand } from '../../../api/src/conversations/commands';
-import { messagesProblem } from '../../../api/src/conversations/domain-problem';
-import { toJsonl, toMarkdown } from '../../../api/src/conversations/export';
-import { GetBranchOrTree, GetConversation, GetTree } from '../../../api/src/conversations/queries';
+import {
+  ApplicationModule,
+  type ArborConfig,
+  type Caller,
+  ConversationCommand,
+  conversationView,
+  EVENT_STORE,
+  GetBranchOrTree,
+  GetConversation,
+  GetTree,
+  messagesProblem,
+  type ReplayAnswer,
+  ReplayConversation,
+  ReproduceContext,
+  TenantDirectoryService,
+  toJsonl,
+  toMarkdown,
+} from '@arbor/application';
 import * as S from '../../../api/src/conversations/schemas';
-import { ReplayConversation, ReproduceContext } from '../../../api/src/replay/queries';
-import { conversationView, type ReplayAnswer } from '../../../api/src/replay/replay-view';
-import { EVENT_STORE } from '../../../api/src/store/store.provider';
-import { TenantDirectoryService } from '../../../api/src/tenants/tenant-directory.service';
 import { parseOrThrow } from '../../../api/src/validation/zod';
 import { CliError, problemError } from '../errors';
 import {
@@ -76,7 +83,7 @@ export interface EmbeddedOptions {
 
 export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<ArborClient> => {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(
-    AppModule.forRoot(options.config),
+    ApplicationModule.forRoot(options.config),
     { logger: ['error', 'warn'], abortOnError: false },
   );
   await app.init();

@@ -16,7 +16,7 @@ import {
   type ToolDefinition,
 } from '@arbor/context';
 import { type CompactionDecision, type EventDataOf, type Message } from '@arbor/domain';
-import { Problem, type ProblemBody } from '../problem/problem';
+import { Problem, type ProblemBody } from '../../../../apps/api/src/problem/problem';
 
 export type ContextAssembledData = EventDataOf<'ContextAssembled'>;
 

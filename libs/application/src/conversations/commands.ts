@@ -6,8 +6,8 @@ import {
   getTurn,
   type ResultOf,
 } from '@arbor/domain';
-import { type Caller } from '../auth/caller';
-import { Problem } from '../problem/problem';
+import { type Caller } from '../caller';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { ConversationRepository, type Executed } from './conversation.repository';
 import { ReadModelsService } from './read-models.service';
 

@@ -14,7 +14,7 @@ import {
   switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../problem/problem';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 
 export const PROJECTIONS = [conversationsProjection] as const;

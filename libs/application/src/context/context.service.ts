@@ -21,11 +21,11 @@ import {
 } from '@arbor/context';
 import { type ConversationState, type Message } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { Problem } from '../problem/problem';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { RENDER_PAGES, SUMMARIZE } from './context.providers';
 import { LiveWindowCache } from './live-window';

@@ -20,7 +20,7 @@ import {
   type TenantEvent,
 } from '@arbor/tenancy';
 import { canonicalJson } from '@arbor/domain';
-import { Problem } from '../problem/problem';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 
 const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>

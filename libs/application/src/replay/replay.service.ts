@@ -11,10 +11,10 @@ import {
   type RecordedEvent,
   StreamNotFoundError,
 } from '@arbor/event-store';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { RENDER_PAGES } from '../context/context.providers';
 import { PROJECTIONS, ReadModelsService } from '../conversations/read-models.service';
-import { Problem } from '../problem/problem';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 import { createReplayFold, type ReplayFold } from './replay-fold';
 import { readBranch, type ReplayAnswer, replayAnswer, windowCut } from './replay-view';

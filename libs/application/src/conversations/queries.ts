@@ -9,8 +9,8 @@ import {
   type ForkRow,
   type TreeNode,
 } from '@arbor/projections';
-import { type Caller } from '../auth/caller';
-import { Problem } from '../problem/problem';
+import { type Caller } from '../caller';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 import { ReadModelsService } from './read-models.service';
 

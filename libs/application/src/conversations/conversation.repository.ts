@@ -22,10 +22,10 @@ import {
   type ResultOf,
   stableId,
 } from '@arbor/domain';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { createWeightedLru } from '../common/weighted-lru';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../problem/problem';
+import { Problem } from '../../../../apps/api/src/problem/problem';
 import { EVENT_STORE } from '../store/store.provider';
 import { domainProblem } from './domain-problem';
 

@@ -1,5 +1,5 @@
 import { type DomainError, type ValidationIssue } from '@arbor/domain';
-import { isProblemCode, Problem } from '../problem/problem';
+import { isProblemCode, Problem } from '../../../../apps/api/src/problem/problem';
 
 /** A domain error value becomes the problem with the same stable code. */
 export const domainProblem = (error: DomainError): Problem => {
