@@ -23,7 +23,7 @@ import { type CommandOptions, ConversationCommand } from '@arbor/application';
 import { type Executed } from '@arbor/application';
 import { decodeCursor, encodeCursor } from './cursor';
 import { conversationView } from '@arbor/application';
-import { messagesProblem } from '@arbor/application';
+import { messagesError } from '@arbor/application';
 import { toJsonl, toMarkdown } from '@arbor/application';
 import {
   GetActiveBranch,
@@ -112,7 +112,7 @@ export class ConversationsController {
   ) {
     const b = parseOrThrow(S.CommitTurnBody, body);
     const parsed = parseMessages(b.messages, { maxImageBytes: this.config.maxImageBytes });
-    if (!parsed.ok) throw messagesProblem(parsed.errors);
+    if (!parsed.ok) throw messagesError(parsed.errors);
     const { result } = await this.run(
       caller,
       id,

@@ -1,3 +1,5 @@
+import { type AppErrorValue } from '@arbor/application';
+
 /**
  * RFC 9457 problem details with a stable machine-readable `code`. Every error the API returns is
  * one of these codes; the catalogue below is the contract (documented in README and /docs).
@@ -78,6 +80,10 @@ export class Problem extends Error {
     };
   }
 }
+
+/** An error reported inside a 200 answer (a reproduction's `mismatch`), as a problem body. */
+export const problemBodyOf = ({ code, detail, ...extensions }: AppErrorValue): ProblemBody =>
+  new Problem(code, detail, extensions).body();
 
 export const isProblemCode = (code: string): code is ProblemCode =>
   Object.prototype.hasOwnProperty.call(PROBLEM_CODES, code);

@@ -5,6 +5,7 @@ import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { decodeCursor, encodeCursor } from '../conversations/cursor';
 import { Id } from '../conversations/schemas';
+import { problemBodyOf } from '../problem/problem';
 import { parseOrThrow } from '../validation/zod';
 import { ListContexts, ReplayConversation, ReproduceContext } from '@arbor/application';
 import { ContextsQuery, ReplayQuery } from './schemas';
@@ -102,6 +103,7 @@ export class ReplayController {
   ) {
     parseOrThrow(Id, id, 'params');
     parseOrThrow(Id, contextId, 'params');
-    return this.queries.execute(new ReproduceContext(caller, id, contextId));
+    const r = await this.queries.execute(new ReproduceContext(caller, id, contextId));
+    return r.mismatch === undefined ? r : { ...r, mismatch: problemBodyOf(r.mismatch) };
   }
 }

@@ -26,7 +26,7 @@ import {
   GetBranchOrTree,
   GetConversation,
   GetTree,
-  messagesProblem,
+  messagesError,
   type ReplayAnswer,
   ReplayConversation,
   ReproduceContext,
@@ -146,7 +146,7 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
       guard(async () => {
         const b = parseOrThrow(S.CommitTurnBody, body);
         const parsed = parseMessages(b.messages, { maxImageBytes: options.config.maxImageBytes });
-        if (!parsed.ok) throw messagesProblem(parsed.errors);
+        if (!parsed.ok) throw messagesError(parsed.errors);
         const { result } = await run(
           id,
           {

@@ -7,7 +7,7 @@ import {
   type ResultOf,
 } from '@arbor/domain';
 import { type Caller } from '../caller';
-import { Problem } from '../../../../apps/api/src/problem/problem';
+import { AppError } from '../errors';
 import { ConversationRepository, type Executed } from './conversation.repository';
 import { ReadModelsService } from './read-models.service';
 
@@ -56,7 +56,7 @@ export class ConversationCommandHandler implements ICommandHandler<
         // A fork copies content, which the write-side state does not hold: load the path.
         const ids = forkPathIds(state, command.messageId);
         if (ids === null) {
-          throw new Problem(
+          throw new AppError(
             'message_not_found',
             `no message ${command.messageId} in this conversation`,
           );

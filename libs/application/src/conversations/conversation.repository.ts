@@ -25,9 +25,8 @@ import {
 import { type Caller } from '../caller';
 import { createWeightedLru } from '../common/weighted-lru';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../../../../apps/api/src/problem/problem';
+import { AppError, fromDomainError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
-import { domainProblem } from './domain-problem';
 
 export interface Executed<R> {
   result: R;
@@ -117,7 +116,7 @@ export class ConversationRepository {
     }
     return ids.map((id) => {
       const m = found.get(id);
-      if (!m) throw new Problem('internal_error', `message ${id} missing from the log`);
+      if (!m) throw new AppError('internal_error', `message ${id} missing from the log`);
       return m;
     });
   }
@@ -152,7 +151,7 @@ export class ConversationRepository {
           (x, i) =>
             x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
         );
-      if (!same) throw new Problem('conversation_exists', 'The fork id is taken.');
+      if (!same) throw new AppError('conversation_exists', 'The fork id is taken.');
       return null;
     }
   }
@@ -202,7 +201,7 @@ export class ConversationRepository {
             ? { ...prepared, forkConversationId: pinnedForkId }
             : prepared;
         const decision = decide(cmd, state, depsFor(tenantId));
-        if (!decision.ok) throw domainProblem(decision.error);
+        if (!decision.ok) throw fromDomainError(decision.error);
         if (decision.events.length === 0) return { result: decision.result, position: null };
         try {
           let position: bigint | null = null;
@@ -224,10 +223,10 @@ export class ConversationRepository {
           if (!(e instanceof WrongExpectedVersionError)) throw e;
           this.cache.delete(stream);
           if (e.streamName !== stream)
-            throw new Problem('conversation_exists', 'The fork id is taken.');
+            throw new AppError('conversation_exists', 'The fork id is taken.');
         }
       }
-      throw new Problem('concurrency_conflict', 'Concurrent writers kept winning; retry.');
+      throw new AppError('concurrency_conflict', 'Concurrent writers kept winning; retry.');
     });
   }
 }

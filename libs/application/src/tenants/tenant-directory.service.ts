@@ -20,7 +20,7 @@ import {
   type TenantEvent,
 } from '@arbor/tenancy';
 import { canonicalJson } from '@arbor/domain';
-import { Problem } from '../../../../apps/api/src/problem/problem';
+import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 
 const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>
@@ -147,7 +147,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     label: string | null,
     ctx: ActorContext,
   ): Promise<{ keyId: string; apiKey: string }> {
-    if (!this.exists(tenantId)) throw new Problem('tenant_not_found');
+    if (!this.exists(tenantId)) throw new AppError('tenant_not_found');
     const key = issueKey();
     await this.append(
       tenantId,
@@ -166,7 +166,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   async revokeKey(tenantId: string, keyId: string, ctx: ActorContext): Promise<void> {
     const key = this.dir.keys.get(keyId);
     if (!this.exists(tenantId) || !key || key.tenantId !== tenantId)
-      throw new Problem('not_found', 'No such key for this tenant.');
+      throw new AppError('not_found', 'No such key for this tenant.');
     if (key.revoked) return;
     await this.append(
       tenantId,
@@ -182,7 +182,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     version: number;
   } {
     const tenant = this.dir.tenants.get(tenantId);
-    if (!tenant) throw new Problem('tenant_not_found');
+    if (!tenant) throw new AppError('tenant_not_found');
     return { models: tenant.contextModels, version: tenant.contextSettingsVersion };
   }
 
@@ -209,7 +209,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
 
   listKeys(tenantId: string): { keyId: string; label: string | null; revoked: boolean }[] {
     const tenant = this.dir.tenants.get(tenantId);
-    if (!tenant) throw new Problem('tenant_not_found');
+    if (!tenant) throw new AppError('tenant_not_found');
     return tenant.keyIds.map((id) => {
       const k = this.dir.keys.get(id)!;
       return { keyId: k.keyId, label: k.label, revoked: k.revoked };
