@@ -4,7 +4,7 @@ import { type EventStore } from '@arbor/event-store';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
 import { renderPagesProvider, summarizeProvider } from './context/context.providers';
 import { ContextService } from './context/context.service';
-import { ConversationCommandHandler } from './conversations/commands';
+import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
 import { ConversationRepository } from './conversations/conversation.repository';
 import { QUERY_HANDLERS } from './conversations/queries';
 import { ReadModelsService } from './conversations/read-models.service';
@@ -34,7 +34,8 @@ export class ApplicationModule {
       TenantDirectoryService,
       ConversationRepository,
       ReadModelsService,
-      ConversationCommandHandler,
+      ConversationWriter,
+      ...COMMAND_HANDLERS,
       ...QUERY_HANDLERS,
       ContextService,
       renderPagesProvider,

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type AppendOptions,
   type AppendResult,
+  createKeyedQueue,
   type CurrentRevision,
   type EventData,
   type EventStore,
@@ -21,7 +22,6 @@ import {
   WrongExpectedVersionError,
 } from '@arbor/event-store';
 import { asStoredJson, chainHash, linkHashOf, withoutChain, type ChainLink } from './chain';
-import { createKeyedQueue } from './keyed-queue';
 import { createLru } from './lru';
 
 export interface HashChainOptions {

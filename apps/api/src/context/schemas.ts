@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context';
+import { ID_PATTERN } from '@arbor/domain';
 import { CapabilityOverridesSchema, CapabilityQueryFields } from '../settings/schemas';
 
 const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
 
 const Tool = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
+  name: z.string().regex(ID_PATTERN),
   description: z.string().max(100_000).optional(),
   input_schema: z.record(z.string(), z.unknown()),
 });

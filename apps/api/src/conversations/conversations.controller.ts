@@ -14,18 +14,22 @@ import {
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
-import { type CommandOptions, ConversationCommand } from '@arbor/application';
-import { type Executed } from '@arbor/application';
 import { decodeCursor, encodeCursor } from './cursor';
-import { conversationView } from '@arbor/application';
-import { messagesError } from '@arbor/application';
-import { toJsonl, toMarkdown } from '@arbor/application';
 import {
+  CommitTurn,
+  conversationView,
+  ForkConversation,
+  MoveTip,
+  RecordFailure,
+  Resume,
+  RewindToCheckpoint,
+  SetCheckpoint,
+  StartConversation,
+  toJsonl,
+  toMarkdown,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -51,20 +55,7 @@ export class ConversationsController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
-    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
-
-  private run<C extends DomainCommand>(
-    caller: Caller,
-    id: string,
-    command: C,
-    options: CommandOptions = {},
-  ): Promise<Executed<ResultOf<C['type']>>> {
-    parseOrThrow(S.Id, id, 'params');
-    return this.commands.execute(new ConversationCommand(caller, id, command, options)) as Promise<
-      Executed<ResultOf<C['type']>>
-    >;
-  }
 
   @Post()
   @ApiOperation({ summary: 'Start a conversation' })
@@ -72,12 +63,9 @@ export class ConversationsController {
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
     const id = b.id ?? crypto.randomUUID();
-    const { result } = await this.run(caller, id, {
-      type: 'start',
-      conversationId: id,
-      title: b.title ?? null,
-      metadata: b.metadata,
-    });
+    const { result } = await this.commands.execute(
+      new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+    );
     return { id: result.conversationId, tip: result.tip, revision: result.revision };
   }
 
@@ -111,20 +99,8 @@ export class ConversationsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const b = parseOrThrow(S.CommitTurnBody, body);
-    const parsed = parseMessages(b.messages, { maxImageBytes: this.config.maxImageBytes });
-    if (!parsed.ok) throw messagesError(parsed.errors);
-    const { result } = await this.run(
-      caller,
-      id,
-      {
-        type: 'commitTurn',
-        turnId: b.turnId,
-        parentId: b.parentId ?? null,
-        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-        messages: parsed.value,
-      },
-      { parentFromTip: b.parentId === undefined },
-    );
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(new CommitTurn(caller, id, b));
     if (result.replayed) void reply.status(200);
     return {
       turnId: result.turnId,
@@ -140,11 +116,13 @@ export class ConversationsController {
   @ApiBody({ schema: openApiSchema(S.MoveTipBody) })
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'moveTip',
-      messageId: b.messageId,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new MoveTip(caller, id, {
+        messageId: b.messageId,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
@@ -161,14 +139,15 @@ export class ConversationsController {
   @ApiBody({ schema: openApiSchema(S.ForkBody), required: false })
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'fork',
-      forkConversationId: b.id,
-      messageId: b.messageId,
-      title: b.title,
-      metadata: b.metadata,
-      path: [],
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new ForkConversation(caller, id, {
+        forkConversationId: b.id,
+        messageId: b.messageId,
+        title: b.title,
+        metadata: b.metadata,
+      }),
+    );
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
@@ -181,12 +160,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.SetCheckpointBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'setCheckpoint',
-      label: b.label,
-      messageId: b.messageId,
-      replace: b.replace,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new SetCheckpoint(caller, id, { label: b.label, messageId: b.messageId, replace: b.replace }),
+    );
     return {
       label: result.label,
       messageId: result.messageId,
@@ -218,12 +195,14 @@ export class ConversationsController {
   ) {
     parseOrThrow(S.Label, label, 'params');
     const b = parseOrThrow(S.RewindBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'rewind',
-      label,
-      digest: b.digest ?? null,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RewindToCheckpoint(caller, id, {
+        label,
+        digest: b.digest ?? null,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
@@ -235,11 +214,10 @@ export class ConversationsController {
   @ApiBody({ schema: openApiSchema(S.ResumeBody) })
   async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'resume',
-      keepMessages: b.keepMessages,
-      keepTokens: b.keepTokens,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new Resume(caller, id, { keepMessages: b.keepMessages, keepTokens: b.keepTokens }),
+    );
     return {
       cutAt: result.cutAt,
       droppedCheckpoints: result.droppedCheckpoints,
@@ -259,11 +237,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.FailureBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'recordFailure',
-      input: b.input,
-      error: b.error,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RecordFailure(caller, id, { input: b.input, error: b.error }),
+    );
     return { failureId: result.failureId, revision: result.revision };
   }
 

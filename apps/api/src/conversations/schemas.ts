@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { ID_PATTERN, ID_RULE } from '@arbor/domain';
 
 /** Request schemas: one source for validation and for the OpenAPI document. */
-export const Id = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9_-]');
+export const Id = z.string().regex(ID_PATTERN, ID_RULE);
 
 export const StartConversationBody = z.strictObject({
   id: Id.optional(),

@@ -3,12 +3,12 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } fro
 import { z } from 'zod';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
+import { Id } from '../conversations/schemas';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { TenantDirectoryService } from '@arbor/application';
 
 const CreateTenant = z.strictObject({ name: z.string().min(1).max(200).optional() });
 const IssueKey = z.strictObject({ label: z.string().min(1).max(200).optional() });
-const Id = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);
 
 @ApiTags('tenants (admin)')
 @ApiBearerAuth()

@@ -1,13 +1,13 @@
 /**
  * The embedded client: the API's own Nest application context on the configured data directory,
- * with writes sent as `ConversationCommand`s on its CommandBus and reads as its queries — the
+ * with writes sent as the use-case commands (StartConversation, CommitTurn, …) on its CommandBus and reads as its queries — the
  * same command path and validation as the HTTP controllers, never events written directly.
  */
 import 'reflect-metadata';
 import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { type Command as DomainCommand, type Message, parseMessages } from '@arbor/domain';
+import { type Message } from '@arbor/domain';
 import { type EventStore } from '@arbor/event-store';
 import {
   emptyDirectory,
@@ -17,25 +17,26 @@ import {
   type TenantEvent,
 } from '@arbor/tenancy';
 import {
+  AppError,
   ApplicationModule,
   type ArborConfig,
   type Caller,
-  ConversationCommand,
+  CommitTurn,
   conversationView,
   EVENT_STORE,
   GetBranchOrTree,
   GetConversation,
   GetTree,
-  messagesError,
+  MoveTip,
   type ReplayAnswer,
   ReplayConversation,
   ReproduceContext,
+  SetCheckpoint,
+  StartConversation,
   TenantDirectoryService,
   toJsonl,
   toMarkdown,
 } from '@arbor/application';
-import * as S from '../../../api/src/conversations/schemas';
-import { parseOrThrow } from '../../../api/src/validation/zod';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
@@ -114,10 +115,6 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
       throw toCliError(e);
     }
   };
-  const run = <C extends DomainCommand>(id: string, command: C, parentFromTip = false) => {
-    parseOrThrow(S.Id, id, 'params');
-    return commands.execute(new ConversationCommand(caller, id, command, { parentFromTip }));
-  };
   const branchOrTree = (id: string, scope: 'tree' | 'branch') =>
     queries.execute(new GetBranchOrTree(caller, id, scope));
 
@@ -126,56 +123,35 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
     target: options.config.dataDir,
     startConversation: (body) =>
       guard(async () => {
-        const b = parseOrThrow(S.StartConversationBody, body);
-        const id = b.id ?? crypto.randomUUID();
+        const id = body.id ?? crypto.randomUUID();
         try {
-          await run(id, {
-            type: 'start',
-            conversationId: id,
-            title: b.title ?? null,
-            metadata: b.metadata,
-          });
+          await commands.execute(
+            new StartConversation(caller, id, {
+              title: body.title ?? null,
+              metadata: body.metadata,
+            }),
+          );
           return { id, created: true };
         } catch (e) {
-          if ((e as { code?: unknown }).code === 'conversation_exists' && b.id !== undefined)
+          if (e instanceof AppError && e.code === 'conversation_exists' && body.id !== undefined)
             return { id, created: false };
           throw e;
         }
       }),
     commitTurn: (id, body) =>
       guard(async () => {
-        const b = parseOrThrow(S.CommitTurnBody, body);
-        const parsed = parseMessages(b.messages, { maxImageBytes: options.config.maxImageBytes });
-        if (!parsed.ok) throw messagesError(parsed.errors);
-        const { result } = await run(
-          id,
-          {
-            type: 'commitTurn',
-            turnId: b.turnId,
-            parentId: b.parentId ?? null,
-            ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-            messages: parsed.value,
-          },
-          b.parentId === undefined,
-        );
+        const { result } = await commands.execute(new CommitTurn(caller, id, body));
         const { turnId, messageIds, tip, revision, replayed } = result;
         return { turnId, messageIds: [...messageIds], tip, revision, replayed };
       }),
     moveTip: (id, messageId) =>
       guard(async () => {
-        const b = parseOrThrow(S.MoveTipBody, { messageId });
-        const { result } = await run(id, { type: 'moveTip', messageId: b.messageId });
+        const { result } = await commands.execute(new MoveTip(caller, id, { messageId }));
         return { tip: result.tip, revision: result.revision };
       }),
     setCheckpoint: (id, label, messageId) =>
       guard(async () => {
-        const b = parseOrThrow(S.SetCheckpointBody, { label, messageId, replace: true });
-        await run(id, {
-          type: 'setCheckpoint',
-          label: b.label,
-          messageId: b.messageId,
-          replace: b.replace,
-        });
+        await commands.execute(new SetCheckpoint(caller, id, { label, messageId, replace: true }));
       }),
     conversation: (id) =>
       guard(

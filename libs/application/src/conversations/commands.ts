@@ -1,89 +1,261 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
+  type CommitTurnCommand,
   type Command as DomainCommand,
   type ConversationState,
-  forkPathIds,
+  type ForkCommand,
   getTurn,
+  ID_RULE,
+  isId,
+  type MoveTipCommand,
+  parseMessages,
+  type RecordFailureCommand,
   type ResultOf,
+  type ResumeCommand,
+  type RewindCommand,
+  type SetCheckpointCommand,
+  type StartCommand,
 } from '@arbor/domain';
 import { type Caller } from '../caller';
-import { AppError } from '../errors';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { messagesError, validationFailed } from '../errors';
 import { ConversationRepository, type Executed } from './conversation.repository';
 import { ReadModelsService } from './read-models.service';
 
 /**
- * Every write to a conversation is one of the domain's commands; this wraps it for the bus with
- * who asked and for which conversation. The handler decides, appends atomically, and records the
- * position so the caller's next read sees the write.
+ * The conversation write use cases, one command and one handler each. An edge (an HTTP route,
+ * the embedded CLI) builds the command; its handler turns it into the domain command and runs it
+ * through the repository's one write path (load → decide → append at the revision → retry on a
+ * conflict), then records the position so the caller's next read waits for it.
  */
-export interface CommandOptions {
-  /** commitTurn without a parentId: chain from the tip as it is when the command runs. */
-  parentFromTip?: boolean;
-}
+type Fields<C extends DomainCommand> = Omit<C, 'type'>;
 
-export class ConversationCommand<C extends DomainCommand> extends Command<
-  Executed<ResultOf<C['type']>>
-> {
+abstract class ConversationWrite<R> extends Command<Executed<R>> {
   constructor(
     readonly caller: Caller,
     readonly conversationId: string,
-    readonly command: C,
-    readonly options: CommandOptions = {},
   ) {
     super();
   }
 }
 
-@CommandHandler(ConversationCommand)
-export class ConversationCommandHandler implements ICommandHandler<
-  ConversationCommand<DomainCommand>
-> {
+export class StartConversation extends ConversationWrite<ResultOf<'start'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Omit<Fields<StartCommand>, 'conversationId'>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class CommitTurn extends ConversationWrite<ResultOf<'commitTurn'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    /**
+     * `parentId` undefined: chain from the tip as it is when the command runs. `messages` as
+     * received: the handler parses them (every issue located by its path).
+     */
+    readonly input: Omit<Fields<CommitTurnCommand>, 'parentId' | 'messages'> & {
+      parentId?: string | null;
+      messages: readonly unknown[];
+    },
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class MoveTip extends ConversationWrite<ResultOf<'moveTip'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Fields<MoveTipCommand>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class ForkConversation extends ConversationWrite<ResultOf<'fork'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    /** The path's content is loaded by the handler; the caller names only its end. */
+    readonly input: Omit<Fields<ForkCommand>, 'path'>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class SetCheckpoint extends ConversationWrite<ResultOf<'setCheckpoint'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Fields<SetCheckpointCommand>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class RewindToCheckpoint extends ConversationWrite<ResultOf<'rewind'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Fields<RewindCommand>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class Resume extends ConversationWrite<ResultOf<'resume'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Fields<ResumeCommand>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+export class RecordFailure extends ConversationWrite<ResultOf<'recordFailure'>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly input: Fields<RecordFailureCommand>,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+/** The repository's write path plus read-your-writes bookkeeping, shared by every handler. */
+@Injectable()
+export class ConversationWriter {
   constructor(
     private readonly repository: ConversationRepository,
     private readonly readModels: ReadModelsService,
   ) {}
 
-  /** Completes a command with what only the current state knows, under the conversation's lock. */
-  private preparer({
-    caller,
-    conversationId,
-    command,
-    options,
-  }: ConversationCommand<DomainCommand>):
-    ((state: ConversationState) => Promise<DomainCommand>) | undefined {
-    if (command.type === 'fork') {
-      return async (state) => {
-        // A fork copies content, which the write-side state does not hold: load the path.
-        const ids = forkPathIds(state, command.messageId);
-        if (ids === null) {
-          throw new AppError(
-            'message_not_found',
-            `no message ${command.messageId} in this conversation`,
-          );
-        }
-        const path = await this.repository.messagesById(caller.tenantId, conversationId, ids);
-        return { ...command, path };
-      };
-    }
-    if (command.type === 'commitTurn' && options.parentFromTip) {
-      // A retry of a committed turnId chained from the tip it had then, not from the tip it made:
-      // otherwise the same request would hash differently and answer turn_id_conflict.
-      return async (state) => {
-        const known = command.turnId === undefined ? undefined : getTurn(state, command.turnId);
-        return { ...command, parentId: known === undefined ? state.tip : known.parentId };
-      };
-    }
-    return undefined;
+  /** Every edge's ids meet the one id rule before anything is read or written. */
+  private checkId(conversationId: string): void {
+    if (!isId(conversationId))
+      throw validationFailed([{ path: 'conversationId', code: 'invalid_id', message: ID_RULE }]);
   }
 
-  async execute(cmd: ConversationCommand<DomainCommand>) {
-    const executed = await this.repository.execute(
-      cmd.caller,
-      cmd.conversationId,
-      cmd.command,
-      this.preparer(cmd),
-    );
-    this.readModels.noteWrite(cmd.caller.keyId, executed.position);
+  private noted<R>(caller: Caller, executed: Executed<R>): Executed<R> {
+    this.readModels.noteWrite(caller.keyId, executed.position);
     return executed;
   }
+
+  async write<C extends Exclude<DomainCommand, ForkCommand>>(
+    caller: Caller,
+    conversationId: string,
+    command: C | ((state: ConversationState) => C),
+  ): Promise<Executed<ResultOf<C['type']>>> {
+    this.checkId(conversationId);
+    return this.noted(caller, await this.repository.execute(caller, conversationId, command));
+  }
+
+  async fork(
+    caller: Caller,
+    conversationId: string,
+    command: Omit<ForkCommand, 'path'>,
+  ): Promise<Executed<ResultOf<'fork'>>> {
+    this.checkId(conversationId);
+    return this.noted(caller, await this.repository.fork(caller, conversationId, command));
+  }
 }
+
+@CommandHandler(StartConversation)
+export class StartConversationHandler implements ICommandHandler<StartConversation> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: StartConversation) {
+    return this.writer.write(caller, conversationId, { type: 'start', conversationId, ...input });
+  }
+}
+
+@CommandHandler(CommitTurn)
+export class CommitTurnHandler implements ICommandHandler<CommitTurn> {
+  constructor(
+    private readonly writer: ConversationWriter,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+  ) {}
+  execute({ caller, conversationId, input }: CommitTurn) {
+    const { parentId, messages: raw, ...rest } = input;
+    const parsed = parseMessages(raw, { maxImageBytes: this.config.maxImageBytes });
+    if (!parsed.ok) throw messagesError(parsed.errors);
+    const turn = { ...rest, messages: parsed.value };
+    if (parentId !== undefined)
+      return this.writer.write(caller, conversationId, { type: 'commitTurn', ...turn, parentId });
+    // Without a parent the turn chains from the tip — but a retry of a committed turnId chains
+    // from the tip it had then, not the tip it made: otherwise the same request would hash
+    // differently and answer turn_id_conflict.
+    return this.writer.write(caller, conversationId, (state) => {
+      const known = turn.turnId === undefined ? undefined : getTurn(state, turn.turnId);
+      return {
+        type: 'commitTurn',
+        ...turn,
+        parentId: known === undefined ? state.tip : known.parentId,
+      };
+    });
+  }
+}
+
+@CommandHandler(MoveTip)
+export class MoveTipHandler implements ICommandHandler<MoveTip> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: MoveTip) {
+    return this.writer.write(caller, conversationId, { type: 'moveTip', ...input });
+  }
+}
+
+@CommandHandler(ForkConversation)
+export class ForkConversationHandler implements ICommandHandler<ForkConversation> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: ForkConversation) {
+    return this.writer.fork(caller, conversationId, { type: 'fork', ...input });
+  }
+}
+
+@CommandHandler(SetCheckpoint)
+export class SetCheckpointHandler implements ICommandHandler<SetCheckpoint> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: SetCheckpoint) {
+    return this.writer.write(caller, conversationId, { type: 'setCheckpoint', ...input });
+  }
+}
+
+@CommandHandler(RewindToCheckpoint)
+export class RewindToCheckpointHandler implements ICommandHandler<RewindToCheckpoint> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: RewindToCheckpoint) {
+    return this.writer.write(caller, conversationId, { type: 'rewind', ...input });
+  }
+}
+
+@CommandHandler(Resume)
+export class ResumeHandler implements ICommandHandler<Resume> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: Resume) {
+    return this.writer.write(caller, conversationId, { type: 'resume', ...input });
+  }
+}
+
+@CommandHandler(RecordFailure)
+export class RecordFailureHandler implements ICommandHandler<RecordFailure> {
+  constructor(private readonly writer: ConversationWriter) {}
+  execute({ caller, conversationId, input }: RecordFailure) {
+    return this.writer.write(caller, conversationId, { type: 'recordFailure', ...input });
+  }
+}
+
+export const COMMAND_HANDLERS = [
+  StartConversationHandler,
+  CommitTurnHandler,
+  MoveTipHandler,
+  ForkConversationHandler,
+  SetCheckpointHandler,
+  RewindToCheckpointHandler,
+  ResumeHandler,
+  RecordFailureHandler,
+];
