@@ -48,8 +48,8 @@ const main = async (argv: string[]): Promise<number> => {
     case 'replay':
       return replayCommand(rest, io);
     case 'serve':
-      await import('../../api/src/main');
-      return -1;
+      // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
+      throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
     case 'rebuild':
       await rebuild();
       return 0;

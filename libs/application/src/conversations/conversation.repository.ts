@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import {
   conversationStream,
   createKeyedQueue,
@@ -27,7 +28,6 @@ import {
   stableId,
 } from '@arbor/domain';
 import { type Caller } from '../caller';
-import { createWeightedLru } from '../common/weighted-lru';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError, fromDomainError } from '../errors';
 import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
@@ -64,7 +64,8 @@ const OPENING = 2;
  */
 @Injectable()
 export class ConversationRepository {
-  private readonly cache;
+  /** Write-side states by stream, bounded by messages held (not by conversations). */
+  private readonly cache: LRUCache<string, ConversationState>;
   /** Commands on one conversation run one at a time in this process. */
   private readonly queue = createKeyedQueue();
 
@@ -72,7 +73,13 @@ export class ConversationRepository {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) config: ArborConfig,
   ) {
-    this.cache = createWeightedLru<ConversationState>(config.stateCacheMessages);
+    const maxSize = config.stateCacheMessages;
+    this.cache = new LRUCache({
+      maxSize,
+      // Capped at the bound: a conversation larger than the whole cache is still kept (alone),
+      // rather than re-read from its first event on every command.
+      sizeCalculation: (state) => Math.min(messageCount(state) + 1, maxSize),
+    });
   }
 
   private async readFrom(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
@@ -96,7 +103,7 @@ export class ConversationRepository {
   }
 
   private remember(stream: string, state: ConversationState): void {
-    if (state.status !== 'none') this.cache.set(stream, state, messageCount(state) + 1);
+    if (state.status !== 'none') this.cache.set(stream, state);
   }
 
   /** The full messages of a conversation by id (for forks, which copy content). */
