@@ -124,3 +124,11 @@ export const MessageSchema = z
     createdAt: Timestamp,
   })
   .meta({ id: 'Message' });
+
+/** On the active branch: a message a checkpoint was rewound to carries the digests kept there. */
+export const BranchMessageSchema = MessageSchema.extend({
+  digests: z
+    .array(z.object({ label: z.string(), digest: z.string(), revision: z.number().int().min(0) }))
+    .optional()
+    .meta({ description: 'The digest kept by each rewind to this message, oldest first' }),
+}).meta({ id: 'BranchMessage' });

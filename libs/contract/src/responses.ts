@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { type CompactionTrigger, RUNGS } from '@arbor/domain';
 import { Id, JsonObject, list, page, Revision, Timestamp } from './common';
-import { MessageSchema, RoleSchema } from './messages';
+import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
 import { CapabilityOverridesSchema, ProviderSchema } from './requests';
 
@@ -111,7 +111,7 @@ export const RetryAnswer = z
     override: { required: ['failureId', 'input', 'error'] },
   });
 
-export const BranchPageSchema = page(MessageSchema).meta({ id: 'BranchPage' });
+export const BranchPageSchema = page(BranchMessageSchema).meta({ id: 'BranchPage' });
 
 export const TreeNodeSchema = z
   .object({ id: Id, parentId: Id.nullable(), role: RoleSchema, children: z.array(Id) })
@@ -327,7 +327,7 @@ export const ReplayViewSchema = z
     tip: Tip,
     branch: z.object({
       length: Int.meta({ description: 'Length of the whole active branch' }),
-      items: z.array(MessageSchema),
+      items: z.array(BranchMessageSchema),
       next: z.string().optional().meta({
         description: 'Cursor of the next page at the same revision (pass `revision` again)',
       }),
