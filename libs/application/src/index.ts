@@ -16,3 +16,4 @@ export * from './replay/replay-view';
 export * from './replay/replay.service';
 export * from './replay/reproduce';
 export * from './tenants/tenant-directory.service';
+export * from './validation';

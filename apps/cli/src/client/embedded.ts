@@ -1,7 +1,9 @@
 /**
- * The embedded client: the API's own Nest application context on the configured data directory,
- * with writes sent as the use-case commands (StartConversation, CommitTurn, …) on its CommandBus and reads as its queries — the
- * same command path and validation as the HTTP controllers, never events written directly.
+ * The embedded client: the application layer (@arbor/application) booted alone as a Nest
+ * application context on the configured data directory, with writes sent as its use-case commands
+ * (StartConversation, CommitTurn, …) and reads as its queries, validated with the contract's
+ * schemas — the same command path and validation as the HTTP controllers, never events written
+ * directly.
  */
 import 'reflect-metadata';
 import { type INestApplicationContext } from '@nestjs/common';
@@ -28,6 +30,8 @@ import {
   GetConversation,
   GetTree,
   MoveTip,
+  parseOrThrow,
+  parseTurnBody,
   type ReplayAnswer,
   ReplayConversation,
   ReproduceContext,
@@ -37,6 +41,7 @@ import {
   toJsonl,
   toMarkdown,
 } from '@arbor/application';
+import * as S from '@arbor/contract';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
@@ -115,43 +120,63 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
       throw toCliError(e);
     }
   };
-  const branchOrTree = (id: string, scope: 'tree' | 'branch') =>
-    queries.execute(new GetBranchOrTree(caller, id, scope));
+  const id = (conversationId: string): string => parseOrThrow(S.Id, conversationId, 'params');
+  const branchOrTree = (conversationId: string, scope: 'tree' | 'branch') =>
+    queries.execute(new GetBranchOrTree(caller, conversationId, scope));
 
   return {
     mode: 'embedded',
     target: options.config.dataDir,
     startConversation: (body) =>
       guard(async () => {
-        const id = body.id ?? crypto.randomUUID();
+        const b = parseOrThrow(S.StartConversationBody, body);
+        const conversationId = id(b.id ?? crypto.randomUUID());
         try {
           await commands.execute(
-            new StartConversation(caller, id, {
-              title: body.title ?? null,
-              metadata: body.metadata,
+            new StartConversation(caller, conversationId, {
+              title: b.title ?? null,
+              metadata: b.metadata,
             }),
           );
-          return { id, created: true };
+          return { id: conversationId, created: true };
         } catch (e) {
-          if (e instanceof AppError && e.code === 'conversation_exists' && body.id !== undefined)
-            return { id, created: false };
+          if (e instanceof AppError && e.code === 'conversation_exists' && b.id !== undefined)
+            return { id: conversationId, created: false };
           throw e;
         }
       }),
-    commitTurn: (id, body) =>
+    commitTurn: (conversationId, body) =>
       guard(async () => {
-        const { result } = await commands.execute(new CommitTurn(caller, id, body));
+        const b = parseTurnBody(S.CommitTurnBody, body, options.config.maxImageBytes);
+        const { result } = await commands.execute(
+          new CommitTurn(caller, id(conversationId), {
+            turnId: b.turnId,
+            parentId: b.parentId,
+            ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+            messages: b.messages,
+          }),
+        );
         const { turnId, messageIds, tip, revision, replayed } = result;
         return { turnId, messageIds: [...messageIds], tip, revision, replayed };
       }),
-    moveTip: (id, messageId) =>
+    moveTip: (conversationId, messageId) =>
       guard(async () => {
-        const { result } = await commands.execute(new MoveTip(caller, id, { messageId }));
+        const b = parseOrThrow(S.MoveTipBody, { messageId });
+        const { result } = await commands.execute(
+          new MoveTip(caller, id(conversationId), { messageId: b.messageId }),
+        );
         return { tip: result.tip, revision: result.revision };
       }),
-    setCheckpoint: (id, label, messageId) =>
+    setCheckpoint: (conversationId, label, messageId) =>
       guard(async () => {
-        await commands.execute(new SetCheckpoint(caller, id, { label, messageId, replace: true }));
+        const b = parseOrThrow(S.SetCheckpointBody, { label, messageId, replace: true });
+        await commands.execute(
+          new SetCheckpoint(caller, id(conversationId), {
+            label: b.label,
+            messageId: b.messageId,
+            replace: b.replace,
+          }),
+        );
       }),
     conversation: (id) =>
       guard(

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   type CommitTurnCommand,
@@ -9,7 +9,6 @@ import {
   ID_RULE,
   isId,
   type MoveTipCommand,
-  parseMessages,
   type RecordFailureCommand,
   type ResultOf,
   type ResumeCommand,
@@ -18,8 +17,7 @@ import {
   type StartCommand,
 } from '@arbor/domain';
 import { type Caller } from '../caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { messagesError, validationFailed } from '../errors';
+import { validationFailed } from '../errors';
 import { ConversationRepository, type Executed } from './conversation.repository';
 import { ReadModelsService } from './read-models.service';
 
@@ -54,14 +52,8 @@ export class CommitTurn extends ConversationWrite<ResultOf<'commitTurn'>> {
   constructor(
     caller: Caller,
     conversationId: string,
-    /**
-     * `parentId` undefined: chain from the tip as it is when the command runs. `messages` as
-     * received: the handler parses them (every issue located by its path).
-     */
-    readonly input: Omit<Fields<CommitTurnCommand>, 'parentId' | 'messages'> & {
-      parentId?: string | null;
-      messages: readonly unknown[];
-    },
+    /** `parentId` undefined: chain from the tip as it is when the command runs. */
+    readonly input: Omit<Fields<CommitTurnCommand>, 'parentId'> & { parentId?: string | null },
   ) {
     super(caller, conversationId);
   }
@@ -176,15 +168,9 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
 
 @CommandHandler(CommitTurn)
 export class CommitTurnHandler implements ICommandHandler<CommitTurn> {
-  constructor(
-    private readonly writer: ConversationWriter,
-    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
-  ) {}
+  constructor(private readonly writer: ConversationWriter) {}
   execute({ caller, conversationId, input }: CommitTurn) {
-    const { parentId, messages: raw, ...rest } = input;
-    const parsed = parseMessages(raw, { maxImageBytes: this.config.maxImageBytes });
-    if (!parsed.ok) throw messagesError(parsed.errors);
-    const turn = { ...rest, messages: parsed.value };
+    const { parentId, ...turn } = input;
     if (parentId !== undefined)
       return this.writer.write(caller, conversationId, { type: 'commitTurn', ...turn, parentId });
     // Without a parent the turn chains from the tip — but a retry of a committed turnId chains
