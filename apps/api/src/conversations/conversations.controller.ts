@@ -15,6 +15,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
+import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -333,8 +334,13 @@ export class ConversationsController {
   }
 
   @Get(':id/export')
-  @ApiOperation({ summary: 'The tree (jsonl default) or the active branch (markdown default)' })
-  @ApiQuery({ name: 'format', required: false, enum: ['jsonl', 'markdown'] })
+  @ApiOperation({
+    summary:
+      'The tree (jsonl, claude-code and pi default) or the active branch (markdown default). ' +
+      'claude-code and pi: a session file those tools resume; what the format cannot carry is ' +
+      'counted in the Arbor-Export-Report header',
+  })
+  @ApiQuery({ name: 'format', required: false, enum: ['jsonl', 'markdown', 'claude-code', 'pi'] })
   @ApiQuery({ name: 'scope', required: false, enum: ['tree', 'branch'] })
   async export(
     @Param('id') id: string,
@@ -343,10 +349,20 @@ export class ConversationsController {
     @Res() reply: FastifyReply,
   ) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'jsonl' ? 'tree' : 'branch');
+    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    if (q.format === 'claude-code' || q.format === 'pi') {
+      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
+      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      void reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${out.fileName}"`)
+        .header('arbor-export-report', reportHeader(out.report))
+        .send(out.text);
+      return;
+    }
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')

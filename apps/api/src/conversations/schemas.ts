@@ -77,6 +77,6 @@ export const EventsQuery = z.strictObject({
 });
 
 export const ExportQuery = z.strictObject({
-  format: z.enum(['jsonl', 'markdown']).default('jsonl'),
+  format: z.enum(['jsonl', 'markdown', 'claude-code', 'pi']).default('jsonl'),
   scope: z.enum(['tree', 'branch']).optional(),
 });
