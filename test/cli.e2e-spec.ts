@@ -70,7 +70,7 @@ describe('arbor import → export, embedded, every real fixture', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('finds the fixtures', () => expect(FILES.length).toBe(14));
+  it('finds the fixtures', () => expect(FILES.length).toBe(16));
 
   it.each(FILES.map((f) => [path.relative(REAL, f), f]))('%s', async (_, file) => {
     const expected = importSessionFile(file).conversations;
