@@ -381,8 +381,7 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'export',
     tag: 'conversations',
     auth: 'tenant',
-    summary:
-      'The tree (jsonl, claude-code and pi default) or the active branch (markdown default)',
+    summary: 'The tree (jsonl, claude-code and pi default) or the active branch (markdown default)',
     description:
       'JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people. ' +
       '`claude-code` / `pi`: a session file that tool resumes (the tree, the active branch last; ' +
