@@ -119,11 +119,11 @@ export const EventsQuery = z.strictObject({
 });
 
 export const ExportQuery = z.strictObject({
-  format: z.enum(['jsonl', 'markdown']).default('jsonl'),
+  format: z.enum(['jsonl', 'markdown', 'claude-code', 'pi']).default('jsonl'),
   scope: z
     .enum(['tree', 'branch'])
     .optional()
-    .meta({ description: 'Default: tree for jsonl, branch for markdown' }),
+    .meta({ description: 'Default: branch for markdown, tree otherwise' }),
 });
 
 const RevisionParam = z
