@@ -50,7 +50,7 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
   const render = ctx.render;
   const pageTokens =
     imageTokens(shape, ctx.input.provider, ctx.input.model) + 2 * BLOCK_FRAMING_TOKENS;
-  const start = middleStart(ctx, state, ['snapshot', 'summary']);
+  const start = middleStart(ctx, state, ['snapshot', 'summary', 'drop']);
   const candidates = planMiddle(ctx, state, {
     start,
     chars: charsOf(ctx, state),
