@@ -21,7 +21,7 @@ export class ContextController {
     summary:
       'The next request body for a provider, fitted to the budget by the ladder, with a receipt',
     description:
-      "Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages, summarize. `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` only when every rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.",
+      "Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages, summarize, and last drop the oldest part of the middle (unless `allowDrop: false`). `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` (with `systemTokens`, `toolsTokens`, `protectedTailTokens`) only when the system prompt, the tools and the turn in progress alone are over the target — or, with `allowDrop: false`, when every other rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.",
   })
   @ApiBody({ schema: openApiSchema(ContextBody) })
   async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {

@@ -28,6 +28,13 @@ export const ContextBody = z.strictObject({
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   overflow: Overflow.optional(),
   mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+  allowDrop: z
+    .boolean()
+    .optional()
+    .describe(
+      'Default true: when nothing else fits, the last rung leaves the oldest part of the middle ' +
+        'out (recorded, and said in the receipt). false: `422 cannot_fit` instead',
+    ),
   capabilities: CapabilityOverridesSchema.optional().describe(
     "This request's capability overrides: field by field over the tenant's context settings " +
       '(`PUT /v1/settings/context`), which are over the default table',
