@@ -119,7 +119,7 @@ export function createContext(input: AssembleInput): LadderContext {
       memo: cache.renderMemo?.(scope),
     },
     caps,
-    limits: resolveLimits(input.provider, caps.limits),
+    limits: resolveLimits(input.provider, caps.limits, input.model),
     measure,
     fixed: fixedTokens(measure, input.system, input.tools),
     serialize: input.serialize ?? serializeMessages,

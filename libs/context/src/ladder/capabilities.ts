@@ -12,7 +12,7 @@ import {
 import type { ContextCapabilitiesRecord } from '@arbor/domain/compaction';
 import { openAIImageParams } from '../tokens/image-tokens';
 import type { ProviderName } from '../types';
-import type { ProviderLimits } from '../validity/limits';
+import { type ProviderLimits, resolveLimits } from '../validity/limits';
 
 /**
  * A page shape as the planner sees it: pixel size (what the provider bills) and about how many
@@ -38,7 +38,10 @@ export interface ModelCapabilities {
   minElisionSavings: number;
   /** Image stripping keeps this many most recent images when it strips for room. */
   keepImages: number;
-  /** At most this many snapshot pages in one request (beside the provider's image limits). */
+  /**
+   * At most this many snapshot pages in one request; default: as many images as the provider
+   * takes per request for this model (`maxImagesFor`), other images counted against it too.
+   */
   maxSnapshotPages: number;
   /** Overrides of the provider's per-request limits (`PROVIDER_LIMITS`). */
   limits: Partial<ProviderLimits>;
@@ -91,11 +94,13 @@ export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {
   'gemini-': true,
 };
 
-export const DEFAULT_CAPABILITIES: Omit<ModelCapabilities, 'vision' | 'snapshotShape'> = {
+export const DEFAULT_CAPABILITIES: Omit<
+  ModelCapabilities,
+  'vision' | 'snapshotShape' | 'maxSnapshotPages'
+> = {
   protectTokens: 16_000,
   minElisionSavings: 4_000,
   keepImages: 3,
-  maxSnapshotPages: 40,
   limits: {},
 };
 
@@ -131,12 +136,14 @@ export function resolveCapabilities(
   overrides: Partial<ModelCapabilities> = {},
 ): ModelCapabilities {
   const vision = overrides.vision ?? modelHasVision(model);
+  const limits = { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits };
   return {
     ...DEFAULT_CAPABILITIES,
     vision,
     snapshotShape: vision ? defaultSnapshotShape(provider, model) : null,
+    maxSnapshotPages: resolveLimits(provider, limits, model).maxImages,
     ...overrides,
-    limits: { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits },
+    limits,
   };
 }
 

@@ -229,7 +229,7 @@ export function checkAnthropic(
   body: AnthropicBody,
   options: AnthropicCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('anthropic', options.limits);
+  const limits = resolveLimits('anthropic', options.limits, options.model);
   const { messages } = body;
   if (messages.length === 0) return [violation('no_messages', 'messages', 'no message to send')];
   const out: Violation[] = [];

@@ -174,7 +174,7 @@ export function checkOpenAIChat(
   body: OpenAIChatBody,
   options: OpenAIChatCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('openai-chat', options.limits);
+  const limits = resolveLimits('openai-chat', options.limits, options.model);
   if (body.messages.length === 0)
     return [violation('no_messages', 'messages', 'no message to send')];
   const content: Violation[] = [];

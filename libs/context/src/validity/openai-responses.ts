@@ -172,7 +172,7 @@ export function checkOpenAIResponses(
   body: OpenAIResponsesBody,
   options: OpenAIResponsesCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('openai-responses', options.limits);
+  const limits = resolveLimits('openai-responses', options.limits, options.model);
   if (body.input.length === 0) return [violation('no_messages', 'input', 'no input item to send')];
   return [
     ...contentViolations(body.input),
