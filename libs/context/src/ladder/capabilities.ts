@@ -70,6 +70,25 @@ export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = Object.f
   SHAPE_IDS.map((id) => [id, planningShape(id)]),
 );
 
+/**
+ * The denser companion of a page shape, for the oldest part of a foveated snapshot: the same
+ * page size (so the same price per page) with more, smaller cells. Measured by the snapshot
+ * bench like every shape (density and OCR: libs/snapshots/README.md).
+ */
+export const DENSER_SHAPE: Readonly<Record<string, string>> = {
+  'claude-conservative': 'claude-dense',
+  claude: 'claude-fine',
+  'claude-dense': 'claude-fine',
+  'openai-tile-large': 'openai-tile',
+  'openai-patch': 'openai-patch-fine',
+  gemini: 'gemini-fine',
+};
+
+export const denserShape = (shape: SnapshotShape): SnapshotShape | null => {
+  const name = DENSER_SHAPE[shape.name];
+  return name === undefined ? null : (SNAPSHOT_SHAPES[name] ?? null);
+};
+
 /** Which models read images, by lowercase name prefix; the longest matching prefix wins. */
 export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {
   'claude-': true,

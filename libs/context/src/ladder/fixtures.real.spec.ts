@@ -178,7 +178,7 @@ describe('real fixtures', () => {
           previousTipId = messages[messages.length - 1].id;
         }
       }
-        console.log(`COUNTS ${w.file} ${provider} ${JSON.stringify(counts)}`);
+      console.log(`COUNTS ${w.file} ${provider} ${JSON.stringify(counts)}`);
       expect(counts.ok + counts.cannotFit).toBe(2 * BUDGETS.length);
     });
   });

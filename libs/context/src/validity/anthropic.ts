@@ -23,6 +23,8 @@ import { type Violation, violation } from './violations';
 
 export interface AnthropicCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 const isThinking = (b: AnthropicContentBlock) =>

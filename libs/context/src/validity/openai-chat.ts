@@ -23,6 +23,8 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIChatCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 function blankParts(parts: readonly { type: string }[], path: () => string): Violation[] {

@@ -26,6 +26,8 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIResponsesCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 /** `path` is called only for a violation (most items have none). */
