@@ -259,6 +259,13 @@ export const ContextBody = z
         'The provider refused the last request as too long: its numbers, or its raw error text',
     }),
     mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+    allowDrop: z
+      .boolean()
+      .optional()
+      .describe(
+        'Default true: when nothing else fits, the last rung leaves the oldest part of the ' +
+          'middle out (recorded, and said in the receipt). false: `422 cannot_fit` instead',
+      ),
     capabilities: CapabilityOverridesSchema.optional().describe(
       "This request's capability overrides: field by field over the tenant's context settings " +
         '(`PUT /v1/settings/context`), which are over the default table',
