@@ -43,7 +43,8 @@ export const createApp = async (
   );
   app.enableShutdownHooks();
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
-  SwaggerModule.setup('docs', app, openApiDocument(), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Built on the first request for it (generating takes about a second), not at every start.
+  SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
   try {
     await app.init();
   } catch (e) {
