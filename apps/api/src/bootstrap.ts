@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
-import { type ArborConfig } from './config/config';
+import { type ArborConfig } from '@arbor/application';
 import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];

@@ -287,6 +287,12 @@ export const CompactionDecisionSchema = z
       summarizerModel: z.string(),
       windows: Int,
     }),
+    z.looseObject({
+      ...DecisionBase,
+      ...Covered,
+      rung: z.literal('drop'),
+      droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
+    }),
   ])
   .meta({ id: 'CompactionDecision' });
 
