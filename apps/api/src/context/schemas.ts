@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_NAMES, type ProviderName } from '@arbor/context';
+import { PROVIDER_NAMES, type ProviderName, toolNameProblem } from '@arbor/context';
 import { CapabilityOverridesSchema, CapabilityQueryFields } from '../settings/schemas';
 
 const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
@@ -19,20 +19,30 @@ const Overflow = z.union([
   z.strictObject({ error: z.string().min(1).max(100_000) }),
 ]);
 
-export const ContextBody = z.strictObject({
-  provider: z.enum(PROVIDERS),
-  model: z.string().min(1).max(200),
-  budgetTokens: z.number().int().min(256).max(10_000_000),
-  system: z.string().max(1_000_000).optional(),
-  tools: z.array(Tool).max(512).optional(),
-  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-  overflow: Overflow.optional(),
-  mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
-  capabilities: CapabilityOverridesSchema.optional().describe(
-    "This request's capability overrides: field by field over the tenant's context settings " +
-      '(`PUT /v1/settings/context`), which are over the default table',
-  ),
-});
+export const ContextBody = z
+  .strictObject({
+    provider: z.enum(PROVIDERS),
+    model: z.string().min(1).max(200),
+    budgetTokens: z.number().int().min(256).max(10_000_000),
+    system: z.string().max(1_000_000).optional(),
+    tools: z.array(Tool).max(512).optional(),
+    maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    overflow: Overflow.optional(),
+    mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+    capabilities: CapabilityOverridesSchema.optional().describe(
+      "This request's capability overrides: field by field over the tenant's context settings " +
+        '(`PUT /v1/settings/context`), which are over the default table',
+    ),
+  })
+  // Definition names are not mapped (the model answers with them, the harness dispatches on
+  // them): one the provider would refuse is refused here, with its path.
+  .superRefine((body, ctx) => {
+    (body.tools ?? []).forEach((tool, i) => {
+      const problem = toolNameProblem(body.provider, tool.name);
+      if (problem !== null)
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: problem });
+    });
+  });
 
 export const ReportQuery = z.strictObject({
   provider: z.enum(PROVIDERS).default('anthropic'),

@@ -347,6 +347,8 @@ export class ConversationsController {
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    // A browser must not guess HTML from an export's content (user text may hold `<script>`).
+    void reply.header('x-content-type-options', 'nosniff');
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
