@@ -32,7 +32,7 @@ export interface ServerProcess {
 /**
  * The real server in its own OS process (what `npm start` runs) on `dataDir`. Unlike the
  * harness's in-process `restart()`, a new process shares no module state with the old one, so a
- * restart through this is a restart in the SPEC §5 sense.
+ * restart through this is a restart in the sense of docs/INVARIANTS.md.
  */
 export const spawnServer = async (
   dataDir: string,

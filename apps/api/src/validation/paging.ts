@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 
 /**
- * The OpenAPI side of a cursor-paginated list (SPEC §7: `?cursor=<next>&limit=N` →
+ * The OpenAPI side of a cursor-paginated list (the HTTP contract: `?cursor=<next>&limit=N` →
  * `{items, next?}`): the two query parameters, with the route's default page size.
  */
 export const ApiPaging = (defaultLimit = 100): MethodDecorator =>

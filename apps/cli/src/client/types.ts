@@ -1,7 +1,7 @@
 /**
  * What the CLI needs from Arbor, answered the same way by the embedded store (the Nest
  * application context, its command and query buses) and by a running server over HTTP. Shapes
- * are the HTTP API's (SPEC §7), as JSON.
+ * are the HTTP API's (the HTTP contract in the README), as JSON.
  */
 import { type Message, type MessageInput } from '@arbor/domain';
 
