@@ -7,7 +7,13 @@ const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
 const Tool = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
   description: z.string().max(100_000).optional(),
-  input_schema: z.record(z.string(), z.unknown()),
+  // Providers take object schemas only (Anthropic answers 400 for any other `type`); a schema
+  // without `type` is sent as an object schema.
+  input_schema: z
+    .record(z.string(), z.unknown())
+    .refine((schema) => schema.type === undefined || schema.type === 'object', {
+      message: 'input_schema.type must be "object" (or absent)',
+    }),
 });
 
 /** Either the provider's measured numbers, or its raw "too long" error text (parsed). */
