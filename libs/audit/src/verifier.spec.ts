@@ -173,7 +173,7 @@ describe('verifyLog', () => {
     const deep = {
       ...first,
       data,
-      metadata: { ...(metadata as object), chain: { v: 1, prev: null, hash } },
+      metadata: { ...first.metadata, chain: { v: 1, prev: null, hash } },
     };
     expect(verify([deep])).toMatchObject({ ok: true, events: 1, chained: 1, findings: [] });
     // …and a change deep inside is still found.
