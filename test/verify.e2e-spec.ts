@@ -16,7 +16,7 @@ const arbor = async (
   env: NodeJS.ProcessEnv = {},
   cwd = path.resolve(__dirname, '..'),
 ): Promise<{ code: number; stdout: string; stderr: string }> => {
-  const base = { ...process.env, LOG_LEVEL: 'silent' };
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
   delete base.ARBOR_DATA_DIR;
   delete base.ARBOR_AUDIT_SECRET;
   try {
@@ -114,12 +114,18 @@ describe('arbor verify on the log the server wrote', () => {
       ['verify', '--data-dri', h.dataDir],
       ['verify', 'extra'],
       ['rebuild', '--force'],
-      ['serve', '--port', '1'],
       ['help', '--verbose'],
     ]) {
       const r = await arbor(args);
       expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
       expect(r.stderr).toContain('arbor: usage:');
     }
+    // serve goes through the launcher (bin/arbor.js), which checks its flags before it starts.
+    const bin = path.resolve(__dirname, '../bin/arbor.js');
+    const serve = await run(process.execPath, [bin, 'serve', '--port', '1']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect('code' in serve ? serve.code : 0).toBe(2);
+    expect(serve.stderr).toContain("Unknown option '--port'");
   }, 180_000);
 });

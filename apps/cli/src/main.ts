@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { type ArborConfig, readConfig } from '../../api/src/config/config';
-import { createEventStore } from '../../api/src/store/store.provider';
-import { PROJECTION_FILTER, PROJECTIONS } from '../../api/src/conversations/read-models.service';
+import { type ArborConfig, readConfig } from '@arbor/application';
+import { createEventStore } from '@arbor/application';
+import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
 import { CliError, usageError } from './errors';
@@ -37,7 +37,7 @@ const io: Io = {
 };
 
 /**
- * The options of serve, rebuild and verify: `--data-dir` only (strict: anything else is a usage
+ * The options of rebuild and verify: `--data-dir` only (strict: anything else is a usage
  * error), over ARBOR_DATA_DIR. Returns the environment the command runs with.
  */
 const dataDirEnv = (argv: string[]): NodeJS.ProcessEnv => {
@@ -69,10 +69,8 @@ const main = async (argv: string[]): Promise<number> => {
     case 'replay':
       return replayCommand(rest, io);
     case 'serve':
-      // The server reads its configuration from the environment when it boots.
-      process.env = dataDirEnv(rest);
-      await import('../../api/src/main');
-      return -1;
+      // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
+      throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
     case 'rebuild':
       await rebuild(readConfig(dataDirEnv(rest)));
       return 0;

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AUDIT_KEY_FILE, AUDIT_SECRET_ENV, verifyStore, type VerifyReport } from '@arbor/audit';
+import { type ArborConfig, auditSecretOf, createEventStore } from '@arbor/application';
 import { eventStoreDataPath } from '@arbor/event-store/sqlite';
-import { type ArborConfig } from '../../api/src/config/config';
-import { auditSecretOf, createEventStore } from '../../api/src/store/store.provider';
 import { CliError } from './errors';
 import { createProgress } from './progress';
 

@@ -12,20 +12,26 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
+import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { openApiSchema, parseOrThrow } from '../validation/zod';
-import { type CommandOptions, ConversationCommand } from './commands';
-import { type Executed } from './conversation.repository';
+import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { decodeCursor, encodeCursor } from './cursor';
-import { conversationView } from './views';
-import { messagesProblem } from './domain-problem';
-import { toJsonl, toMarkdown } from './export';
 import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  CommitTurn,
+  conversationView,
+  ForkConversation,
+  MoveTip,
+  RecordFailure,
+  Resume,
+  RewindToCheckpoint,
+  SetCheckpoint,
+  StartConversation,
+  toJsonl,
+  toMarkdown,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -36,15 +42,12 @@ import {
   ListConversations,
   ListEvents,
   type Page,
-} from './queries';
-import * as S from './schemas';
-import { ApiPaging } from '../validation/paging';
+} from '@arbor/application';
+import * as S from '@arbor/contract';
 
 const page = <T>(p: Page<T>, kind: string) =>
   p.nextAt === null ? { items: p.items } : { items: p.items, next: encodeCursor(kind, p.nextAt) };
 
-@ApiTags('conversations')
-@ApiBearerAuth()
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
 export class ConversationsController {
@@ -54,38 +57,19 @@ export class ConversationsController {
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 
-  private run<C extends DomainCommand>(
-    caller: Caller,
-    id: string,
-    command: C,
-    options: CommandOptions = {},
-  ): Promise<Executed<ResultOf<C['type']>>> {
-    parseOrThrow(S.Id, id, 'params');
-    return this.commands.execute(new ConversationCommand(caller, id, command, options)) as Promise<
-      Executed<ResultOf<C['type']>>
-    >;
-  }
-
   @Post()
-  @ApiOperation({ summary: 'Start a conversation' })
-  @ApiBody({ schema: openApiSchema(S.StartConversationBody), required: false })
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
     const id = b.id ?? crypto.randomUUID();
-    const { result } = await this.run(caller, id, {
-      type: 'start',
-      conversationId: id,
-      title: b.title ?? null,
-      metadata: b.metadata,
-    });
+    const { result } = await this.commands.execute(
+      new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+    );
     return { id: result.conversationId, tip: result.tip, revision: result.revision };
   }
 
   @Get()
-  @ApiOperation({ summary: "The tenant's conversations, oldest first, cursor-paginated" })
-  @ApiPaging(50)
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
-    const q = parseOrThrow(S.PageQuery, query, 'query');
+    const q = parseOrThrow(S.ConversationsQuery, query, 'query');
     const p = await this.queries.execute(
       new ListConversations(caller, decodeCursor('conversations', q.cursor) ?? -1, q.limit ?? 50),
     );
@@ -96,34 +80,26 @@ export class ConversationsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Tip, revision, title, lineage (forked from / forks), counts' })
   async get(@Param('id') id: string, @CallerParam() caller: Caller) {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
   @Post(':id/turns')
-  @ApiOperation({ summary: 'Commit one whole turn atomically (idempotent by turnId)' })
-  @ApiBody({ schema: openApiSchema(S.CommitTurnBody) })
   async commitTurn(
     @Param('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const b = parseOrThrow(S.CommitTurnBody, body);
-    const parsed = parseMessages(b.messages, { maxImageBytes: this.config.maxImageBytes });
-    if (!parsed.ok) throw messagesProblem(parsed.errors);
-    const { result } = await this.run(
-      caller,
-      id,
-      {
-        type: 'commitTurn',
+    const b = parseTurnBody(body, this.config.maxImageBytes);
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new CommitTurn(caller, id, {
         turnId: b.turnId,
-        parentId: b.parentId ?? null,
+        parentId: b.parentId,
         ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-        messages: parsed.value,
-      },
-      { parentFromTip: b.parentId === undefined },
+        messages: b.messages,
+      }),
     );
     if (result.replayed) void reply.status(200);
     return {
@@ -136,57 +112,44 @@ export class ConversationsController {
   }
 
   @Put(':id/tip')
-  @ApiOperation({ summary: 'Branch: move the tip to any message; appends exactly one TipMoved' })
-  @ApiBody({ schema: openApiSchema(S.MoveTipBody) })
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'moveTip',
-      messageId: b.messageId,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new MoveTip(caller, id, {
+        messageId: b.messageId,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
   @Post(':id/forks')
-  @ApiOperation({
-    summary:
-      'Fork the path ending at messageId (default: tip) into a new conversation with new ids',
-    description:
-      'Retry-safe: a fork retried after an error (e.g. 503 store_unavailable) returns the same ' +
-      '{id, idMap} instead of making a second fork, as long as nothing else was written to the ' +
-      'source in between; give `id` to make the retry safe in every case, also after a 201 whose ' +
-      'answer was lost.',
-  })
-  @ApiBody({ schema: openApiSchema(S.ForkBody), required: false })
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'fork',
-      forkConversationId: b.id,
-      messageId: b.messageId,
-      title: b.title,
-      metadata: b.metadata,
-      path: [],
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new ForkConversation(caller, id, {
+        forkConversationId: b.id,
+        messageId: b.messageId,
+        title: b.title,
+        metadata: b.metadata,
+      }),
+    );
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
   @Post(':id/checkpoints')
-  @ApiOperation({ summary: 'Set a checkpoint label at a turn boundary (default: the tip)' })
-  @ApiBody({ schema: openApiSchema(S.SetCheckpointBody) })
   async setCheckpoint(
     @Param('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.SetCheckpointBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'setCheckpoint',
-      label: b.label,
-      messageId: b.messageId,
-      replace: b.replace,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new SetCheckpoint(caller, id, { label: b.label, messageId: b.messageId, replace: b.replace }),
+    );
     return {
       label: result.label,
       messageId: result.messageId,
@@ -196,20 +159,12 @@ export class ConversationsController {
   }
 
   @Get(':id/checkpoints')
-  @ApiOperation({
-    summary: 'Checkpoint labels with target and status (active, rewound, dropped + reason)',
-  })
   async listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
     return { items: await this.queries.execute(new ListCheckpoints(caller, id)) };
   }
 
   @Post(':id/checkpoints/:label/rewind')
   @HttpCode(200)
-  @ApiOperation({
-    summary:
-      'Return to the label keeping a digest; 409 checkpoint_dropped when its target was trimmed',
-  })
-  @ApiBody({ schema: openApiSchema(S.RewindBody), required: false })
   async rewind(
     @Param('id') id: string,
     @Param('label') label: string,
@@ -218,28 +173,25 @@ export class ConversationsController {
   ) {
     parseOrThrow(S.Label, label, 'params');
     const b = parseOrThrow(S.RewindBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'rewind',
-      label,
-      digest: b.digest ?? null,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RewindToCheckpoint(caller, id, {
+        label,
+        digest: b.digest ?? null,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({
-    summary: 'Trim the live window to the most recent messages at a non-orphan boundary',
-  })
-  @ApiBody({ schema: openApiSchema(S.ResumeBody) })
   async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'resume',
-      keepMessages: b.keepMessages,
-      keepTokens: b.keepTokens,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new Resume(caller, id, { keepMessages: b.keepMessages, keepTokens: b.keepTokens }),
+    );
     return {
       cutAt: result.cutAt,
       droppedCheckpoints: result.droppedCheckpoints,
@@ -251,34 +203,25 @@ export class ConversationsController {
   }
 
   @Post(':id/failures')
-  @ApiOperation({ summary: 'Record a failed turn so it can be retried after a restart' })
-  @ApiBody({ schema: openApiSchema(S.FailureBody) })
   async recordFailure(
     @Param('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.FailureBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'recordFailure',
-      input: b.input,
-      error: b.error,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RecordFailure(caller, id, { input: b.input, error: b.error }),
+    );
     return { failureId: result.failureId, revision: result.revision };
   }
 
   @Get(':id/retry')
-  @ApiOperation({
-    summary:
-      'The failed turn to retry, or 404 nothing_to_retry (distinct from conversation_not_found)',
-  })
   async retry(@Param('id') id: string, @CallerParam() caller: Caller) {
     return this.queries.execute(new GetRetry(caller, id));
   }
 
   @Get(':id/messages')
-  @ApiOperation({ summary: 'The active branch, root → tip, paged' })
-  @ApiPaging()
   async messages(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -294,7 +237,6 @@ export class ConversationsController {
   }
 
   @Get(':id/messages/:messageId')
-  @ApiOperation({ summary: 'One message, the original bytes, even if compacted' })
   async message(
     @Param('id') id: string,
     @Param('messageId') messageId: string,
@@ -305,19 +247,11 @@ export class ConversationsController {
   }
 
   @Get(':id/tree')
-  @ApiOperation({
-    summary: 'Every node with parent and children, the tip, branch points, checkpoints',
-  })
   async tree(@Param('id') id: string, @CallerParam() caller: Caller) {
     return this.queries.execute(new GetTree(caller, id));
   }
 
   @Get(':id/events')
-  @ApiOperation({
-    summary: "The conversation's audit log (its events), from a revision, paginated",
-  })
-  @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
-  @ApiPaging()
   async events(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -333,9 +267,6 @@ export class ConversationsController {
   }
 
   @Get(':id/export')
-  @ApiOperation({ summary: 'The tree (jsonl default) or the active branch (markdown default)' })
-  @ApiQuery({ name: 'format', required: false, enum: ['jsonl', 'markdown'] })
-  @ApiQuery({ name: 'scope', required: false, enum: ['tree', 'branch'] })
   async export(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -343,12 +274,22 @@ export class ConversationsController {
     @Res() reply: FastifyReply,
   ) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'jsonl' ? 'tree' : 'branch');
+    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
     // A browser must not guess HTML from an export's content (user text may hold `<script>`).
     void reply.header('x-content-type-options', 'nosniff');
+    if (q.format === 'claude-code' || q.format === 'pi') {
+      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
+      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      void reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${out.fileName}"`)
+        .header('arbor-export-report', reportHeader(out.report))
+        .send(out.text);
+      return;
+    }
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
