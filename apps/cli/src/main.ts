@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { readConfig } from '../../api/src/config/config';
-import { createEventStore } from '../../api/src/store/store.provider';
-import { PROJECTION_FILTER, PROJECTIONS } from '../../api/src/conversations/read-models.service';
+import { readConfig } from '@arbor/application';
+import { createEventStore } from '@arbor/application';
+import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
 import { CliError } from './errors';
@@ -48,8 +48,8 @@ const main = async (argv: string[]): Promise<number> => {
     case 'replay':
       return replayCommand(rest, io);
     case 'serve':
-      await import('../../api/src/main');
-      return -1;
+      // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
+      throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
     case 'rebuild':
       await rebuild();
       return 0;

@@ -1,6 +1,6 @@
 import { verifyStore, type VerifyReport } from '@arbor/audit';
-import { readConfig } from '../../api/src/config/config';
-import { auditSecretOf, createEventStore } from '../../api/src/store/store.provider';
+import { readConfig } from '@arbor/application';
+import { auditSecretOf, createEventStore } from '@arbor/application';
 import { createProgress } from './progress';
 
 /** Exit code when the log does not verify (distinct from usage 2 and replay mismatch 3). */

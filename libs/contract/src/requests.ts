@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
 import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
+import { ID_PATTERN } from '@arbor/domain';
 import { Cursor, Id, JsonObject, Label, Limit } from './common';
 import { MessageInputSchema } from './messages';
 
@@ -231,7 +232,7 @@ export const ProviderSchema = z.enum(PROVIDERS).meta({ id: 'Provider' });
 
 const Tool = z
   .strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
+    name: z.string().regex(ID_PATTERN),
     description: z.string().max(100_000).optional(),
     input_schema: JsonObject.meta({ description: 'JSON Schema of the input, passed through' }),
   })
