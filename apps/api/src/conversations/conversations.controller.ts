@@ -278,6 +278,8 @@ export class ConversationsController {
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    // A browser must not guess HTML from an export's content (user text may hold `<script>`).
+    void reply.header('x-content-type-options', 'nosniff');
     if (q.format === 'claude-code' || q.format === 'pi') {
       const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
       const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   assembleContext,
+  BODY_ENCODING,
   type AssembleInput,
   type AssembleResult,
   CannotFitError,
@@ -245,6 +246,7 @@ export class ContextService {
           maxTokens: request.maxTokens ?? null,
           overflow: overflow ?? null,
           capabilities: layered.record,
+          encoding: BODY_ENCODING,
         },
         tip: state.tip,
         cutAt: messages[0]?.id ?? null,
@@ -312,11 +314,12 @@ export class ContextService {
         calibration: calibrationFactor(samples),
       };
     }
+    // The ladder runs as a context call would (a budget of 10M leaves only what a provider
+    // limit forces, e.g. stripping an image over its size): the report records none of it, it
+    // names the rungs a context call would apply now.
     const { receipt } = await this.assemble({
       ...this.input(caller, conversationId, state, messages, request, layered),
-      newId: () => {
-        throw new AppError('internal_error', 'a report must not decide anything');
-      },
+      newId: () => randomUUID(),
     });
     return {
       provider,
@@ -324,6 +327,7 @@ export class ContextService {
       capabilities,
       messages: messages.length,
       decisionsInForce: state.compactions.length - receipt.notApplied.length,
+      wouldApply: receipt.rungs.filter((r) => r.applied).map((r) => r.rung),
       estimated: {
         total: receipt.estimatedTokens,
         raw: receipt.rawTokens,

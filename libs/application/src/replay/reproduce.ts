@@ -233,6 +233,8 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
         throw new Error('a reproduction must not decide anything');
       },
       replayOnly: true,
+      // Contexts recorded before encoding 2 carry no version: they were built with version 1.
+      encoding: request.encoding === 2 ? 2 : 1,
     });
     const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
     return {
