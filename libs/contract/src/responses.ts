@@ -202,6 +202,22 @@ export const ReceiptSchema = z
     calibration: z.number(),
     sections: SectionsSchema,
     notApplied: z.array(NotApplied),
+    toolRenames: z
+      .array(
+        z.object({
+          messageId: Id,
+          block: Int.meta({ description: "The block's index in the message content" }),
+          field: z.enum(['id', 'tool_use_id', 'name']),
+          from: z.string(),
+          to: z.string(),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'Tool-call ids and names the body carries in place of the recorded ones (repeated ids ' +
+          'made unique, characters the provider refuses replaced); absent when there are none',
+      }),
     capabilities: ReceiptCapabilities,
   })
   .meta({ id: 'ContextReceipt' });
@@ -224,6 +240,10 @@ export const ContextReportSchema = z
     capabilities: ReceiptCapabilities,
     messages: Int.meta({ description: 'Messages in the live window' }),
     decisionsInForce: Int.optional(),
+    wouldApply: z
+      .array(RungSchema)
+      .optional()
+      .meta({ description: 'The rungs a context call would apply now (nothing is recorded)' }),
     estimated: z
       .object({ total: Int, raw: Int, sections: SectionsSchema })
       .nullable()
