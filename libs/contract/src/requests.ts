@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
 import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
-import { Cursor, Id, JsonObject, Label, Limit } from './common';
+import { Cursor, Id, JsonObject, JsonValue, Label, Limit } from './common';
 import { MessageInputSchema } from './messages';
 
 const Title = z.string().max(500).nullable();
@@ -82,14 +82,12 @@ const present = (v: unknown) => v !== undefined;
 
 export const FailureBody = z
   .strictObject({
-    input: z
-      .unknown()
-      .refine(present, 'required')
-      .meta({ description: 'The input of the failed turn (any JSON)' }),
-    error: z
-      .unknown()
-      .refine(present, 'required')
-      .meta({ description: 'What went wrong (any JSON)' }),
+    input: JsonValue.refine(present, 'required').meta({
+      description: 'The input of the failed turn (any JSON)',
+    }),
+    error: JsonValue.refine(present, 'required').meta({
+      description: 'What went wrong (any JSON)',
+    }),
   })
   .meta({
     id: 'FailureBody',
