@@ -112,7 +112,7 @@ export const checkAnswer = (
       `${where}: content type ${type || '(none)'} is not documented (${Object.keys(content).join(', ')})`,
     );
   }
-  if (!type.endsWith('json')) return;
+  if (type !== 'application/json' && !type.endsWith('+json')) return;
   const ref = `${DOC_ID}#/${pointer('paths', template, m, 'responses', String(status), 'content', type, 'schema')}`;
   let validate = validators.get(ref);
   if (!validate) {

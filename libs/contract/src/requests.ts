@@ -117,11 +117,11 @@ export const EventsQuery = z.strictObject({
 });
 
 export const ExportQuery = z.strictObject({
-  format: z.enum(['jsonl', 'markdown']).default('jsonl'),
+  format: z.enum(['jsonl', 'markdown', 'claude-code', 'pi']).default('jsonl'),
   scope: z
     .enum(['tree', 'branch'])
     .optional()
-    .meta({ description: 'Default: tree for jsonl, branch for markdown' }),
+    .meta({ description: 'Default: branch for markdown, tree otherwise' }),
 });
 
 const RevisionParam = z
@@ -257,6 +257,13 @@ export const ContextBody = z
         'The provider refused the last request as too long: its numbers, or its raw error text',
     }),
     mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+    allowDrop: z
+      .boolean()
+      .optional()
+      .describe(
+        'Default true: when nothing else fits, the last rung leaves the oldest part of the ' +
+          'middle out (recorded, and said in the receipt). false: `422 cannot_fit` instead',
+      ),
     capabilities: CapabilityOverridesSchema.optional().describe(
       "This request's capability overrides: field by field over the tenant's context settings " +
         '(`PUT /v1/settings/context`), which are over the default table',

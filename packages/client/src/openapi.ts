@@ -385,8 +385,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The tree (jsonl default) or the active branch (markdown default)
-     * @description JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people.
+     * The tree (jsonl, claude-code and pi default) or the active branch (markdown default)
+     * @description JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people. `claude-code` / `pi`: a session file that tool resumes (the tree, the active branch last; for pi, checkpoints as labels); what the format cannot carry is counted, by reason, in the `Arbor-Export-Report` header (JSON) and the file name is in `Content-Disposition`.
      */
     get: operations['export'];
     put?: never;
@@ -408,7 +408,7 @@ export interface paths {
     put?: never;
     /**
      * The next request body for a provider, fitted to the budget by the ladder, with a receipt
-     * @description Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages, summarize. `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` only when every rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.
+     * @description Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages (foveated: the oldest stretch on a denser page when the legible one does not fit), summarize, and last drop the oldest part of the middle (unless `allowDrop: false`). `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` (with `systemTokens`, `toolsTokens`, `protectedTailTokens`) only when the system prompt, the tools and the turn in progress alone are over the target — or, with `allowDrop: false`, when every other rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.
      */
     post: operations['buildContext'];
     delete?: never;
@@ -515,7 +515,7 @@ export interface components {
     CapabilityOverrides: {
       /** @description The model reads images; false skips the snapshot rung */
       vision?: boolean;
-      /** @description Snapshot page shape: one of claude, claude-dense, claude-conservative, openai-tile, openai-tile-large, openai-patch, gemini; null = none */
+      /** @description Snapshot page shape: one of claude, claude-dense, claude-conservative, claude-fine, openai-tile, openai-tile-large, openai-patch, openai-patch-fine, gemini, gemini-fine; null = none */
       snapshotShape?: string | null;
       /** @description Elision never touches the newest this-many tokens */
       protectTokens?: number;
@@ -698,6 +698,8 @@ export interface components {
        * @enum {string}
        */
       mode?: 'auto' | 'shake' | 'snapshot' | 'compact';
+      /** @description Default true: when nothing else fits, the last rung leaves the oldest part of the middle out (recorded, and said in the receipt). false: `422 cannot_fit` instead */
+      allowDrop?: boolean;
       /** @description This request's capability overrides: field by field over the tenant's context settings (`PUT /v1/settings/context`), which are over the default table */
       capabilities?: components['schemas']['CapabilityOverrides'];
     };
@@ -1000,7 +1002,7 @@ export interface components {
       };
     };
     /** @enum {string} */
-    Rung: 'elide' | 'strip_images' | 'snapshot' | 'summary';
+    Rung: 'elide' | 'strip_images' | 'snapshot' | 'summary' | 'drop';
     /** @description Uncalibrated token estimate by kind */
     ContextSections: {
       system: number;
@@ -1180,6 +1182,25 @@ export interface components {
           summary: string;
           summarizerModel: string;
           windows: number;
+        } & {
+          [key: string]: components['schemas']['JsonValue'];
+        })
+      | ({
+          id: string;
+          /** @enum {string} */
+          trigger: 'threshold' | 'overflow' | 'shake' | 'snapshot' | 'compact' | 'image_limits';
+          provider: string;
+          model: string;
+          tokensBefore: number;
+          tokensAfter: number;
+          cachedPrefixChanged: boolean;
+          fromId: components['schemas']['Id'];
+          toId: components['schemas']['Id'];
+          coveredIds: components['schemas']['Id'][];
+          /** @constant */
+          rung: 'drop';
+          /** @description Estimated tokens of what was left out */
+          droppedTokens: number;
         } & {
           [key: string]: components['schemas']['JsonValue'];
         });
@@ -6538,8 +6559,8 @@ export interface operations {
   export: {
     parameters: {
       query?: {
-        format?: 'jsonl' | 'markdown';
-        /** @description Default: tree for jsonl, branch for markdown */
+        format?: 'jsonl' | 'markdown' | 'claude-code' | 'pi';
+        /** @description Default: branch for markdown, tree otherwise */
         scope?: 'tree' | 'branch';
       };
       header?: never;

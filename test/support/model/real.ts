@@ -50,7 +50,7 @@ export const noteLadder = (bucket: string, applied: readonly string[]): void => 
 
 /** The ladder numbers as a table: each rung's count and share of the calls, per budget kind. */
 export const ladderTable = (): string => {
-  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'no rung', 'cannot_fit'];
+  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'drop', 'no rung', 'cannot_fit'];
   const all = new Map<string, number>();
   for (const b of ladder.values()) for (const [k, n] of b) all.set(k, (all.get(k) ?? 0) + n);
   const order = ['relative budget', 'relative→fixed', 'fixed budget', 'before a restart'];

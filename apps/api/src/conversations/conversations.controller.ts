@@ -14,6 +14,7 @@ import {
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { type Command as DomainCommand, type ResultOf } from '@arbor/domain';
+import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -283,10 +284,20 @@ export class ConversationsController {
     @Res() reply: FastifyReply,
   ) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'jsonl' ? 'tree' : 'branch');
+    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    if (q.format === 'claude-code' || q.format === 'pi') {
+      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
+      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      void reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${out.fileName}"`)
+        .header('arbor-export-report', reportHeader(out.report))
+        .send(out.text);
+      return;
+    }
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
