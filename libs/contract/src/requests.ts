@@ -15,6 +15,14 @@ export const StartConversationBody = z
   })
   .meta({ id: 'StartConversationBody' });
 
+/** `PUT /v1/conversations/{id}`: the id is in the path. */
+export const EnsureConversationBody = z
+  .strictObject({
+    title: Title.optional(),
+    metadata: JsonObject.optional(),
+  })
+  .meta({ id: 'EnsureConversationBody' });
+
 export const CommitTurnBody = z
   .strictObject({
     turnId: Id.optional().meta({
@@ -105,10 +113,20 @@ export const ConversationsQuery = z.strictObject({
   limit: Limit.optional().meta({ default: 50 }),
 });
 
-export const BranchQuery = z.strictObject({
-  cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
-});
+export const BranchQuery = z
+  .strictObject({
+    cursor: Cursor.optional(),
+    limit: Limit.optional().meta({ default: 100 }),
+    last: Limit.optional().meta({
+      description:
+        'The last N messages of the branch (its tail up to the tip), still root → tip; ' +
+        'one page, without `cursor` or `limit`',
+    }),
+  })
+  .refine((q) => q.last === undefined || (q.cursor === undefined && q.limit === undefined), {
+    message: '`last` takes no `cursor` or `limit`',
+    path: ['last'],
+  });
 
 export const EventsQuery = z.strictObject({
   fromRevision: z.coerce.number().int().min(0).optional(),

@@ -210,6 +210,9 @@ export const ContextAnswerSchema = z
     body: JsonObject.meta({ description: "The provider's request body, ready to send" }),
     receipt: ReceiptSchema,
     revision: Revision,
+    tip: Id.nullable().meta({
+      description: "The tip it was built on: the next commit's `expectedTip`",
+    }),
   })
   .meta({ id: 'ContextAnswer' });
 

@@ -158,7 +158,11 @@ export interface paths {
     };
     /** Tip, revision, title, lineage (forked from / forks), counts */
     get: operations['getConversation'];
-    put?: never;
+    /**
+     * Create the conversation with this id, or get it when it exists (retry-safe)
+     * @description 201 with a new conversation (title and metadata from the body); 200 when the id exists, unchanged (the body is not applied to it). Lets a client use its own session id as the conversation id without a check first.
+     */
+    put: operations['ensureConversation'];
     post?: never;
     delete?: never;
     options?: never;
@@ -536,6 +540,12 @@ export interface components {
     };
     /** @description Any JSON value */
     JsonValue: JsonValue;
+    EnsureConversationBody: {
+      title?: string | null;
+      metadata?: {
+        [key: string]: components['schemas']['JsonValue'];
+      };
+    };
     CommitTurnBody: {
       /** @description Makes retries idempotent: the same turnId with the same messages answers 200 */
       turnId?: components['schemas']['Id'];
@@ -969,6 +979,8 @@ export interface components {
       receipt: components['schemas']['ContextReceipt'];
       /** @description Stream revision of the conversation (0 = its first event) */
       revision: number;
+      /** @description The tip it was built on: the next commit's `expectedTip` */
+      tip: components['schemas']['Id'] | null;
     };
     ContextReceipt: {
       rungs: components['schemas']['RungReceipt'][];
@@ -3569,6 +3581,258 @@ export interface operations {
       };
     };
   };
+  ensureConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['EnsureConversationBody'];
+      };
+    };
+    responses: {
+      /** @description It existed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StartedAnswer'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StartedAnswer'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_json';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'concurrency_conflict';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `payload_too_large`: The request is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'payload_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Send application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unsupported_media_type';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `insufficient_storage`: The event store is out of space */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'insufficient_storage';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
   commitTurn: {
     parameters: {
       query?: never;
@@ -5884,6 +6148,8 @@ export interface operations {
       query?: {
         cursor?: string;
         limit?: number;
+        /** @description The last N messages of the branch (its tail up to the tip), still root → tip; one page, without `cursor` or `limit` */
+        last?: number;
       };
       header?: never;
       path: {
@@ -7751,6 +8017,7 @@ export const operationRoutes = {
   listConversations: { method: 'GET', path: '/v1/conversations' },
   startConversation: { method: 'POST', path: '/v1/conversations' },
   getConversation: { method: 'GET', path: '/v1/conversations/{id}' },
+  ensureConversation: { method: 'PUT', path: '/v1/conversations/{id}' },
   commitTurn: { method: 'POST', path: '/v1/conversations/{id}/turns' },
   moveTip: { method: 'PUT', path: '/v1/conversations/{id}/tip' },
   fork: { method: 'POST', path: '/v1/conversations/{id}/forks' },

@@ -92,6 +92,34 @@ export class ConversationsController {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
+  @Put(':id')
+  async ensure(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const b = parseOrThrow(S.EnsureConversationBody, body ?? {});
+    try {
+      const { result } = await this.run(caller, id, {
+        type: 'start',
+        conversationId: id,
+        title: b.title ?? null,
+        metadata: b.metadata,
+      });
+      reply.status(201);
+      return { id: result.conversationId, tip: result.tip, revision: result.revision };
+    } catch (e) {
+      if (!(e instanceof Error && (e as { code?: unknown }).code === 'conversation_exists'))
+        throw e;
+      const existing = conversationView(
+        await this.queries.execute(new GetConversation(caller, id)),
+      );
+      reply.status(200);
+      return { id: existing.id, tip: existing.tip, revision: existing.revision };
+    }
+  }
+
   @Post(':id/turns')
   async commitTurn(
     @Param('id') id: string,
@@ -237,10 +265,16 @@ export class ConversationsController {
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    const q = parseOrThrow(S.PageQuery, query, 'query');
+    const q = parseOrThrow(S.BranchQuery, query, 'query');
     return page(
       await this.queries.execute(
-        new GetActiveBranch(caller, id, decodeCursor('branch', q.cursor) ?? 0, q.limit ?? 100),
+        new GetActiveBranch(
+          caller,
+          id,
+          decodeCursor('branch', q.cursor) ?? 0,
+          q.limit ?? 100,
+          q.last,
+        ),
       ),
       'branch',
     );
