@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../apps/api/src/bootstrap';
-import { readConfig } from '../apps/api/src/config/config';
+import { readConfig } from '@arbor/application';
 
 export interface Arbor {
   baseUrl: string;

@@ -505,7 +505,7 @@ export interface components {
     CreateTenantBody: {
       name?: string;
     };
-    /** @description 1-128 characters of [A-Za-z0-9_-] */
+    /** @description must be 1-128 characters of [A-Za-z0-9_-] */
     Id: string;
     IssueKeyBody: {
       label?: string;
@@ -718,7 +718,7 @@ export interface components {
     ToolDefinition: {
       name: string;
       description?: string;
-      /** @description JSON Schema of the input, passed through */
+      /** @description JSON Schema of the input (an object schema), passed through */
       input_schema: {
         [key: string]: components['schemas']['JsonValue'];
       };
@@ -1752,7 +1752,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         tenantId: components['schemas']['Id'];
       };
       cookie?: never;
@@ -1943,7 +1943,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         tenantId: components['schemas']['Id'];
       };
       cookie?: never;
@@ -2234,7 +2234,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         tenantId: components['schemas']['Id'];
         keyId: string;
       };
@@ -3419,7 +3419,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -3586,7 +3586,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -3838,7 +3838,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -4138,7 +4138,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -4405,7 +4405,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -4696,7 +4696,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -4863,7 +4863,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -5154,7 +5154,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
         /** @description A checkpoint label: 1-128 characters of [A-Za-z0-9_.:-] */
         label: string;
@@ -5423,7 +5423,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -5714,7 +5714,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -5981,7 +5981,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6153,7 +6153,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6320,9 +6320,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         messageId: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6489,7 +6489,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6660,7 +6660,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6831,7 +6831,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -6999,7 +6999,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -7300,7 +7300,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -7495,7 +7495,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -7666,7 +7666,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
       };
       cookie?: never;
@@ -7833,9 +7833,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
-        /** @description 1-128 characters of [A-Za-z0-9_-] */
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         contextId: components['schemas']['Id'];
       };
       cookie?: never;

@@ -14,7 +14,7 @@ import {
   switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../problem/problem';
+import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 
 export const PROJECTIONS = [conversationsProjection] as const;
@@ -97,7 +97,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     if (target !== null) {
       const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
       if (!ok)
-        throw new Problem('projection_lagging', 'Retry shortly.', { position: target.toString() });
+        throw new AppError('projection_lagging', 'Retry shortly.', { position: target.toString() });
     }
     return this.queries;
   }
@@ -119,7 +119,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       position !== undefined &&
       !(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))
     ) {
-      throw new Problem('projection_lagging', 'Retry shortly.', { position: position.toString() });
+      throw new AppError('projection_lagging', 'Retry shortly.', { position: position.toString() });
     }
     return this.queries;
   }
