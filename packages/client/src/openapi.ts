@@ -6841,6 +6841,10 @@ export interface operations {
       /** @description The export */
       200: {
         headers: {
+          /** @description claude-code / pi: JSON counts, by reason, of what the format cannot carry */
+          'Arbor-Export-Report'?: string;
+          /** @description claude-code / pi: the session file name */
+          'Content-Disposition'?: string;
           [name: string]: unknown;
         };
         content: {
