@@ -30,8 +30,29 @@ export const Revision = z
 
 export const Timestamp = z.string().meta({ description: 'ISO-8601 time' });
 
+/**
+ * Any JSON value. At run time it accepts anything (the request parser already produced JSON, and
+ * the depth/size limits live at the edge); on the wire it is documented as the recursive JSON
+ * type, so generated clients get `JsonValue` rather than `unknown`.
+ */
+const JSON_VALUE_REF = { $ref: '#/components/schemas/JsonValue' };
+export const JsonValue = z.unknown().meta({
+  id: 'JsonValue',
+  description: 'Any JSON value',
+  override: {
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: JSON_VALUE_REF },
+      { type: 'object', additionalProperties: JSON_VALUE_REF },
+    ],
+  },
+});
+
 /** Free-form JSON object (caller metadata, event data, provider bodies). */
-export const JsonObject = z.record(z.string(), z.unknown());
+export const JsonObject = z.record(z.string(), JsonValue);
 
 /** A cursor-paginated list: `{items, next?}`; `next` is absent on the last page. */
 export const page = <T extends z.ZodType>(item: T) =>

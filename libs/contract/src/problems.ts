@@ -4,6 +4,7 @@
  * route and status, and apps/api throws nothing else).
  */
 import { z } from 'zod';
+import { JsonValue } from './common';
 
 export const PROBLEM_CODES = {
   validation_failed: { status: 400, title: 'The request is not valid' },
@@ -68,15 +69,22 @@ export const FieldErrorSchema = z
  * object is open beyond the fields named here.
  */
 export const problemSchema = (codes: readonly ProblemCode[] = PROBLEM_CODE_LIST) =>
-  z.looseObject({
-    type: z.string().meta({ description: 'https://arbor.dev/problems/<code with dashes>' }),
-    title: z.string(),
-    status: z.number().int(),
-    code: z.enum(codes as [ProblemCode, ...ProblemCode[]]),
-    detail: z.string().optional(),
-    instance: z.string().optional().meta({ description: 'The request path' }),
-    errors: z.array(FieldErrorSchema).optional(),
-  });
+  z
+    .object({
+      type: z.string().meta({ description: 'https://arbor.dev/problems/<code with dashes>' }),
+      title: z.string(),
+      status: z.number().int(),
+      code: z.enum(codes as [ProblemCode, ...ProblemCode[]]),
+      detail: z.string().optional(),
+      instance: z.string().optional().meta({ description: 'The request path' }),
+      errors: z.array(FieldErrorSchema).optional(),
+      violations: z
+        .array(FieldErrorSchema)
+        .optional()
+        .meta({ description: '`invalid_turn`: every broken turn rule, with its path and code' }),
+    })
+    // Open beyond the named fields: per-code extensions (numbers, `lastRevision`, …) as JSON.
+    .catchall(JsonValue);
 
 export const ProblemSchema = problemSchema().meta({ id: 'Problem' });
 export type ProblemBody = z.infer<typeof ProblemSchema>;

@@ -1,7 +1,7 @@
 /** Every 2xx answer body of the HTTP API. Objects are closed: a field the server adds is a contract change. */
 import { z } from 'zod';
 import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
-import { Id, JsonObject, list, page, Revision, Timestamp } from './common';
+import { Id, JsonObject, JsonValue, list, page, Revision, Timestamp } from './common';
 import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
 import { CapabilityOverridesSchema, ProviderSchema } from './requests';
@@ -103,13 +103,11 @@ export const FailureAnswer = z
   .object({ failureId: Id, revision: Revision })
   .meta({ id: 'FailureAnswer' });
 
-export const RetryAnswer = z
-  .object({ failureId: Id, input: z.unknown(), error: z.unknown() })
-  .meta({
-    id: 'RetryAnswer',
-    description: 'The failed turn as it was recorded (`input` and `error` are the JSON sent)',
-    override: { required: ['failureId', 'input', 'error'] },
-  });
+export const RetryAnswer = z.object({ failureId: Id, input: JsonValue, error: JsonValue }).meta({
+  id: 'RetryAnswer',
+  description: 'The failed turn as it was recorded (`input` and `error` are the JSON sent)',
+  override: { required: ['failureId', 'input', 'error'] },
+});
 
 export const BranchPageSchema = page(BranchMessageSchema).meta({ id: 'BranchPage' });
 
@@ -228,6 +226,9 @@ export const ContextAnswerSchema = z
     body: JsonObject.meta({ description: "The provider's request body, ready to send" }),
     receipt: ReceiptSchema,
     revision: Revision,
+    tip: Id.nullable().meta({
+      description: "The tip it was built on: the next commit's `expectedTip`",
+    }),
   })
   .meta({ id: 'ContextAnswer' });
 
@@ -268,51 +269,62 @@ const DecisionBase = {
 };
 const Covered = { fromId: Id, toId: Id, coveredIds: z.array(Id) };
 
+// Open: a decision may carry more fields than these (as JSON).
 export const CompactionDecisionSchema = z
   .discriminatedUnion('rung', [
-    z.looseObject({
-      ...DecisionBase,
-      rung: z.literal('elide'),
-      results: z.array(z.object({ messageId: Id, toolUseId: z.string(), originalTokens: Int })),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      rung: z.literal('strip_images'),
-      images: z.array(
-        z.object({
-          messageId: Id,
-          path: z.string(),
-          mediaType: z.string(),
-          bytes: Int,
-          width: Int.nullable(),
-          height: Int.nullable(),
-        }),
-      ),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('snapshot'),
-      shape: z.string(),
-      pageCount: Int,
-      sourceChars: Int,
-      sourceHash: z.string(),
-      textFormat: z.string().optional(),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('summary'),
-      summary: z.string(),
-      summarizerModel: z.string(),
-      windows: Int,
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('drop'),
-      droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
-    }),
+    z
+      .object({
+        ...DecisionBase,
+        rung: z.literal('elide'),
+        results: z.array(z.object({ messageId: Id, toolUseId: z.string(), originalTokens: Int })),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        rung: z.literal('strip_images'),
+        images: z.array(
+          z.object({
+            messageId: Id,
+            path: z.string(),
+            mediaType: z.string(),
+            bytes: Int,
+            width: Int.nullable(),
+            height: Int.nullable(),
+          }),
+        ),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('snapshot'),
+        shape: z.string(),
+        pageCount: Int,
+        sourceChars: Int,
+        sourceHash: z.string(),
+        textFormat: z.string().optional(),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('summary'),
+        summary: z.string(),
+        summarizerModel: z.string(),
+        windows: Int,
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('drop'),
+        droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
+      })
+      .catchall(JsonValue),
   ])
   .meta({ id: 'CompactionDecision' });
 
@@ -399,8 +411,8 @@ export const ReproductionSchema = z
     checks: z.array(
       z.object({
         name: z.string(),
-        recorded: z.unknown(),
-        reproduced: z.unknown(),
+        recorded: JsonValue,
+        reproduced: JsonValue,
         equal: z.boolean(),
       }),
     ),

@@ -192,6 +192,26 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: missing,
   },
   {
+    method: 'put',
+    path: CONV,
+    operationId: 'ensureConversation',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary: 'Create the conversation with this id, or get it when it exists (retry-safe)',
+    description:
+      '201 with a new conversation (title and metadata from the body); 200 when the id exists, ' +
+      'unchanged (the body is not applied to it). Lets a client use its own session id as the ' +
+      'conversation id without a check first.',
+    params: conversation,
+    body: { schema: Q.EnsureConversationBody, required: false },
+    responses: {
+      201: { description: 'Created', schema: R.StartedAnswerSchema },
+      200: { description: 'It existed', schema: R.StartedAnswerSchema },
+    },
+    errors: [],
+    writes: true,
+  },
+  {
     method: 'post',
     path: `${CONV}/turns`,
     operationId: 'commitTurn',

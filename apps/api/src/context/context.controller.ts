@@ -5,6 +5,28 @@ import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
 import { ContextService } from '@arbor/application';
 import { ContextBody, Id, ReportQuery } from '@arbor/contract';
+import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
+import { Problem } from '../problem/problem';
+
+/** The answer's room (`maxTokens`, or the default reserve) must leave the budget room for input. */
+const checkReserve = (request: { budgetTokens: number; maxTokens?: number }): void => {
+  const reserve = request.maxTokens ?? DEFAULT_RESERVE_TOKENS;
+  if (reserve < request.budgetTokens) return;
+  const named = request.maxTokens === undefined ? 'the default maxTokens reserve' : 'maxTokens';
+  throw new Problem(
+    'validation_failed',
+    `budgetTokens ${request.budgetTokens} cannot hold ${named} ${reserve}: raise budgetTokens or lower maxTokens`,
+    {
+      errors: [
+        {
+          path: request.maxTokens === undefined ? 'body.budgetTokens' : 'body.maxTokens',
+          code: 'budget_below_max_tokens',
+          message: `budgetTokens ${request.budgetTokens} must exceed maxTokens ${reserve}`,
+        },
+      ],
+    },
+  );
+};
 
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id/context')
@@ -17,6 +39,7 @@ export class ContextController {
     parseOrThrow(Id, id, 'params');
     const request = parseOrThrow(ContextBody, body);
     checkShapes(request.capabilities, 'body.capabilities');
+    checkReserve(request);
     return this.context.build(caller, id, request);
   }
 

@@ -277,6 +277,8 @@ export class ContextService {
       body,
       receipt: { ...receipt, capabilities: ContextService.receiptCapabilities(layered, request) },
       revision: result.revision,
+      // The tip it was built on: pass it as the next commit's expectedTip.
+      tip: state.tip,
     };
   }
 

@@ -46,6 +46,8 @@ export class GetActiveBranch extends ConversationQuery<Page<Message>> {
     conversationId: string,
     readonly fromDepth: number,
     readonly limit: number,
+    /** The tail instead: the last N messages, root → tip. */
+    readonly last?: number,
   ) {
     super(caller, conversationId);
   }
@@ -140,12 +142,10 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetActiveBranch) {
     const { queries } = await existing(this.readModels, q);
-    const page = queries.activeBranchPage(
-      q.caller.tenantId,
-      q.conversationId,
-      q.fromDepth,
-      q.limit,
-    );
+    const page =
+      q.last !== undefined
+        ? queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
+        : queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
     return { items: page.items, nextAt: page.nextDepth };
   }
 }
