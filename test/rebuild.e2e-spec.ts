@@ -3,11 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type EventStore } from '@arbor/event-store';
 import { createProjector, dumpReadModels, openReadModelDb } from '@arbor/projections';
-import {
-  PROJECTION_FILTER,
-  PROJECTIONS,
-  ReadModelsService,
-} from '@arbor/application';
+import { PROJECTION_FILTER, PROJECTIONS, ReadModelsService } from '@arbor/application';
 import { EVENT_STORE } from '@arbor/application';
 import { clientFor, type Client, exchange } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';

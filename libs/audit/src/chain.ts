@@ -5,7 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { canonicalJson } from '@arbor/domain/fingerprint';
-import { InvalidEventError, type EventMetadata } from '@arbor/event-store';
+import { type EventMetadata } from '@arbor/event-store';
+import { jsonTextOf } from '@arbor/event-store/event-rules';
 
 export const CHAIN_VERSION = 1;
 
@@ -144,12 +145,5 @@ const isStoredJson = (root: unknown): boolean => {
  */
 export const asStoredJson = (value: unknown, what: string, index: number): unknown => {
   if (isStoredJson(value)) return value;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
-  }
-  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
-  return JSON.parse(text) as unknown;
+  return JSON.parse(jsonTextOf(value, what, index)) as unknown;
 };

@@ -55,6 +55,10 @@ describe('pi v3 tree written by pi itself', () => {
   });
 
   it('reports the compaction, the settings and custom entries, and the interrupted call', () => {
+    const compaction = entries.find((e) => e.type === 'compaction') as Record<string, unknown>;
+    expect(r.report.skipped.find((n) => n.line === lineOf('compaction'))?.detail).toBe(
+      `firstKeptEntryId ${String(compaction.firstKeptEntryId)}`,
+    );
     const skipped = r.report.skipped.map((n) => [n.line, n.reason]);
     expect(skipped).toContainEqual([
       lineOf('compaction'),
