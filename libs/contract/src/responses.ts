@@ -187,6 +187,21 @@ export const RungReceiptSchema = z
 
 const NotApplied = z.object({ decisionId: z.string(), reason: z.string() });
 
+const ToolRename = z
+  .object({
+    messageId: Id,
+    block: Int.meta({ description: "The block's index in the message content" }),
+    field: z.enum(['id', 'tool_use_id', 'name']),
+    from: z.string().meta({ description: 'As recorded' }),
+    to: z.string().meta({ description: 'As the body carries it' }),
+  })
+  .meta({
+    id: 'ToolRename',
+    description:
+      'A tool-call id (repeated, or refused by the provider) or a history tool name the body ' +
+      'carries in place of the recorded one; deterministic from the messages',
+  });
+
 export const ReceiptSchema = z
   .object({
     rungs: z.array(RungReceiptSchema),
@@ -201,21 +216,9 @@ export const ReceiptSchema = z
     sections: SectionsSchema,
     notApplied: z.array(NotApplied),
     toolRenames: z
-      .array(
-        z.object({
-          messageId: Id,
-          block: Int.meta({ description: "The block's index in the message content" }),
-          field: z.enum(['id', 'tool_use_id', 'name']),
-          from: z.string(),
-          to: z.string(),
-        }),
-      )
+      .array(ToolRename)
       .optional()
-      .meta({
-        description:
-          'Tool-call ids and names the body carries in place of the recorded ones (repeated ids ' +
-          'made unique, characters the provider refuses replaced); absent when there are none',
-      }),
+      .meta({ description: 'Absent when the body carries every id and name as recorded' }),
     capabilities: ReceiptCapabilities,
   })
   .meta({ id: 'ContextReceipt' });
@@ -244,7 +247,11 @@ export const ContextReportSchema = z
     wouldApply: z
       .array(RungSchema)
       .optional()
-      .meta({ description: 'The rungs a context call would apply now (nothing is recorded)' }),
+      .meta({
+        description:
+          'Rungs a context call would apply now (e.g. strip_images for an image over a provider ' +
+          'limit); the report applies and records none, its estimate is after them',
+      }),
     estimated: z
       .object({ total: Int, raw: Int, sections: SectionsSchema })
       .nullable()
