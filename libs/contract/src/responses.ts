@@ -202,6 +202,14 @@ export const ReceiptSchema = z
     calibration: z.number(),
     sections: SectionsSchema,
     notApplied: z.array(NotApplied),
+    revoked: z
+      .object({ decisionIds: z.array(z.string()), cachedPrefixChanged: z.boolean() })
+      .optional()
+      .meta({
+        description:
+          'Decisions revoked since the previous context, no longer applied; whether that ' +
+          'changed the prefix the provider may have cached',
+      }),
     capabilities: ReceiptCapabilities,
   })
   .meta({ id: 'ContextReceipt' });
@@ -295,6 +303,29 @@ export const CompactionDecisionSchema = z
     }),
   ])
   .meta({ id: 'CompactionDecision' });
+
+export const CompactionRowSchema = z
+  .object({
+    decision: CompactionDecisionSchema,
+    status: z.enum(['in_force', 'revoked']).meta({
+      description:
+        'in_force: later contexts apply it where it still fits the live window; revoked: not any more',
+    }),
+  })
+  .meta({ id: 'CompactionRow' });
+
+export const CompactionList = z
+  .object({ items: z.array(CompactionRowSchema) })
+  .meta({ id: 'CompactionList' });
+
+export const CompactionRevokedAnswer = z
+  .object({
+    decisionId: z.string(),
+    status: z.literal('revoked'),
+    revision: Revision,
+    replayed: z.boolean().meta({ description: 'It was revoked already; nothing was appended' }),
+  })
+  .meta({ id: 'CompactionRevokedAnswer' });
 
 export const ContextSummarySchema = z
   .object({
