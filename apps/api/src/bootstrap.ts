@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
-import { type ArborConfig } from './config/config';
+import { type ArborConfig } from '@arbor/application';
 import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -43,7 +43,8 @@ export const createApp = async (
   );
   app.enableShutdownHooks();
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
-  SwaggerModule.setup('docs', app, openApiDocument(), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Built on the first request for it (generating takes about a second), not at every start.
+  SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
   try {
     await app.init();
   } catch (e) {

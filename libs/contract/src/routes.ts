@@ -381,9 +381,12 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'export',
     tag: 'conversations',
     auth: 'tenant',
-    summary: 'The tree (jsonl default) or the active branch (markdown default)',
+    summary: 'The tree (jsonl, claude-code and pi default) or the active branch (markdown default)',
     description:
-      'JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people.',
+      'JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people. ' +
+      '`claude-code` / `pi`: a session file that tool resumes (the tree, the active branch last; ' +
+      'for pi, checkpoints as labels); what the format cannot carry is counted, by reason, in the ' +
+      '`Arbor-Export-Report` header (JSON) and the file name is in `Content-Disposition`.',
     params: conversation,
     query: Q.ExportQuery,
     responses: {

@@ -15,7 +15,7 @@
  * `cannot_fit` means every rung was tried.
  */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
-import { encode } from '../providers';
+import { type encode, encodeWithRenames } from '../providers';
 import { calibrate } from '../tokens/calibration';
 import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
@@ -327,7 +327,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   } else {
     state = await climb(ctx, state, receipts, added);
   }
-  const body = encode(
+  const { body, renames } = encodeWithRenames(
     input.provider,
     state.items.map((i) => i.message),
     {
@@ -335,6 +335,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       ...(input.system !== undefined ? { system: input.system } : {}),
       ...(input.tools !== undefined ? { tools: input.tools } : {}),
       ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+      ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
     },
   );
   const violations = checkBodyFast(ctx, state, body);
@@ -373,6 +374,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       sections: state.measure.sections,
       notApplied: state.plan.notApplied.filter((n) => !added.some((d) => d.id === n.decisionId)),
       ...(revoked !== undefined ? { revoked } : {}),
+      ...(renames.length > 0 ? { toolRenames: renames } : {}),
     },
   };
 }

@@ -9,7 +9,8 @@ import type {
   Rung,
 } from '@arbor/domain/compaction';
 import type { Message } from '@arbor/domain/messages';
-import type { ProviderName, ToolDefinition } from '../types';
+import type { ToolRename } from '../providers/tool-ids';
+import type { BodyEncoding, ProviderName, ToolDefinition } from '../types';
 import type { ModelCapabilities } from './capabilities';
 import type { TokenCache } from './token-cache';
 
@@ -114,6 +115,8 @@ export interface AssembleInput {
    * `ReplayDivergenceError` when the request is over its target, i.e. a rung would be needed.
    */
   replayOnly?: boolean;
+  /** The encoders' output version (default `BODY_ENCODING`); a reproduction passes the recorded one. */
+  encoding?: BodyEncoding;
 }
 
 export interface RungReceipt {
@@ -150,6 +153,11 @@ export interface ContextReceipt {
   notApplied: { decisionId: string; reason: string }[];
   /** Decisions revoked since the previous context (no longer applied), when there are any. */
   revoked?: { decisionIds: string[]; cachedPrefixChanged: boolean };
+  /**
+   * Tool-call ids and names the body carries in place of the recorded ones (repeated ids made
+   * unique, characters the provider refuses replaced); absent when there are none.
+   */
+  toolRenames?: ToolRename[];
 }
 
 export interface AssembleResult {
