@@ -232,6 +232,9 @@ export const ContextReportSchema = z
     capabilities: ReceiptCapabilities,
     messages: Int.meta({ description: 'Messages in the live window' }),
     decisionsInForce: Int.optional(),
+    wouldApply: z.array(RungSchema).optional().meta({
+      description: 'The rungs a context at this budget would apply now (none is recorded)',
+    }),
     estimated: z
       .object({ total: Int, raw: Int, sections: SectionsSchema })
       .nullable()
