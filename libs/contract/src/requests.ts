@@ -306,6 +306,12 @@ export const ContextBody = z
   })
   .meta({ id: 'ContextBody' });
 
+export const RevokeCompactionBody = z
+  .strictObject({
+    reason: z.string().max(2_000).optional().describe('Why, for the audit log'),
+  })
+  .meta({ id: 'RevokeCompactionBody' });
+
 export const ReportQuery = z.strictObject({
   provider: ProviderSchema.default('anthropic'),
   model: z.string().min(1).max(200).default('claude-sonnet-4-5'),

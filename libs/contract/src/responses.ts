@@ -219,6 +219,14 @@ export const ReceiptSchema = z
       .array(ToolRename)
       .optional()
       .meta({ description: 'Absent when the body carries every id and name as recorded' }),
+    revoked: z
+      .object({ decisionIds: z.array(z.string()), cachedPrefixChanged: z.boolean() })
+      .optional()
+      .meta({
+        description:
+          'Decisions revoked since the previous context, no longer applied; whether that ' +
+          'changed the prefix the provider may have cached',
+      }),
     capabilities: ReceiptCapabilities,
   })
   .meta({ id: 'ContextReceipt' });
@@ -334,6 +342,29 @@ export const CompactionDecisionSchema = z
       .catchall(JsonValue),
   ])
   .meta({ id: 'CompactionDecision' });
+
+export const CompactionRowSchema = z
+  .object({
+    decision: CompactionDecisionSchema,
+    status: z.enum(['in_force', 'revoked']).meta({
+      description:
+        'in_force: later contexts apply it where it still fits the live window; revoked: not any more',
+    }),
+  })
+  .meta({ id: 'CompactionRow' });
+
+export const CompactionList = z
+  .object({ items: z.array(CompactionRowSchema) })
+  .meta({ id: 'CompactionList' });
+
+export const CompactionRevokedAnswer = z
+  .object({
+    decisionId: z.string(),
+    status: z.literal('revoked'),
+    revision: Revision,
+    replayed: z.boolean().meta({ description: 'It was revoked already; nothing was appended' }),
+  })
+  .meta({ id: 'CompactionRevokedAnswer' });
 
 export const ContextSummarySchema = z
   .object({

@@ -464,6 +464,34 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: `${CONV}/compactions`,
+    operationId: 'listCompactions',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Every compaction decision recorded, oldest first, with its status',
+    params: conversation,
+    responses: { 200: { description: 'The decisions', schema: R.CompactionList } },
+    errors: missing,
+  },
+  {
+    method: 'post',
+    path: `${CONV}/compactions/{decisionId}/revoke`,
+    operationId: 'revokeCompaction',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Undo a compaction decision: later contexts no longer apply it',
+    description:
+      'Appends `CompactionRevoked`. The next context leaves the decision out (its receipt says ' +
+      'whether the cached prefix changed); contexts handed out before still reproduce byte for ' +
+      'byte. Revoking a revoked decision appends nothing (`replayed: true`).',
+    params: inConversation({ decisionId: z.string().min(1).max(200) }),
+    body: { schema: Q.RevokeCompactionBody, required: false },
+    responses: { 200: { description: 'Revoked', schema: R.CompactionRevokedAnswer } },
+    errors: [...missing, 'compaction_not_found'],
+    writes: true,
+  },
+  {
+    method: 'get',
     path: `${CONV}/replay`,
     operationId: 'replay',
     tag: 'replay',

@@ -4,7 +4,8 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
 import { ContextService } from '@arbor/application';
-import { ContextBody, Id, ReportQuery } from '@arbor/contract';
+import { ContextBody, Id, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
+import { z } from 'zod';
 import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
 import { Problem } from '../problem/problem';
 
@@ -50,5 +51,34 @@ export class ContextController {
     const capabilities = overridesFromQuery(q);
     checkShapes(capabilities, 'query');
     return this.context.report(caller, id, q.provider, q.model, capabilities);
+  }
+}
+
+const DecisionId = z.string().min(1).max(200);
+
+/** Compaction decisions: the list with status, and revoking one. */
+@UseGuards(AuthGuard)
+@Controller('v1/conversations/:id/compactions')
+export class CompactionsController {
+  constructor(private readonly context: ContextService) {}
+
+  @Get()
+  async list(@Param('id') id: string, @CallerParam() caller: Caller) {
+    parseOrThrow(Id, id, 'params');
+    return this.context.compactions(caller, id);
+  }
+
+  @Post(':decisionId/revoke')
+  @HttpCode(200)
+  async revoke(
+    @Param('id') id: string,
+    @Param('decisionId') decisionId: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    parseOrThrow(DecisionId, decisionId, 'params');
+    const b = parseOrThrow(RevokeCompactionBody, body ?? {});
+    return this.context.revoke(caller, id, decisionId, b.reason);
   }
 }
