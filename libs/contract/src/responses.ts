@@ -225,6 +225,10 @@ export const ContextReportSchema = z
     capabilities: ReceiptCapabilities,
     messages: Int.meta({ description: 'Messages in the live window' }),
     decisionsInForce: Int.optional(),
+    wouldApply: z
+      .array(RungSchema)
+      .optional()
+      .meta({ description: 'The rungs a context built now would apply (none is recorded)' }),
     estimated: z
       .object({ total: Int, raw: Int, sections: SectionsSchema })
       .nullable()
