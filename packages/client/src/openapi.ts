@@ -1044,6 +1044,8 @@ export interface components {
       /** @description Messages in the live window */
       messages: number;
       decisionsInForce?: number;
+      /** @description The rungs a context built now would apply (none is recorded) */
+      wouldApply?: components['schemas']['Rung'][];
       /** @description null while the window is empty */
       estimated: {
         total: number;
