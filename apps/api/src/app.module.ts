@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { type EventStore } from '@arbor/event-store';
+import { ConsoleRoutesModule } from './console/console.module';
 import { ContextModule } from './context/context.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
@@ -27,7 +28,13 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [CqrsModule.forRoot(), ConversationsModule, ContextModule, ReplayModule],
+      imports: [
+        CqrsModule.forRoot(),
+        ConversationsModule,
+        ContextModule,
+        ReplayModule,
+        ConsoleRoutesModule,
+      ],
       controllers: [HealthController, TenantsController, SettingsController],
       providers: [
         { provide: ARBOR_CONFIG, useValue: config },

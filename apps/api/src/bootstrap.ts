@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from './config/config';
+import { serveConsole } from './console/serve-console';
 import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -50,6 +51,7 @@ export const createApp = async (
   );
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });
+  await serveConsole(app);
   try {
     await app.init();
   } catch (e) {
