@@ -30,11 +30,14 @@ export const serveConsole = async (app: NestFastifyApplication): Promise<string 
     index: ['index.html'],
     redirect: true,
     wildcard: true,
-    setHeaders: (res) => {
-      res.setHeader('content-security-policy', CSP);
-      res.setHeader('x-content-type-options', 'nosniff');
-      res.setHeader('referrer-policy', 'no-referrer');
-      res.setHeader('cache-control', 'no-cache');
+    cacheControl: false,
+    setHeaders: (reply) => {
+      void reply.headers({
+        'content-security-policy': CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-cache',
+      });
     },
   });
   return root;

@@ -34,11 +34,10 @@ export interface Loaded {
   conversation: Conversation;
   tree: Tree;
   messages: Map<string, Message>;
-  state: Replay | null;
   loadMs: number;
 }
 
-/** Everything the tree view draws, in four calls of the public API. */
+/** What the tree view draws first, in three calls of the public API made at once. */
 export const loadConversation = async (id: string): Promise<Loaded> => {
   const t0 = performance.now();
   const [conversation, tree, jsonl] = await Promise.all([
@@ -52,11 +51,7 @@ export const loadConversation = async (id: string): Promise<Loaded> => {
     const m = JSON.parse(line) as Message;
     messages.set(m.id, m);
   }
-  // The compactions in force and the pending failure: the replay at the current revision.
-  const state = await get<Replay>(
-    conv(id, `/replay?revision=${conversation.revision}&limit=1`),
-  ).catch(() => null);
-  return { conversation, tree, messages, state, loadMs: performance.now() - t0 };
+  return { conversation, tree, messages, loadMs: performance.now() - t0 };
 };
 
 /** Which decisions shade which messages: snapshot/summary ranges and elided tool results. */
@@ -328,9 +323,20 @@ const TreeView = ({
   onChanged: () => void;
   selectedId?: string;
 }) => {
-  const { conversation, tree, messages, state } = data;
+  const { conversation, tree, messages } = data;
   const id = conversation.id;
   const [selected, setSelected] = useState<string | null>(selectedId ?? tree.tip);
+  useEffect(() => {
+    if (selectedId) setSelected(selectedId);
+  }, [selectedId]);
+  // The compactions in force and the pending failure (the replay at the current revision): drawn
+  // when they arrive, so they never hold the tree back.
+  const replayed = useAsync(
+    () =>
+      get<Replay>(conv(id, `/replay?revision=${conversation.revision}&limit=1`)).catch(() => null),
+    [id, conversation.revision],
+  );
+  const state = replayed.data ?? null;
   useEffect(() => {
     (window as unknown as { __arborTreeMs?: number }).__arborTreeMs = data.loadMs;
   }, [data]);
@@ -360,6 +366,9 @@ const TreeView = ({
   );
 };
 
+/** Path entries drawn before "show all": the nearest ancestors are the ones read. */
+const PATH_SHOWN = 40;
+
 const Detail = ({
   id,
   messageId,
@@ -377,6 +386,7 @@ const Detail = ({
   );
   const byId = useMemo(() => indexTree(data.tree).byId, [data.tree]);
   const path = pathToRoot(byId, messageId);
+  const [allPath, setAllPath] = useState(false);
   const around: Message[] = [];
   const node = byId.get(messageId);
   for (const c of node?.children ?? []) {
@@ -392,17 +402,24 @@ const Detail = ({
       <h3>Message as stored</h3>
       <ProblemBox error={stored.error} />
       {stored.data ? <MessageView message={stored.data} others={around} /> : null}
-      <h3>Path to the root ({path.length})</h3>
+      <h3>
+        Path to the root (<span data-testid="path-length">{path.length}</span>)
+      </h3>
       <ol class="path" data-testid="path">
-        {path.map((p) => (
+        {(allPath ? path : path.slice(0, PATH_SHOWN)).map((p) => (
           <li key={p}>
-            <a href="javascript:void 0" onClick={() => onSelect(p)}>
+            <button class="link" onClick={() => onSelect(p)}>
               <code>{short(p)}</code>
-            </a>{' '}
+            </button>{' '}
             <span class="muted">{byId.get(p)?.role}</span> {preview(data.messages.get(p), 60)}
           </li>
         ))}
       </ol>
+      {!allPath && path.length > PATH_SHOWN ? (
+        <button data-testid="path-all" onClick={() => setAllPath(true)}>
+          show all {path.length} (to the root)
+        </button>
+      ) : null}
     </div>
   );
 };
