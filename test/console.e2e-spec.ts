@@ -24,6 +24,18 @@ import { type ServerProcess, spawnServer } from './support/server-process';
 const ROOT = path.resolve(__dirname, '..');
 
 type Json = Record<string, unknown>;
+/** What the test reads of an <img> in the page (the test compiles without the DOM library). */
+/** The page's globals the waits read, typed here (the test compiles without the DOM library). */
+interface InPage {
+  document: {
+    querySelectorAll(selector: string): { length: number };
+    querySelector(selector: string): { textContent: string | null } | null;
+  };
+}
+interface Img {
+  decode(): Promise<void>;
+  naturalWidth: number;
+}
 interface TreeAnswer {
   tip: string | null;
   nodes: { id: string; parentId: string | null; children: string[] }[];
@@ -91,12 +103,26 @@ describeWithBrowser('operator console (Chromium)', () => {
   };
   const signIn = async (key: string) => {
     await page.goto(`${server.url}/console/`);
-    await page.evaluate(() => sessionStorage.clear());
+    await page.evaluate('sessionStorage.clear()');
     await page.reload();
     await page.fill('[data-testid=key]', key);
     await page.click('[data-testid=sign-in]');
     await page.waitForSelector('[data-testid=who]');
   };
+  /** Waits until `selector` matches exactly `n` elements (a string, run in the page). */
+  const rowsAre = (selector: string, n: number) =>
+    page.waitForFunction(
+      ([sel, want]) =>
+        (globalThis as unknown as InPage).document.querySelectorAll(sel).length === want,
+      [selector, n] as const,
+    );
+  /** Waits until the first match of `selector` has exactly `text` (the page's CSP forbids eval). */
+  const textIs = (selector: string, text: string) =>
+    page.waitForFunction(
+      ([sel, want]) =>
+        (globalThis as unknown as InPage).document.querySelector(sel)?.textContent === want,
+      [selector, text] as const,
+    );
   const problemCode = async () => (await page.textContent('[data-testid=problem-code]'))?.trim();
 
   beforeAll(async () => {
@@ -220,17 +246,15 @@ describeWithBrowser('operator console (Chromium)', () => {
     expect(first).toBe([...listed].sort((x, y) => y.counts.messages - x.counts.messages)[0].id);
     await shot('conversations');
     await page.fill('[data-testid=filter]', 'large-session');
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=conversation-row]').length === 1,
-    );
+    await rowsAre('[data-testid=conversation-row]', 1);
     expect(await page.getAttribute('[data-testid=conversation-row]', 'data-id')).toBe(pi);
     // B's conversation by its id, from A's tab: the same answer as an id that does not exist.
     await open(`c/${bIds[0]}/tree`);
     await page.waitForSelector('[data-testid=problem]');
     expect(await problemCode()).toBe('conversation_not_found');
     // The key is in this tab's sessionStorage, not in localStorage or a cookie.
-    expect(await page.evaluate(() => [localStorage.length, document.cookie])).toEqual([0, '']);
-    expect(await page.evaluate(() => sessionStorage.getItem('arbor.console.key'))).toBe(keyA);
+    expect(await page.evaluate('[localStorage.length, document.cookie]')).toEqual([0, '']);
+    expect(await page.evaluate("sessionStorage.getItem('arbor.console.key')")).toBe(keyA);
   });
 
   it('pages through a tenant with more conversations than a page (tenant B)', async () => {
@@ -238,9 +262,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     await page.waitForSelector('[data-testid=conversation-row]');
     expect(await page.$$eval('[data-testid=conversation-row]', (r) => r.length)).toBe(50);
     await page.click('[data-testid=next-page]');
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=conversation-row]').length === 5,
-    );
+    await rowsAre('[data-testid=conversation-row]', 5);
     const second = await page.$$eval('[data-testid=conversation-row]', (rows) =>
       rows.map((r) => r.getAttribute('data-id')),
     );
@@ -261,9 +283,7 @@ describeWithBrowser('operator console (Chromium)', () => {
       await page.goto(`${server.url}/console/#/c/${id}/tree`);
       await page.waitForSelector('[data-testid=tip-badge]');
       const ms = Date.now() - started;
-      const loadMs = await page.evaluate(
-        () => (window as unknown as { __arborTreeMs: number }).__arborTreeMs,
-      );
+      const loadMs = Number(await page.evaluate('window.__arborTreeMs'));
       lines.push(
         `  ${what}: ${t.nodes.length} messages, ${t.branchPoints.length} branch points — ` +
           `drawn ${ms} ms after navigation (of which the 3 API calls ${Math.round(loadMs)} ms)`,
@@ -308,7 +328,9 @@ describeWithBrowser('operator console (Chromium)', () => {
     const before = rows.length;
     await page.click('[data-testid=fold]');
     await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid=node]').length > n,
+      (n) =>
+        (globalThis as unknown as InPage).document.querySelectorAll('[data-testid=node]').length >
+        n,
       before,
     );
     await shot('tree');
@@ -333,9 +355,9 @@ describeWithBrowser('operator console (Chromium)', () => {
     if (thinking) {
       await open(`c/${claudeLong}/tree/${thinking.id}`);
       await page.waitForSelector('details.thinking');
-      expect(await page.$eval('details.thinking', (d) => (d as HTMLDetailsElement).open)).toBe(
-        false,
-      );
+      expect(
+        await page.$eval('details.thinking', (d) => (d as unknown as { open: boolean }).open),
+      ).toBe(false);
     }
     await shot('message');
     // The largest file's messages carry images: drawn from their stored bytes.
@@ -347,7 +369,7 @@ describeWithBrowser('operator console (Chromium)', () => {
       await page.waitForSelector('[data-testid=message-view] img.inline-image');
       expect(
         await page.$eval('[data-testid=message-view] img.inline-image', (i) =>
-          (i as HTMLImageElement).decode().then(() => (i as HTMLImageElement).naturalWidth),
+          (i as unknown as Img).decode().then(() => (i as unknown as Img).naturalWidth),
         ),
       ).toBeGreaterThan(0);
     }
@@ -373,14 +395,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     const target = await page.getAttribute('.row.selected', 'data-id');
     await page.click('[data-testid=move-tip]');
     await page.waitForSelector('[data-testid=done]');
-    await page.waitForFunction(
-      (id) =>
-        document
-          .querySelector('[data-testid=tip-badge]')
-          ?.closest('[data-id]')
-          ?.getAttribute('data-id') === id,
-      target,
-    );
+    await page.waitForSelector(`[data-testid=node][data-id="${target}"] [data-testid=tip-badge]`);
     expect((await tree(pi)).tip).toBe(target);
     // Someone else moves the tip; the console still believes the old one: 409 stale_tip.
     await api('PUT', `/v1/conversations/${pi}/tip`, keyA, { messageId: t0.tip });
@@ -494,9 +509,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     );
     await shot('audit');
     await page.click('[data-testid=events-next]');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid=event-row] td')?.textContent === '50',
-    );
+    await textIs('[data-testid=event-row] td', '50');
     // The verify route is the tenant's own: B's key gets 404 for A's conversation.
     expect((await server.call('GET', `/v1/conversations/${pi}/verify`, keyB)).status).toBe(404);
   });
@@ -515,7 +528,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     const pages = await page.$$eval('[data-testid=snapshot-pages] img', (imgs) =>
       Promise.all(
         imgs.map((i) =>
-          (i as HTMLImageElement).decode().then(() => (i as HTMLImageElement).naturalWidth),
+          (i as unknown as Img).decode().then(() => (i as unknown as Img).naturalWidth),
         ),
       ),
     );
@@ -531,9 +544,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     // Back to the start: revision 0 is the empty conversation.
     await page.fill('[data-testid=revision-input]', '0');
     await page.press('[data-testid=revision-input]', 'Enter');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid=replay-revision]')?.textContent === '0',
-    );
+    await textIs('[data-testid=replay-revision]', '0');
     expect(await page.textContent('[data-testid=replay-tip]')).toBe('—');
   });
 
@@ -598,9 +609,7 @@ describeWithBrowser('operator console (Chromium)', () => {
     await page.click(`[data-testid=tenant-row][data-id="${tenantA}"] [data-testid=keys]`);
     await page.waitForSelector('[data-testid=key-row]');
     await page.click('[data-testid=issue-key]');
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=key-row]').length === 2,
-    );
+    await rowsAre('[data-testid=key-row]', 2);
     await shot('admin');
     await page.click(`[data-testid=tenant-row][data-id="${tenantA}"] [data-testid=open-tenant]`);
     await page.waitForSelector('[data-testid=conversation-row]');

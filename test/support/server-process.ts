@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { checkAnswer } from './contract-check';
 import { ADMIN_KEY } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -85,6 +86,7 @@ export const spawnServer = async (
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
+      checkAnswer(method, route, res.status, res.headers.get('content-type'), text);
       return {
         status: res.status,
         body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),

@@ -1,23 +1,16 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 
 /** Cap on one answer; the directory is in memory, so this bounds the bytes, not a scan. */
 const MAX_TENANTS = 1000;
 
-@ApiTags('tenants (admin)')
-@ApiBearerAuth()
 @UseGuards(AdminGuard)
 @Controller('v1/tenants')
 export class AdminTenantsController {
   constructor(private readonly directory: TenantDirectoryService) {}
 
   @Get()
-  @ApiOperation({
-    summary: 'Every tenant: id, name, key counts (never secrets); at most 1,000',
-    description: 'Answers `{items: [{id, name, keys, activeKeys}], truncated}`. Changes nothing.',
-  })
   list() {
     const all = this.directory.tenants();
     return { items: all.slice(0, MAX_TENANTS), truncated: all.length > MAX_TENANTS };

@@ -1,13 +1,12 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createVerifier } from '@arbor/audit';
+import { Id } from '@arbor/contract';
 import { conversationStream, type EventStore } from '@arbor/event-store';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { GetConversation } from '../conversations/queries';
-import { Id } from '../conversations/schemas';
 import { auditSecretOf, EVENT_STORE } from '../store/store.provider';
 import { parseOrThrow } from '../validation/zod';
 
@@ -21,10 +20,9 @@ const MAX_FINDINGS = 100;
  * recomputed from its fields with the audit secret (the same verifier as `arbor verify`, run over
  * this one stream). It sees edits, insertions and reorderings inside the stream and removals
  * before its last event; an event removed from the very end of a stream is only visible to the
- * whole-log `arbor verify`, which has the global positions after it.
+ * whole-log `arbor verify`, which has the global positions after it. The route and its answer are
+ * in @arbor/contract (console-routes.ts).
  */
-@ApiTags('conversations')
-@ApiBearerAuth()
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
 export class VerifyController {
@@ -37,13 +35,6 @@ export class VerifyController {
   ) {}
 
   @Get(':id/verify')
-  @ApiOperation({
-    summary: "The hash-chain verdict of the conversation's events",
-    description:
-      'Answers `{conversationId, ok, events, chained, unchained, lastRevision, totals: {modified, ' +
-      'removed, reordered, inserted}, findings: [{kind, revision, position, detail}]}` (at most ' +
-      '100 findings; `totals` counts all). Changes nothing.',
-  })
   async verify(@Param('id') id: string, @CallerParam() caller: Caller) {
     parseOrThrow(Id, id, 'params');
     // 404 conversation_not_found for an unknown id and for another tenant's, alike.

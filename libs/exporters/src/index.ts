@@ -1,0 +1,13 @@
+export * from './types';
+export { exportClaudeCode, type ClaudeCodeExportOptions } from './claude-code';
+export { exportPi, type PiExportOptions } from './pi';
+export { orderTree } from './order';
+
+import { exportClaudeCode } from './claude-code';
+import { exportPi } from './pi';
+import { type ExportFormat, type ExportResult, type ExportSource } from './types';
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['claude-code', 'pi'];
+
+export const exportSession = (format: ExportFormat, source: ExportSource): ExportResult =>
+  format === 'pi' ? exportPi(source) : exportClaudeCode(source);
