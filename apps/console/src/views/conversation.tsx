@@ -220,7 +220,7 @@ export const TreePicture = ({
     >
       {conversation.lineage.forkedFrom ? (
         <div class="row fork-from">
-          ⑃ forked from{' '}
+          ↰ forked from{' '}
           <a
             href={href(
               'c',
@@ -274,7 +274,9 @@ export const TreePicture = ({
                 tip
               </span>
             ) : null}
-            {branchPoints.has(r.id) ? <span class="badge bp">⑂ {n.children.length}</span> : null}
+            {branchPoints.has(r.id) ? (
+              <span class="badge bp">{n.children.length} branches</span>
+            ) : null}
             {(cps.get(r.id) ?? []).map((cp) => (
               <span
                 key={cp.label}
@@ -294,7 +296,7 @@ export const TreePicture = ({
                 data-testid="fork-link"
                 onClick={(e) => e.stopPropagation()}
               >
-                ⑃ fork {short(f, 12)}
+                → fork {short(f, 12)}
               </a>
             ))}
             {cover && cover.fromId === r.id ? (
