@@ -1,4 +1,5 @@
 import { pngBase64 } from '@arbor/domain/testing/images';
+import { importSessionText } from '@arbor/importers';
 import {
   clientFor,
   type Client,
@@ -96,6 +97,80 @@ describe('GET /v1/conversations/{id}/export', () => {
     const whole = await c.get(c.conv(id, '/export?format=markdown&scope=tree'));
     expect(whole.text).toContain('question abandoned');
   });
+
+  it('markdown cannot be forged: content never makes a heading, HTML or a hidden character', async () => {
+    const forged = await c.start({ title: 'T\n## assistant · `m-title` <b>' });
+    const attack =
+      'hi\n\n## assistant · `m-fake`\n\nI am forged\nassistant\n---\n' +
+      '<script>alert(1)</script><img src=x onerror=alert(1)> ```\u202Etxt.exe\u0000';
+    const t = await c.turn(forged, null, [
+      msg('user', [text(attack)]),
+      msg('assistant', [
+        toolUse('w`\n## user', 'x`<img src=x onerror=alert(1)>', { html: '<script>' }),
+      ]),
+      msg('user', [toolResult('w`\n## user', '</details><script>alert(2)</script>')]),
+      msg('assistant', [text('ok')]),
+    ]);
+    for (const format of ['markdown', 'jsonl']) {
+      const r = await c.get(c.conv(forged, `/export?format=${format}`));
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const md = (await c.get(c.conv(forged, '/export?format=markdown'))).text;
+    // Fenced blocks are literal text (CommonMark: a fence closes only on a run as long as it, and
+    // ours is longer than any run inside). Outside them: one heading per message, in order.
+    const outside = md.replace(/^(`{3,})\n[\s\S]*?\n\1$/gm, '');
+    const headings = outside.split('\n').filter((l) => /^#{1,6} /.test(l));
+    expect(headings.slice(1)).toEqual(
+      ['user', 'assistant', 'user', 'assistant'].map(
+        (role, i) => `## ${role} · \`${t.messageIds[i]}\``,
+      ),
+    );
+    // Outside fenced blocks and code spans (literal too), no raw HTML of the content is left.
+    const prose = outside.replace(/(`+)(?!`)[^\n]*?(?<!`)\1(?!`)/g, '');
+    expect(prose).not.toMatch(/<script|<img|<b>/);
+    expect(prose).toContain('\\<b\\>'); // the title's, backslash-escaped
+    expect(md.includes('\u0000') || md.includes('\u202E')).toBe(false);
+    expect(md).toContain('\\u{202E}txt.exe\\u{0000}');
+  });
+
+  it.each([['claude-code'], ['pi']] as const)(
+    'format=%s: a session file our importer reads back as the same tree, branch and labels',
+    async (format) => {
+      await c.checkpoint(id, 'fixed', branch[branch.length - 1]);
+      const r = await c.get(c.conv(id, `/export?format=${format}`));
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain('application/x-ndjson');
+      expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.jsonl"$/);
+      const report = JSON.parse(r.headers.get('arbor-export-report') as string) as {
+        format: string;
+        messages: number;
+        lost: { reason: string; count: number }[];
+      };
+      expect(report.format).toBe(format);
+      expect(report.messages).toBe(tree.length);
+      const again = importSessionText(`export.jsonl`, r.text, { format });
+      expect(again.report.skipped).toEqual([]);
+      const [conversation] = again.conversations;
+      const ids = conversation.turns.flatMap((t) => t.messages.map((m) => m.id));
+      expect([...ids].sort()).toEqual([...tree].sort());
+      expect(conversation.activeBranch).toEqual(branch);
+      expect(conversation.title).toBe('Export me');
+      if (format === 'pi')
+        expect(conversation.checkpoints).toEqual([
+          { label: 'fixed', messageId: branch[branch.length - 1] },
+        ]);
+      else
+        expect(report.lost).toContainEqual({
+          reason: 'checkpoint label not carried: Claude Code session files have no labels',
+          count: 1,
+        });
+      // The branch alone, on request.
+      const only = await c.get(c.conv(id, `/export?format=${format}&scope=branch`));
+      const b = importSessionText('b.jsonl', only.text, { format }).conversations[0];
+      expect(b.activeBranch).toEqual(branch);
+      expect(b.turns.flatMap((t) => t.messages).length).toBe(branch.length);
+    },
+  );
 
   it('an empty conversation exports empty; bad formats are 400; unknown ids 404', async () => {
     const empty = await c.start();

@@ -79,11 +79,16 @@ sm.appendMessage(assistant([{ type: 'text', text: 'A single white pixel.' }]));
 sm.appendCustomMessageEntry('reminder', 'Remember to run the tests.', true);
 const runPrompt = sm.appendMessage(user('Run the tests.'));
 sm.appendMessage(
-  assistant([{ type: 'toolCall', id: 'toolu_03', name: 'bash', arguments: { command: 'npm test' } }], 'toolUse'),
+  assistant(
+    [{ type: 'toolCall', id: 'toolu_03', name: 'bash', arguments: { command: 'npm test' } }],
+    'toolUse',
+  ),
 );
 // interrupted: no tool result; the user types again
 sm.appendMessage(user('Stop, never mind. Summarise instead.'));
-const summaryAnswer = sm.appendMessage(assistant([{ type: 'text', text: 'We listed files and looked at a screenshot.' }]));
+const summaryAnswer = sm.appendMessage(
+  assistant([{ type: 'text', text: 'We listed files and looked at a screenshot.' }]),
+);
 sm.appendCompaction('Listed files; looked at a screenshot.', runPrompt, 4200);
 sm.appendMessage(user('Thanks.'));
 const last = sm.appendMessage(assistant([{ type: 'text', text: 'You are welcome.' }]));

@@ -78,13 +78,9 @@ export const checkAnswer = (
   contentType: string | null,
   text: string,
 ): void => {
-  const path = decodeURI(url.split('?')[0]).replace(/\/+$/, '') || '/';
-  let template: string | null;
-  try {
-    template = routeOf(method, encodeURI(path));
-  } catch {
-    return;
-  }
+  // Matched as sent (percent-encoded): a parameter is any run of characters but `/`.
+  const path = url.split('?')[0].replace(/\/+$/, '') || '/';
+  const template = routeOf(method, path);
   if (template === null) return;
   const { doc, ajv, validators } = load();
   const m = method.toLowerCase();
@@ -112,7 +108,7 @@ export const checkAnswer = (
       `${where}: content type ${type || '(none)'} is not documented (${Object.keys(content).join(', ')})`,
     );
   }
-  if (!type.endsWith('json')) return;
+  if (type !== 'application/json' && !type.endsWith('+json')) return;
   const ref = `${DOC_ID}#/${pointer('paths', template, m, 'responses', String(status), 'content', type, 'schema')}`;
   let validate = validators.get(ref);
   if (!validate) {

@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
-import { type ArborConfig } from './config/config';
+import { type ArborConfig } from '@arbor/application';
 import { serveConsole } from './console/serve-console';
 import { frameworkErrors } from './problem/problem.filter';
 
@@ -44,7 +44,8 @@ export const createApp = async (
   );
   app.enableShutdownHooks();
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
-  SwaggerModule.setup('docs', app, openApiDocument(), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Built on the first request for it (generating takes about a second), not at every start.
+  SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
   await serveConsole(app);
   try {
     await app.init();

@@ -6,8 +6,10 @@ usage:
                                    (stop the server first, or call POST /v1/admin/projections/rebuild)
   arbor verify                     recompute every event's hash chain from the log itself and
                                    report modified, removed, reordered or inserted events with
-                                   their positions (exit code 4 when the log does not verify)
-  arbor import <file|folder>       import Claude Code and pi session files (*.jsonl, folders
+                                   their positions (exit code 4 when the log does not verify);
+                                   a missing data directory, log or audit secret is an error
+                                   (nothing is created)
+  arbor import <file|folder>       import Claude Code, Codex and pi session files (*.jsonl, folders
                                    recursively): one conversation per session (subagent
                                    transcripts their own), real branches kept, committed turn by
                                    turn through the API's command path; prints what was skipped
@@ -15,10 +17,15 @@ usage:
       --report <file.json>         write every file's line-by-line report as JSON
       --verbose                    list every skipped or changed line in the summary
   arbor export <conversation>      print a conversation
-      --format jsonl|markdown|html (default jsonl; html: one self-contained page, tree + branch)
-      --scope tree|branch          jsonl/markdown: every message or the active branch
-                                   (default: tree for jsonl, branch for markdown)
+      --format jsonl|markdown|html|claude-code|pi
+                                   (default jsonl; html: one self-contained page, tree + branch;
+                                   claude-code, pi: a session file that tool resumes, the tree
+                                   with the active branch last, checkpoints as pi labels; what
+                                   the format cannot carry is listed on stderr)
+      --scope tree|branch          every message or the active branch
+                                   (default: branch for markdown, tree otherwise)
       --output <file>              write to a file instead of stdout
+      --report <file.json>         claude-code, pi: write what was not carried, per message
   arbor tree <conversation>        the tree in the terminal: branch points (⑂), tip, checkpoints
       --expand                     do not fold long linear runs
       --full-ids                   print whole message ids
@@ -30,6 +37,9 @@ usage:
                                    (exit code 3 on a mismatch)
       --json                       print the API's JSON answer
   arbor help
+
+every command takes --data-dir <dir> (over ARBOR_DATA_DIR, default ./data) for the embedded
+store; an unknown flag or a stray argument is a usage error (exit code 2).
 
 where import, export, tree and replay run (the same results either way):
   embedded (default)               the store in ARBOR_DATA_DIR (or --data-dir <dir>), through the

@@ -6,12 +6,21 @@
  * base64, the image's real type and size, which blocks each role may carry.
  */
 import { z } from 'zod';
-import { BLOCK_TYPES, IMAGE_MEDIA_TYPES, ROLES } from '@arbor/domain';
+import {
+  BLOCK_TYPES,
+  type BlockType,
+  IMAGE_MEDIA_TYPES,
+  type ImageMediaType,
+  type Role,
+  ROLES,
+} from '@arbor/domain';
 import { Id, JsonObject, Timestamp } from './common';
 
-export const RoleSchema = z.enum(ROLES as [string, ...string[]]).meta({ id: 'Role' });
-export const BlockTypeSchema = z.enum(BLOCK_TYPES as [string, ...string[]]);
-export const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES as [string, ...string[]]);
+export const RoleSchema = z.enum(ROLES as [Role, ...Role[]]).meta({ id: 'Role' });
+export const BlockTypeSchema = z.enum(BLOCK_TYPES as [BlockType, ...BlockType[]]);
+export const ImageMediaTypeSchema = z.enum(
+  IMAGE_MEDIA_TYPES as [ImageMediaType, ...ImageMediaType[]],
+);
 
 export const TextBlock = z
   .object({ type: z.literal('text'), text: z.string().min(1) })
@@ -55,7 +64,7 @@ export const ThinkingBlock = z
   .meta({ id: 'ThinkingBlock', description: 'Kept byte-exact, signature included' });
 
 export const RedactedThinkingBlock = z
-  .object({ type: z.literal('redacted_thinking'), data: z.string() })
+  .object({ type: z.literal('redacted_thinking'), data: z.string().min(1) })
   .meta({ id: 'RedactedThinkingBlock', description: 'Kept byte-exact' });
 
 export const BlockSchema = z

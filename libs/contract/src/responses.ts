@@ -1,6 +1,6 @@
 /** Every 2xx answer body of the HTTP API. Objects are closed: a field the server adds is a contract change. */
 import { z } from 'zod';
-import { type CompactionTrigger, RUNGS } from '@arbor/domain';
+import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
 import { Id, JsonObject, list, page, Revision, Timestamp } from './common';
 import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
@@ -15,7 +15,7 @@ const TRIGGER_SET: Record<CompactionTrigger, true> = {
   image_limits: true,
 };
 const Trigger = z.enum(Object.keys(TRIGGER_SET) as [CompactionTrigger, ...CompactionTrigger[]]);
-const RungSchema = z.enum(RUNGS as [string, ...string[]]).meta({ id: 'Rung' });
+const RungSchema = z.enum(RUNGS as [Rung, ...Rung[]]).meta({ id: 'Rung' });
 const Mode = z.enum(['auto', 'shake', 'snapshot', 'compact']);
 const Int = z.number().int();
 const Tip = Id.nullable().meta({ description: 'The tip message id; null while empty' });
@@ -286,6 +286,12 @@ export const CompactionDecisionSchema = z
       summary: z.string(),
       summarizerModel: z.string(),
       windows: Int,
+    }),
+    z.looseObject({
+      ...DecisionBase,
+      ...Covered,
+      rung: z.literal('drop'),
+      droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
     }),
   ])
   .meta({ id: 'CompactionDecision' });

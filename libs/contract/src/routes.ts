@@ -382,9 +382,12 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'export',
     tag: 'conversations',
     auth: 'tenant',
-    summary: 'The tree (jsonl default) or the active branch (markdown default)',
+    summary: 'The tree (jsonl, claude-code and pi default) or the active branch (markdown default)',
     description:
-      'JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people.',
+      'JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people. ' +
+      '`claude-code` / `pi`: a session file that tool resumes (the tree, the active branch last; ' +
+      'for pi, checkpoints as labels); what the format cannot carry is counted, by reason, in the ' +
+      '`Arbor-Export-Report` header (JSON) and the file name is in `Content-Disposition`.',
     params: conversation,
     query: Q.ExportQuery,
     responses: {
@@ -404,7 +407,7 @@ export const ROUTES: readonly RouteSpec[] = [
     summary:
       'The next request body for a provider, fitted to the budget by the ladder, with a receipt',
     description:
-      "Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages, summarize. `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` only when every rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.",
+      "Rungs, cheapest first: elide old tool results, strip old images, snapshot the middle onto PNG pages (foveated: the oldest stretch on a denser page when the legible one does not fit), summarize, and last drop the oldest part of the middle (unless `allowDrop: false`). `overflow` (numbers or the raw provider error) triggers reactive recovery. `422 cannot_fit` (with `systemTokens`, `toolsTokens`, `protectedTailTokens`) only when the system prompt, the tools and the turn in progress alone are over the target — or, with `allowDrop: false`, when every other rung together cannot fit. The model's capabilities (vision, snapshot page shape, rung knobs) come from the default table, then the tenant's `PUT /v1/settings/context` rule for the model, then this request's `capabilities`; the ones used are in `receipt.capabilities` and recorded for reproduction.",
     params: conversation,
     body: { schema: Q.ContextBody, required: true },
     responses: { 200: { description: 'The body and its receipt', schema: R.ContextAnswerSchema } },

@@ -6,6 +6,7 @@ import type * as R from './responses';
 
 export type WireMessageInput = z.input<typeof M.MessageInputSchema>;
 export type WireMessage = z.infer<typeof M.MessageSchema>;
+export type BranchMessage = z.infer<typeof M.BranchMessageSchema>;
 export type WireBlock = z.infer<typeof M.BlockSchema>;
 export type StartConversationRequest = z.input<typeof Q.StartConversationBody>;
 export type CommitTurnRequest = z.input<typeof Q.CommitTurnBody>;

@@ -155,7 +155,9 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
     lines.push({ type, id, parentId: leaf, timestamp: lastTimestamp, ...fields });
     leaf = id;
   };
-  for (const cp of source.checkpoints) {
+  const labelled = new Set<string>();
+  const byLabel = [...source.checkpoints].sort((a, b) => a.label.localeCompare(b.label));
+  for (const cp of byLabel) {
     const target = lastEntry.get(cp.messageId);
     if (target === undefined) {
       lost.push({
@@ -165,7 +167,15 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
       });
       continue;
     }
-    if (leaf === null) continue;
+    if (labelled.has(target)) {
+      lost.push({
+        messageId: cp.messageId,
+        reason: 'checkpoint not carried: pi keeps one label per entry, and this message has one',
+        detail: cp.label,
+      });
+      continue;
+    }
+    labelled.add(target);
     trailer('label', { targetId: target, label: cp.label });
   }
   if (source.title !== null && source.title !== '' && leaf !== null)

@@ -591,7 +591,9 @@ const MODELS: Record<ProviderName, string> = {
   gemini: 'gemini-2.5-flash',
 };
 
-const ALL_RUNGS = ['elide', 'strip_images', 'snapshot', 'summary'] as const;
+const ALL_RUNGS = ['elide', 'strip_images', 'snapshot', 'summary', 'drop'] as const;
+/** Two drop markers and their acknowledgements, at most, beside the protected tail. */
+const DROP_MARKERS_TOKENS = 2 * 90;
 
 /**
  * Relative budgets only for windows at least this big (estimated tokens). In a smaller one (a
@@ -726,14 +728,22 @@ export class Context implements Cmd {
       return;
     }
     if (res.status === 422 && res.body?.code === 'cannot_fit') {
-      // A valid outcome only when the numbers say so and every rung was tried.
+      // A valid outcome only when the numbers say so, every rung was tried, and (drop being
+      // allowed) the system prompt, the tools and the protected tail alone are over the target.
+      const floor = res.body.systemTokens + res.body.toolsTokens + res.body.protectedTailTokens;
       expect({
         over: res.body.estimatedTokens > res.body.targetTokens,
+        floorOver: floor + DROP_MARKERS_TOKENS > res.body.targetTokens,
         budget: res.body.budgetTokens,
         tried: ALL_RUNGS.filter((x) =>
           (res.body.rungs as RungReceiptView[]).some((y) => y.rung === x),
         ),
-      }).toEqual({ over: true, budget: budget.budgetTokens, tried: [...ALL_RUNGS] });
+      }).toEqual({
+        over: true,
+        floorOver: true,
+        budget: budget.budgetTokens,
+        tried: [...ALL_RUNGS],
+      });
       note('context: cannot fit (numbers say so, every rung tried)');
       noteLadder(bucket, ['cannot_fit']);
       await afterStep(m, r, [c.id]); // nothing recorded
@@ -852,7 +862,7 @@ export class Context implements Cmd {
       expect({ id, known: d !== undefined }).toEqual({ id, known: true });
       if (!d) continue;
       const present = d.messageIds.filter((x) => onBranch.has(x)).length;
-      const whole = d.rung === 'snapshot' || d.rung === 'summary';
+      const whole = d.rung === 'snapshot' || d.rung === 'summary' || d.rung === 'drop';
       expect({
         id,
         rung: d.rung,

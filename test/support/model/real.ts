@@ -3,7 +3,7 @@
  * last event list seen per conversation, and the checks run after every step against the model
  * (invariants 1–10 (docs/INVARIANTS.md) as far as HTTP can observe them).
  */
-import { ReadModelsService } from '../../../apps/api/src/conversations/read-models.service';
+import { ReadModelsService } from '@arbor/application';
 import { type AuditEvent, type Client, clientFor, conversationRoutes, problemShape } from '../api';
 import { ADMIN_KEY, type Harness, type HttpResult } from '../harness';
 import { settle } from '../workload';
@@ -50,7 +50,7 @@ export const noteLadder = (bucket: string, applied: readonly string[]): void => 
 
 /** The ladder numbers as a table: each rung's count and share of the calls, per budget kind. */
 export const ladderTable = (): string => {
-  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'no rung', 'cannot_fit'];
+  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'drop', 'no rung', 'cannot_fit'];
   const all = new Map<string, number>();
   for (const b of ladder.values()) for (const [k, n] of b) all.set(k, (all.get(k) ?? 0) + n);
   const order = ['relative budget', 'relative→fixed', 'fixed budget', 'before a restart'];

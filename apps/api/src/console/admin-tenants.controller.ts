@@ -1,6 +1,6 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { AdminGuard } from '../auth/admin.guard';
-import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 
 /** Cap on one answer; the directory is in memory, so this bounds the bytes, not a scan. */
 const MAX_TENANTS = 1000;

@@ -1,13 +1,17 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { createVerifier } from '@arbor/audit';
+import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  auditSecretOf,
+  EVENT_STORE,
+  GetConversation,
+} from '@arbor/application';
 import { Id } from '@arbor/contract';
 import { conversationStream, type EventStore } from '@arbor/event-store';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { GetConversation } from '../conversations/queries';
-import { auditSecretOf, EVENT_STORE } from '../store/store.provider';
 import { parseOrThrow } from '../validation/zod';
 
 /** Events read from the stream per page while verifying. */

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { AdminGuard } from '../auth/admin.guard';
-import { ReadModelsService } from './read-models.service';
+import { ReadModelsService } from '@arbor/application';
 
 @UseGuards(AdminGuard)
 @Controller('v1/admin')

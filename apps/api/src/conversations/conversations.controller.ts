@@ -13,17 +13,25 @@ import {
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { type Command as DomainCommand, type ResultOf } from '@arbor/domain';
+import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { parseOrThrow, parseTurnBody } from '../validation/zod';
-import { type CommandOptions, ConversationCommand } from './commands';
-import { type Executed } from './conversation.repository';
 import { decodeCursor, encodeCursor } from './cursor';
-import { conversationView } from './views';
-import { toJsonl, toMarkdown } from './export';
 import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  CommitTurn,
+  conversationView,
+  ForkConversation,
+  MoveTip,
+  RecordFailure,
+  Resume,
+  RewindToCheckpoint,
+  SetCheckpoint,
+  StartConversation,
+  toJsonl,
+  toMarkdown,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -34,7 +42,7 @@ import {
   ListConversations,
   ListEvents,
   type Page,
-} from './queries';
+} from '@arbor/application';
 import * as S from '@arbor/contract';
 
 const page = <T>(p: Page<T>, kind: string) =>
@@ -49,28 +57,13 @@ export class ConversationsController {
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 
-  private run<C extends DomainCommand>(
-    caller: Caller,
-    id: string,
-    command: C,
-    options: CommandOptions = {},
-  ): Promise<Executed<ResultOf<C['type']>>> {
-    parseOrThrow(S.Id, id, 'params');
-    return this.commands.execute(new ConversationCommand(caller, id, command, options)) as Promise<
-      Executed<ResultOf<C['type']>>
-    >;
-  }
-
   @Post()
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
     const id = b.id ?? crypto.randomUUID();
-    const { result } = await this.run(caller, id, {
-      type: 'start',
-      conversationId: id,
-      title: b.title ?? null,
-      metadata: b.metadata,
-    });
+    const { result } = await this.commands.execute(
+      new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+    );
     return { id: result.conversationId, tip: result.tip, revision: result.revision };
   }
 
@@ -99,17 +92,14 @@ export class ConversationsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const b = parseTurnBody(body, this.config.maxImageBytes);
-    const { result } = await this.run(
-      caller,
-      id,
-      {
-        type: 'commitTurn',
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new CommitTurn(caller, id, {
         turnId: b.turnId,
-        parentId: b.parentId ?? null,
+        parentId: b.parentId,
         ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
         messages: b.messages,
-      },
-      { parentFromTip: b.parentId === undefined },
+      }),
     );
     if (result.replayed) void reply.status(200);
     return {
@@ -124,25 +114,28 @@ export class ConversationsController {
   @Put(':id/tip')
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'moveTip',
-      messageId: b.messageId,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new MoveTip(caller, id, {
+        messageId: b.messageId,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
   @Post(':id/forks')
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'fork',
-      forkConversationId: b.id,
-      messageId: b.messageId,
-      title: b.title,
-      metadata: b.metadata,
-      path: [],
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new ForkConversation(caller, id, {
+        forkConversationId: b.id,
+        messageId: b.messageId,
+        title: b.title,
+        metadata: b.metadata,
+      }),
+    );
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
@@ -153,12 +146,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.SetCheckpointBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'setCheckpoint',
-      label: b.label,
-      messageId: b.messageId,
-      replace: b.replace,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new SetCheckpoint(caller, id, { label: b.label, messageId: b.messageId, replace: b.replace }),
+    );
     return {
       label: result.label,
       messageId: result.messageId,
@@ -182,12 +173,14 @@ export class ConversationsController {
   ) {
     parseOrThrow(S.Label, label, 'params');
     const b = parseOrThrow(S.RewindBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'rewind',
-      label,
-      digest: b.digest ?? null,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RewindToCheckpoint(caller, id, {
+        label,
+        digest: b.digest ?? null,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
@@ -195,11 +188,10 @@ export class ConversationsController {
   @HttpCode(200)
   async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'resume',
-      keepMessages: b.keepMessages,
-      keepTokens: b.keepTokens,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new Resume(caller, id, { keepMessages: b.keepMessages, keepTokens: b.keepTokens }),
+    );
     return {
       cutAt: result.cutAt,
       droppedCheckpoints: result.droppedCheckpoints,
@@ -217,11 +209,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.FailureBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'recordFailure',
-      input: b.input,
-      error: b.error,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RecordFailure(caller, id, { input: b.input, error: b.error }),
+    );
     return { failureId: result.failureId, revision: result.revision };
   }
 
@@ -283,10 +274,22 @@ export class ConversationsController {
     @Res() reply: FastifyReply,
   ) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'jsonl' ? 'tree' : 'branch');
+    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    // A browser must not guess HTML from an export's content (user text may hold `<script>`).
+    void reply.header('x-content-type-options', 'nosniff');
+    if (q.format === 'claude-code' || q.format === 'pi') {
+      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
+      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      void reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${out.fileName}"`)
+        .header('arbor-export-report', reportHeader(out.report))
+        .send(out.text);
+      return;
+    }
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { type EventStore } from '@arbor/event-store';
-import { EVENT_STORE } from '../store/store.provider';
+import { EVENT_STORE } from '@arbor/application';
 
 @Controller('health')
 export class HealthController {

@@ -26,6 +26,8 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIResponsesCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 /** `path` is called only for a violation (most items have none). */
@@ -48,9 +50,15 @@ function blankTexts(
 
 function checkContent(item: ResponsesItem, path: () => string): Violation[] {
   if (item.type === 'message') {
-    return item.content.length === 0
+    const content = item.content;
+    if (typeof content === 'string') {
+      return isBlankText(content)
+        ? [violation('empty_content', `${path()}.content`, 'message text is empty or blank')]
+        : [];
+    }
+    return content.length === 0
       ? [violation('empty_message', path(), 'message has no content')]
-      : blankTexts(item.content, () => `${path()}.content`);
+      : blankTexts(content, () => `${path()}.content`);
   }
   if (item.type === 'function_call_output') {
     if (typeof item.output === 'string') {
@@ -172,7 +180,7 @@ export function checkOpenAIResponses(
   body: OpenAIResponsesBody,
   options: OpenAIResponsesCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('openai-responses', options.limits);
+  const limits = resolveLimits('openai-responses', options.limits, options.model);
   if (body.input.length === 0) return [violation('no_messages', 'input', 'no input item to send')];
   return [
     ...contentViolations(body.input),

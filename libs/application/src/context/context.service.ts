@@ -1,0 +1,340 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  assembleContext,
+  BODY_ENCODING,
+  type AssembleInput,
+  type AssembleResult,
+  CannotFitError,
+  calibrationFactor,
+  type CapabilityOverrides,
+  createPageCache,
+  createTokenCache,
+  EmptyContextError,
+  layerCapabilities,
+  type LayeredCapabilities,
+  parseOverflowError,
+  type ProviderName,
+  type RenderPages,
+  type Summarize,
+  type ToolDefinition,
+  UnknownSnapshotShapeError,
+} from '@arbor/context';
+import { type ConversationState, type Message } from '@arbor/domain';
+import { conversationStream } from '@arbor/event-store';
+import { type Caller } from '../caller';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ConversationRepository } from '../conversations/conversation.repository';
+import { ReadModelsService } from '../conversations/read-models.service';
+import { AppError } from '../errors';
+import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { RENDER_PAGES, SUMMARIZE } from './context.providers';
+import { LiveWindowCache } from './live-window';
+
+export interface ContextRequest {
+  provider: ProviderName;
+  model: string;
+  budgetTokens: number;
+  system?: string;
+  tools?: ToolDefinition[];
+  maxTokens?: number;
+  overflow?: { measuredTokens: number; limitTokens: number } | { error: string };
+  mode: 'auto' | 'shake' | 'snapshot' | 'compact';
+  /** False: no drop rung (`cannot_fit` instead). Default true. */
+  allowDrop?: boolean;
+  /** This request's capability overrides, over the tenant's settings. */
+  capabilities?: CapabilityOverrides;
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/**
+ * A tip on an assistant message whose tool calls are not answered yet (a tip moved mid-turn)
+ * leaves nothing to ask the model: the next thing the conversation needs is the tool results.
+ * Said plainly, instead of assembling a body no provider accepts.
+ */
+const refuseOpenToolCalls = (messages: readonly Message[]): void => {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant' && last.content.some((b) => b.type === 'tool_use')) {
+    throw new AppError(
+      'not_a_turn_boundary',
+      'The tip is an assistant message whose tool calls are not answered yet: commit the tool results (or move the tip) before asking for a context.',
+      { messageId: last.id },
+    );
+  }
+};
+
+/**
+ * Builds the next request for a conversation: the live window of the active branch, the
+ * compaction decisions in force, the ladder as far as needed, then one append that records the
+ * new decisions and the receipt (`ContextAssembled`), so the same context can be reproduced.
+ */
+@Injectable()
+export class ContextService {
+  private readonly tokenCache = createTokenCache();
+  /** Rendered pages by source text and shape (deterministic, so safe to reuse), bounded by bytes. */
+  private readonly pageCache = createPageCache();
+  /** Live windows of recent calls: a call whose tip did not move reads nothing again. */
+  private readonly windows = new LiveWindowCache();
+
+  constructor(
+    private readonly repository: ConversationRepository,
+    private readonly readModels: ReadModelsService,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
+    @Inject(SUMMARIZE) private readonly summarize: Summarize | null,
+    private readonly directory: TenantDirectoryService,
+  ) {}
+
+  /**
+   * The model's capabilities: the default table, the tenant's rule for the model (longest
+   * prefix), this request's overrides. Resolved once here, handed to the ladder whole, recorded.
+   */
+  private capabilities(caller: Caller, request: ContextRequest): LayeredCapabilities {
+    const table = this.directory.contextSettings(caller.tenantId).models;
+    try {
+      return layerCapabilities(request.provider, request.model, table, request.capabilities);
+    } catch (e) {
+      if (e instanceof UnknownSnapshotShapeError) {
+        throw new AppError('unknown_snapshot_shape', e.message, { shape: e.shape });
+      }
+      throw e;
+    }
+  }
+
+  /** What the receipt says about the capabilities: the values used and where they came from. */
+  private static receiptCapabilities(layered: LayeredCapabilities, request: ContextRequest) {
+    return {
+      ...layered.record,
+      tenantRule: layered.rule,
+      requestOverrides: Object.keys(request.capabilities ?? {}).sort(),
+    };
+  }
+
+  /** The live window: the active branch from the resume cut (if any) to the tip. */
+  private async liveWindow(
+    caller: Caller,
+    state: ConversationState,
+    conversationId: string,
+  ): Promise<readonly Message[]> {
+    const queries = await this.readModels.upToDateWith(
+      conversationStream(caller.tenantId, conversationId),
+    );
+    const cut = state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
+    const from = cut === null ? 0 : (queries.depthOf(caller.tenantId, conversationId, cut) ?? 0);
+    const read = (fromDepth: number): Message[] => {
+      const messages: Message[] = [];
+      for (let depth: number | null = fromDepth; depth !== null;) {
+        const page = queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
+        messages.push(...page.items);
+        depth = page.nextDepth;
+      }
+      return messages;
+    };
+    const key = `${caller.tenantId}/${conversationId}`;
+    const messages = this.windows.window(key, from, state.tip, read);
+    if ((messages[messages.length - 1]?.id ?? null) !== state.tip) {
+      throw new AppError(
+        'projection_lagging',
+        'The read model has not reached the tip yet; retry.',
+      );
+    }
+    return messages;
+  }
+
+  private overflowOf(
+    request: ContextRequest,
+  ): { measuredTokens: number; limitTokens: number } | undefined {
+    const o = request.overflow;
+    if (o === undefined || !('error' in o)) return o;
+    const parsed = parseOverflowError(o.error);
+    if (parsed === null) {
+      throw new AppError(
+        'validation_failed',
+        'body.overflow.error: not a provider "too long" error Arbor recognises; send measuredTokens and limitTokens instead',
+        {
+          errors: [
+            {
+              path: 'body.overflow.error',
+              code: 'unrecognized_overflow',
+              message: 'unrecognized provider error text',
+            },
+          ],
+        },
+      );
+    }
+    return { measuredTokens: parsed.measuredTokens, limitTokens: parsed.limitTokens };
+  }
+
+  private input(
+    caller: Caller,
+    conversationId: string,
+    state: ConversationState,
+    messages: readonly Message[],
+    request: ContextRequest,
+    layered: LayeredCapabilities,
+  ): AssembleInput {
+    const samples = state.calibration.filter((s) => s.provider === request.provider);
+    return {
+      conversationId,
+      provider: request.provider,
+      model: request.model,
+      messages,
+      decisions: state.compactions,
+      budgetTokens: request.budgetTokens,
+      system: request.system,
+      tools: request.tools,
+      maxTokens: request.maxTokens,
+      mode: request.mode,
+      ...(request.allowDrop === false ? { allowDrop: false } : {}),
+      overflow: this.overflowOf(request),
+      calibration: calibrationFactor(samples),
+      capabilities: layered.capabilities,
+      renderPages: this.renderPages ?? undefined,
+      summarize: this.summarize ?? undefined,
+      newId: () => randomUUID(),
+      tokenCache: this.tokenCache,
+      // Conversation ids are unique per tenant only: the caches must not mix two tenants' "c1".
+      cacheScope: `${caller.tenantId}/${conversationId}`,
+      pageCache: this.pageCache,
+    };
+  }
+
+  private async assemble(input: AssembleInput): Promise<AssembleResult> {
+    try {
+      return await assembleContext(input);
+    } catch (e) {
+      if (e instanceof CannotFitError) {
+        throw new AppError('cannot_fit', e.message, {
+          estimatedTokens: e.estimatedTokens,
+          targetTokens: e.targetTokens,
+          budgetTokens: e.budgetTokens,
+          systemTokens: e.floor.systemTokens,
+          toolsTokens: e.floor.toolsTokens,
+          protectedTailTokens: e.floor.protectedTailTokens,
+          rungs: e.rungsTried,
+        });
+      }
+      if (e instanceof EmptyContextError)
+        throw new AppError('cannot_fit', e.message, { estimatedTokens: 0 });
+      throw e;
+    }
+  }
+
+  async build(caller: Caller, conversationId: string, request: ContextRequest) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new AppError('conversation_not_found');
+    const messages = await this.liveWindow(caller, state, conversationId);
+    refuseOpenToolCalls(messages);
+    const layered = this.capabilities(caller, request);
+    const input = this.input(caller, conversationId, state, messages, request, layered);
+    const { body, receipt, newDecisions } = await this.assemble(input);
+    const contextId = randomUUID();
+    const overflow = input.overflow;
+    const { result, position } = await this.repository.execute(caller, conversationId, {
+      type: 'recordContext',
+      decisions: newDecisions,
+      assembled: {
+        contextId,
+        request: {
+          provider: request.provider,
+          model: request.model,
+          budgetTokens: request.budgetTokens,
+          mode: request.mode,
+          system: request.system ?? null,
+          tools: request.tools ?? [],
+          maxTokens: request.maxTokens ?? null,
+          overflow: overflow ?? null,
+          capabilities: layered.record,
+          encoding: BODY_ENCODING,
+        },
+        tip: state.tip,
+        cutAt: messages[0]?.id ?? null,
+        decisionIds: [
+          ...state.compactions.map((d) => d.id),
+          ...newDecisions.map((d) => d.id),
+        ].filter((id) => !receipt.notApplied.some((n) => n.decisionId === id)),
+        newDecisionIds: newDecisions.map((d) => d.id),
+        bodyHash: sha256(JSON.stringify(body)),
+        prefixHash: receipt.prefixHash,
+        estimatedTokens: receipt.estimatedTokens,
+        rawTokens: receipt.rawTokens,
+        calibration: receipt.calibration,
+        sections: receipt.sections,
+        // The request that overflowed is the last one handed out: pair the provider's count
+        // with our raw estimate of it (or of this window, when none is on record).
+        overflowSample: overflow
+          ? {
+              estimated: state.pendingContext?.estimatedTokens ?? receipt.rawTokens,
+              measured: overflow.measuredTokens,
+            }
+          : null,
+      },
+    });
+    this.readModels.noteWrite(caller.keyId, position);
+    return {
+      contextId,
+      body,
+      receipt: { ...receipt, capabilities: ContextService.receiptCapabilities(layered, request) },
+      revision: result.revision,
+    };
+  }
+
+  /** What fills the window now, by kind; records nothing and applies no new rung. */
+  async report(
+    caller: Caller,
+    conversationId: string,
+    provider: ProviderName,
+    model: string,
+    overrides: CapabilityOverrides = {},
+  ) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new AppError('conversation_not_found');
+    const messages = await this.liveWindow(caller, state, conversationId);
+    refuseOpenToolCalls(messages);
+    const samples = state.calibration.filter((s) => s.provider === provider);
+    const last = samples[samples.length - 1] ?? null;
+    const request: ContextRequest = {
+      provider,
+      model,
+      budgetTokens: 10_000_000,
+      mode: 'auto',
+      capabilities: overrides,
+    };
+    const layered = this.capabilities(caller, request);
+    const capabilities = ContextService.receiptCapabilities(layered, request);
+    if (messages.length === 0) {
+      return {
+        provider,
+        model,
+        capabilities,
+        messages: 0,
+        estimated: null,
+        lastMeasured: last,
+        calibration: calibrationFactor(samples),
+      };
+    }
+    // The ladder runs as a context call would (a budget of 10M leaves only what a provider
+    // limit forces, e.g. stripping an image over its size): the report records none of it, it
+    // names the rungs a context call would apply now.
+    const { receipt } = await this.assemble({
+      ...this.input(caller, conversationId, state, messages, request, layered),
+      newId: () => randomUUID(),
+    });
+    return {
+      provider,
+      model,
+      capabilities,
+      messages: messages.length,
+      decisionsInForce: state.compactions.length - receipt.notApplied.length,
+      wouldApply: receipt.rungs.filter((r) => r.applied).map((r) => r.rung),
+      estimated: {
+        total: receipt.estimatedTokens,
+        raw: receipt.rawTokens,
+        sections: receipt.sections,
+      },
+      calibration: receipt.calibration,
+      lastMeasured: last,
+    };
+  }
+}

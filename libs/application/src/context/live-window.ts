@@ -1,0 +1,124 @@
+import { LRUCache } from 'lru-cache';
+import { type Block, type Message } from '@arbor/domain';
+
+/**
+ * The live windows (active branch from the resume cut to the tip) of the conversations most
+ * recently asked for a context, so the next call does not read and parse thousands of messages
+ * again: messages are immutable (an id names its content for good), so a window whose tip did
+ * not move is reused as is, one whose tip moved back along it is cut, and one whose tip moved on
+ * is extended with only the messages past the old tip. Bounded by an estimate of the bytes held
+ * (text and base64 lengths); least recently used windows go first.
+ *
+ * The read model may attach `digests` (checkpoint rewinds) to a message after it was cached;
+ * context assembly reads only role, content and model, so a cached copy without them gives the
+ * same context.
+ */
+export interface CachedWindow {
+  /** Depth of the first message (the resume cut, else 0). */
+  readonly from: number;
+  readonly tip: string | null;
+  readonly messages: readonly Message[];
+  readonly bytes: number;
+}
+
+/** Reads the active branch from a depth to its tip. */
+export type ReadBranch = (fromDepth: number) => Message[];
+
+export const DEFAULT_LIVE_WINDOW_BYTES = 64 * 1024 * 1024;
+
+/** Bytes a message holds, roughly: its strings' lengths plus a little per block. */
+export function messageBytes(message: Message): number {
+  let bytes = 256;
+  const block = (b: Block): number => {
+    switch (b.type) {
+      case 'text':
+        return b.text.length;
+      case 'image':
+        return b.source.data.length;
+      case 'tool_use':
+        return b.id.length + b.name.length + (JSON.stringify(b.input)?.length ?? 0);
+      case 'tool_result':
+        return (
+          b.tool_use_id.length +
+          (typeof b.content === 'string'
+            ? b.content.length
+            : b.content.reduce(
+                (n, part) =>
+                  n + 64 + (part.type === 'text' ? part.text.length : part.source.data.length),
+                0,
+              ))
+        );
+      case 'thinking':
+        return b.thinking.length + b.signature.length;
+      case 'redacted_thinking':
+        return b.data.length;
+    }
+  };
+  for (const b of message.content) bytes += 64 + block(b);
+  return bytes;
+}
+
+export class LiveWindowCache {
+  /** A window larger than the whole bound is not kept (lru-cache refuses it). */
+  private readonly windows: LRUCache<string, CachedWindow>;
+
+  constructor(maxBytes = DEFAULT_LIVE_WINDOW_BYTES) {
+    this.windows = new LRUCache({
+      maxSize: maxBytes,
+      sizeCalculation: (w) => Math.max(1, w.bytes),
+    });
+  }
+
+  get bytes(): number {
+    return this.windows.calculatedSize;
+  }
+
+  /**
+   * The window of `key` from depth `from` to `tip`: from the cache when it can be, else (in part)
+   * through `read`. The result ends at `tip` when the read model has reached it; the caller
+   * checks.
+   */
+  window(key: string, from: number, tip: string | null, read: ReadBranch): readonly Message[] {
+    const cached = this.windows.get(key);
+    const reused =
+      cached !== undefined && cached.from === from ? this.reuse(cached, tip, read) : null;
+    const next = reused ?? this.fresh(from, tip, read);
+    // Kept only when complete: a read model behind the tip gives a shorter window, which the
+    // caller refuses, and which must not pass for the window of that tip next time.
+    const last = next.messages[next.messages.length - 1]?.id ?? null;
+    if (last === tip) this.windows.set(key, next);
+    else this.windows.delete(key);
+    return next.messages;
+  }
+
+  private reuse(cached: CachedWindow, tip: string | null, read: ReadBranch): CachedWindow | null {
+    if (cached.tip === tip) return cached;
+    const at = tip === null ? -1 : cached.messages.findIndex((m) => m.id === tip);
+    if (at >= 0) {
+      const messages = cached.messages.slice(0, at + 1);
+      return { from: cached.from, tip, messages, bytes: sumBytes(messages) };
+    }
+    if (cached.tip === null) return null;
+    const more = read(cached.from + cached.messages.length);
+    // The message right after the old tip on the active branch has it as its parent only if the
+    // branch still runs through it: then everything before is the same path.
+    if (more.length === 0 || more[0].parentId !== cached.tip) return null;
+    return {
+      from: cached.from,
+      tip,
+      messages: [...cached.messages, ...more],
+      bytes: cached.bytes + sumBytes(more),
+    };
+  }
+
+  private fresh(from: number, tip: string | null, read: ReadBranch): CachedWindow {
+    const messages = read(from);
+    return { from, tip, messages, bytes: sumBytes(messages) };
+  }
+}
+
+function sumBytes(messages: readonly Message[]): number {
+  let n = 0;
+  for (const m of messages) n += messageBytes(m);
+  return n;
+}

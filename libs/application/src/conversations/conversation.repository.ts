@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import {
+  conversationStream,
+  createKeyedQueue,
+  type EventData,
+  type EventStore,
+  type RecordedEvent,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+} from '@arbor/event-store';
+import {
+  canonicalJson,
+  type Command,
+  type ConversationEvent,
+  type ConversationState,
+  type Decision,
+  type DecideDeps,
+  decide,
+  type ForkCommand,
+  forkPathIds,
+  foldEvents,
+  initialState,
+  type Message,
+  messageCount,
+  type ResultOf,
+  stableId,
+} from '@arbor/domain';
+import { type Caller } from '../caller';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { AppError, fromDomainError } from '../errors';
+import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
+import { EVENT_STORE } from '../store/store.provider';
+
+/** What a fork writes to its own new stream, before the source records the fork. */
+export interface ForkOpening {
+  conversationId: string;
+  events: readonly ConversationEvent[];
+}
+
+export interface Executed<R> {
+  result: R;
+  /** Global position of the last event written, or null when nothing was written (a replay). */
+  position: bigint | null;
+}
+
+const deps: DecideDeps = { newId: () => randomUUID(), now: () => new Date().toISOString() };
+
+/** Derived ids are scoped by tenant: equal requests in two tenants name different forks. */
+const depsFor = (tenantId: string): DecideDeps => ({
+  ...deps,
+  stableId: (name) => stableId([tenantId, ...name]),
+});
+
+/** A fork's opening is identified by its first two events: lineage, title, metadata, id map. */
+const OPENING = 2;
+
+/**
+ * The write side: each conversation's state is cached (bounded by messages held) and caught up
+ * from its last revision; a command is decided over it and its events appended in one call that
+ * expects that revision. A concurrent writer elsewhere makes the append fail; the state is then
+ * reloaded and the command decided again. Commands on one conversation are serialized in process.
+ */
+@Injectable()
+export class ConversationRepository {
+  /** Write-side states by stream, bounded by messages held (not by conversations). */
+  private readonly cache: LRUCache<string, ConversationState>;
+  /** Commands on one conversation run one at a time in this process. */
+  private readonly queue = createKeyedQueue();
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(ARBOR_CONFIG) config: ArborConfig,
+  ) {
+    const maxSize = config.stateCacheMessages;
+    this.cache = new LRUCache({
+      maxSize,
+      // Capped at the bound: a conversation larger than the whole cache is still kept (alone),
+      // rather than re-read from its first event on every command.
+      sizeCalculation: (state) => Math.min(messageCount(state) + 1, maxSize),
+    });
+  }
+
+  private async readFrom(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
+    try {
+      return await this.store.readStream(stream, { fromRevision: BigInt(fromRevision) });
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return [];
+      throw e;
+    }
+  }
+
+  /** The conversation's current state, caught up with the log. */
+  async load(tenantId: string, conversationId: string): Promise<ConversationState> {
+    const stream = conversationStream(tenantId, conversationId);
+    const cached = this.cache.get(stream) ?? initialState();
+    const events = await this.readFrom(stream, cached.revision + 1);
+    if (events.length === 0) return cached;
+    const state = foldEvents(events, cached);
+    this.remember(stream, state);
+    return state;
+  }
+
+  private remember(stream: string, state: ConversationState): void {
+    if (state.status !== 'none') this.cache.set(stream, state);
+  }
+
+  /** The full messages of a conversation by id (for forks, which copy content). */
+  async messagesById(
+    tenantId: string,
+    conversationId: string,
+    ids: readonly string[],
+  ): Promise<Message[]> {
+    const wanted = new Set(ids);
+    const found = new Map<string, Message>();
+    for (const e of await this.readFrom(conversationStream(tenantId, conversationId), 0)) {
+      if (e.type === 'MessageAppended') {
+        const m = (e.data as { message: Message }).message;
+        if (wanted.has(m.id)) found.set(m.id, m);
+      }
+    }
+    return ids.map((id) => {
+      const m = found.get(id);
+      if (!m) throw new AppError('internal_error', `message ${id} missing from the log`);
+      return m;
+    });
+  }
+
+  /**
+   * Writes a fork's own stream (`no_stream`). If the stream exists and opens exactly as `events`
+   * do (same ConversationStarted and ForkedFrom: same lineage, title, metadata and id map), it is
+   * this fork, written by an earlier attempt whose source-side append failed: it is kept as it is
+   * and null returned, so the caller completes the source side. Anything else is a taken id.
+   */
+  private async openFork(
+    tenantId: string,
+    { conversationId: forkId, events }: ForkOpening,
+    caller: Caller,
+    causationId: string,
+  ): Promise<bigint | null> {
+    const stream = conversationStream(tenantId, forkId);
+    try {
+      const r = await this.store.appendToStream(
+        stream,
+        this.toEventData(events, tenantId, caller, causationId),
+        { expectedRevision: 'no_stream' },
+      );
+      return r.position;
+    } catch (e) {
+      if (!(e instanceof WrongExpectedVersionError)) throw e;
+      const existing = await this.store.readStream(stream, { maxCount: OPENING });
+      const same =
+        existing.length === OPENING &&
+        existing.every(
+          (x, i) =>
+            x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
+        );
+      if (!same) throw new AppError('conversation_exists', 'The fork id is taken.');
+      return null;
+    }
+  }
+
+  private toEventData(
+    events: readonly ConversationEvent[],
+    tenantId: string,
+    caller: Caller,
+    causationId: string,
+  ): EventData[] {
+    const timestamp = deps.now();
+    return events.map((e) => ({
+      id: randomUUID(),
+      type: e.type,
+      data: e.data,
+      metadata: {
+        tenantId,
+        actor: caller.actor,
+        timestamp,
+        correlationId: caller.correlationId ?? causationId,
+        causationId,
+      },
+    }));
+  }
+
+  /**
+   * Decides `command` for the conversation and appends what it decides, atomically, expecting the
+   * revision it decided on. `command` may be a function of the state, for what only the state
+   * knows when the command runs (the tip to chain from). Domain errors become application errors
+   * with the same code.
+   */
+  execute<C extends Exclude<Command, ForkCommand>>(
+    caller: Caller,
+    conversationId: string,
+    command: C | ((state: ConversationState) => C),
+  ): Promise<Executed<ResultOf<C['type']>>> {
+    const commandFor = typeof command === 'function' ? command : () => command;
+    return this.write(
+      caller,
+      conversationId,
+      async (state) => decide(commandFor(state), state, depsFor(caller.tenantId)),
+      () => null,
+    );
+  }
+
+  /**
+   * A fork: two streams. Its path's content is loaded here (the write-side state holds no
+   * content); the new stream is opened first, then the source records the fork. A fork whose
+   * opening an earlier attempt already wrote keeps its id when the source moved under it.
+   */
+  fork(
+    caller: Caller,
+    conversationId: string,
+    command: Omit<ForkCommand, 'path'>,
+  ): Promise<Executed<ResultOf<'fork'>>> {
+    const tenantId = caller.tenantId;
+    let pinnedForkId: string | undefined;
+    return this.write(
+      caller,
+      conversationId,
+      async (state) => {
+        const ids = state.status === 'none' ? [] : forkPathIds(state, command.messageId);
+        if (ids === null)
+          throw new AppError(
+            'message_not_found',
+            `no message ${command.messageId} in this conversation`,
+          );
+        const path = await this.messagesById(tenantId, conversationId, ids);
+        const forkConversationId = pinnedForkId ?? command.forkConversationId;
+        return decide({ ...command, path, forkConversationId }, state, depsFor(tenantId));
+      },
+      (result): ForkOpening => {
+        pinnedForkId = result.forkConversationId;
+        return { conversationId: result.forkConversationId, events: result.forkEvents };
+      },
+    );
+  }
+
+  /**
+   * The one write path: under the conversation's in-process lock, load the cached state caught
+   * up with the log, decide, write a fork's opening when there is one, then append the source's
+   * events expecting the revision decided on; on a conflict, forget the cached state and decide
+   * again (decideAndAppend).
+   */
+  private write<R>(
+    caller: Caller,
+    conversationId: string,
+    decideOn: (state: ConversationState) => Promise<Decision<R>>,
+    openingOf: (result: R) => ForkOpening | null,
+  ): Promise<Executed<R>> {
+    const tenantId = caller.tenantId;
+    const stream = conversationStream(tenantId, conversationId);
+    return this.queue.run(stream, () => {
+      const causationId = randomUUID();
+      return decideAndAppend(
+        async () => {
+          const state = await this.load(tenantId, conversationId);
+          const decision = await decideOn(state);
+          if (!decision.ok) throw fromDomainError(decision.error);
+          if (decision.events.length === 0) return { result: decision.result, position: null };
+          const opening = openingOf(decision.result);
+          let position: bigint | null = null;
+          if (opening !== null && opening.events.length > 0) {
+            position = await this.openFork(tenantId, opening, caller, causationId);
+          }
+          const r = await this.store.appendToStream(
+            stream,
+            this.toEventData(decision.events, tenantId, caller, causationId),
+            { expectedRevision: expectedRevisionOf(state.revision) },
+          );
+          position = r.position > (position ?? -1n) ? r.position : position;
+          this.remember(stream, foldEvents(decision.events, state));
+          return { result: decision.result, position };
+        },
+        (conflict) => {
+          this.cache.delete(stream);
+          if (conflict.streamName !== stream)
+            throw new AppError('conversation_exists', 'The fork id is taken.');
+        },
+      );
+    });
+  }
+}

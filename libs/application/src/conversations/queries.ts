@@ -1,0 +1,261 @@
+import { Inject } from '@nestjs/common';
+import { type IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import { conversationStream, type EventStore, StreamNotFoundError } from '@arbor/event-store';
+import { type Message } from '@arbor/domain';
+import {
+  type CheckpointRow,
+  type ConversationQueries,
+  type ConversationRow,
+  type ForkRow,
+  type TreeNode,
+} from '@arbor/projections';
+import { type Caller } from '../caller';
+import { AppError } from '../errors';
+import { EVENT_STORE } from '../store/store.provider';
+import { ReadModelsService } from './read-models.service';
+
+export interface Page<T> {
+  items: T[];
+  /** Where the next page starts; absent on the last page. */
+  nextAt: number | null;
+}
+
+/** Reads of one conversation; every one scoped to the caller's tenant. */
+abstract class ConversationQuery<R> extends Query<R> {
+  constructor(
+    readonly caller: Caller,
+    readonly conversationId: string,
+  ) {
+    super();
+  }
+}
+
+export class GetConversation extends ConversationQuery<ConversationRow & { forks: ForkRow[] }> {}
+export class ListConversations extends Query<Page<ConversationRow>> {
+  constructor(
+    readonly caller: Caller,
+    readonly after: number,
+    readonly limit: number,
+  ) {
+    super();
+  }
+}
+export class GetActiveBranch extends ConversationQuery<Page<Message>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly fromDepth: number,
+    readonly limit: number,
+  ) {
+    super(caller, conversationId);
+  }
+}
+export class GetMessage extends ConversationQuery<Message> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly messageId: string,
+  ) {
+    super(caller, conversationId);
+  }
+}
+export class GetTree extends ConversationQuery<{
+  tip: string | null;
+  nodes: TreeNode[];
+  branchPoints: string[];
+  checkpoints: CheckpointRow[];
+}> {}
+export class ListCheckpoints extends ConversationQuery<CheckpointRow[]> {}
+export class GetRetry extends ConversationQuery<{
+  failureId: string;
+  input: unknown;
+  error: unknown;
+}> {}
+export class GetBranchOrTree extends ConversationQuery<{
+  conversation: ConversationRow;
+  messages: Message[];
+}> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly scope: 'tree' | 'branch',
+  ) {
+    super(caller, conversationId);
+  }
+}
+export interface AuditEvent {
+  revision: number;
+  position: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+}
+export class ListEvents extends ConversationQuery<Page<AuditEvent>> {
+  constructor(
+    caller: Caller,
+    conversationId: string,
+    readonly fromRevision: number,
+    readonly limit: number,
+  ) {
+    super(caller, conversationId);
+  }
+}
+
+const notFound = (): AppError => new AppError('conversation_not_found');
+
+/** Waits for the caller's writes, then checks the conversation exists in the caller's tenant. */
+const existing = async (
+  readModels: ReadModelsService,
+  q: ConversationQuery<unknown>,
+): Promise<{
+  queries: ConversationQueries;
+  conversation: ConversationRow & { forks: ForkRow[] };
+}> => {
+  const queries = await readModels.consistentFor(q.caller.keyId);
+  const conversation = queries.getConversation(q.caller.tenantId, q.conversationId);
+  if (!conversation) throw notFound();
+  return { queries, conversation };
+};
+
+@QueryHandler(GetConversation)
+export class GetConversationHandler implements IQueryHandler<GetConversation> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetConversation) {
+    return (await existing(this.readModels, q)).conversation;
+  }
+}
+
+@QueryHandler(ListConversations)
+export class ListConversationsHandler implements IQueryHandler<ListConversations> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: ListConversations) {
+    const queries = await this.readModels.consistentFor(q.caller.keyId);
+    const page = queries.listConversations(q.caller.tenantId, q.after, q.limit);
+    return { items: page.items, nextAt: page.nextSeq };
+  }
+}
+
+@QueryHandler(GetActiveBranch)
+export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetActiveBranch) {
+    const { queries } = await existing(this.readModels, q);
+    const page = queries.activeBranchPage(
+      q.caller.tenantId,
+      q.conversationId,
+      q.fromDepth,
+      q.limit,
+    );
+    return { items: page.items, nextAt: page.nextDepth };
+  }
+}
+
+@QueryHandler(GetMessage)
+export class GetMessageHandler implements IQueryHandler<GetMessage> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetMessage) {
+    const { queries } = await existing(this.readModels, q);
+    const m = queries.getMessage(q.caller.tenantId, q.conversationId, q.messageId);
+    if (!m) throw new AppError('message_not_found');
+    return m;
+  }
+}
+
+@QueryHandler(GetTree)
+export class GetTreeHandler implements IQueryHandler<GetTree> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetTree) {
+    const { queries, conversation } = await existing(this.readModels, q);
+    const nodes = queries.tree(q.caller.tenantId, q.conversationId);
+    return {
+      tip: conversation.tip,
+      nodes,
+      branchPoints: nodes.filter((n) => n.children.length > 1).map((n) => n.id),
+      checkpoints: queries.checkpoints(q.caller.tenantId, q.conversationId),
+    };
+  }
+}
+
+@QueryHandler(ListCheckpoints)
+export class ListCheckpointsHandler implements IQueryHandler<ListCheckpoints> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: ListCheckpoints) {
+    const { queries } = await existing(this.readModels, q);
+    return queries.checkpoints(q.caller.tenantId, q.conversationId);
+  }
+}
+
+@QueryHandler(GetRetry)
+export class GetRetryHandler implements IQueryHandler<GetRetry> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetRetry) {
+    const { queries } = await existing(this.readModels, q);
+    const failure = queries.pendingFailure(q.caller.tenantId, q.conversationId);
+    if (!failure)
+      throw new AppError(
+        'nothing_to_retry',
+        'No failed turn is waiting: the last failure (if any) was followed by a committed turn.',
+      );
+    return failure;
+  }
+}
+
+@QueryHandler(GetBranchOrTree)
+export class GetBranchOrTreeHandler implements IQueryHandler<GetBranchOrTree> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: GetBranchOrTree) {
+    const { queries, conversation } = await existing(this.readModels, q);
+    if (q.scope === 'tree')
+      return { conversation, messages: queries.allMessages(q.caller.tenantId, q.conversationId) };
+    const messages: Message[] = [];
+    for (let from: number | null = 0; from !== null;) {
+      const page = queries.activeBranchPage(q.caller.tenantId, q.conversationId, from, 1000);
+      messages.push(...page.items);
+      from = page.nextDepth;
+    }
+    return { conversation, messages };
+  }
+}
+
+/** The audit log is the log itself: read straight from the store, never from a projection. */
+@QueryHandler(ListEvents)
+export class ListEventsHandler implements IQueryHandler<ListEvents> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  async execute(q: ListEvents) {
+    try {
+      const events = await this.store.readStream(
+        conversationStream(q.caller.tenantId, q.conversationId),
+        {
+          fromRevision: BigInt(q.fromRevision),
+          maxCount: q.limit + 1,
+        },
+      );
+      const page = events.slice(0, q.limit);
+      return {
+        items: page.map((e) => ({
+          revision: Number(e.revision),
+          position: Number(e.position),
+          type: e.type,
+          data: e.data,
+          metadata: e.metadata,
+        })),
+        nextAt: events.length > q.limit ? Number(events[q.limit].revision) : null,
+      };
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) throw notFound();
+      throw e;
+    }
+  }
+}
+
+export const QUERY_HANDLERS = [
+  GetConversationHandler,
+  ListConversationsHandler,
+  GetActiveBranchHandler,
+  GetMessageHandler,
+  GetTreeHandler,
+  ListCheckpointsHandler,
+  GetRetryHandler,
+  GetBranchOrTreeHandler,
+  ListEventsHandler,
+];

@@ -1,0 +1,264 @@
+/**
+ * Reproducing a context handed out in the past: the recorded request, the live window it was built
+ * from, the decisions in force then plus the ones it added, run through the ladder in replay mode
+ * (nothing new may be decided), encoded, hashed and compared with the recorded `bodyHash`.
+ * Anything that keeps the reproduction from being exact is a mismatch, said loudly, never papered
+ * over. Pure apart from the injected renderer: no Nest, no store.
+ */
+import { createHash } from 'node:crypto';
+import {
+  assembleContext,
+  PROVIDER_NAMES,
+  type ProviderName,
+  type RenderPages,
+  ReplayDivergenceError,
+  toModelCapabilities,
+  type ToolDefinition,
+} from '@arbor/context';
+import { type CompactionDecision, type EventDataOf, type Message } from '@arbor/domain';
+import { type AppErrorValue } from '../errors';
+
+export type ContextAssembledData = EventDataOf<'ContextAssembled'>;
+
+export interface ContextRecord {
+  /** Stream revision of the `ContextAssembled` event. */
+  revision: number;
+  data: ContextAssembledData;
+  /** The decisions of the `CompactionApplied` events written with it (its new ones), in order. */
+  newDecisions: readonly CompactionDecision[];
+}
+
+/** Why a reproduction is not exact. */
+export type MismatchReason =
+  | 'body_differs'
+  | 'snapshot_renderer_unavailable'
+  | 'rung_needed'
+  | 'window_differs'
+  | 'decisions_differ'
+  | 'unknown_request'
+  | 'reproduction_failed';
+
+export type ReproductionOutcome =
+  | {
+      ok: true;
+      body: unknown;
+      appliedIds: string[];
+      estimatedTokens: number;
+      rawTokens: number;
+      prefixHash: string;
+    }
+  | { ok: false; reason: MismatchReason; detail: string; extra?: Record<string, unknown> };
+
+export interface Check {
+  name: string;
+  recorded: unknown;
+  reproduced: unknown;
+  equal: boolean;
+}
+
+export interface ContextReproduction {
+  contextId: string;
+  /** Revision of the `ContextAssembled` event. */
+  revision: number;
+  /** The revision the context was built on (before its `CompactionApplied` events). */
+  basedOnRevision: number;
+  provider: string;
+  model: string;
+  /** The reproduced body, or null when it could not be reproduced exactly. */
+  body: unknown;
+  bodyHash: string | null;
+  recordedHash: string;
+  match: boolean;
+  /** Receipt fields recomputed and compared (informational; `match` is the body hash). */
+  checks: Check[];
+  /** Why `match` is false (`code: context_mismatch`, `reason`); the HTTP edge answers it as a problem body. */
+  mismatch?: AppErrorValue;
+}
+
+/** The hash the context endpoint records: sha256 of the body's JSON text. */
+export const hashBody = (body: unknown): string =>
+  createHash('sha256').update(JSON.stringify(body)).digest('hex');
+
+const check = (name: string, recorded: unknown, reproduced: unknown): Check => ({
+  name,
+  recorded,
+  reproduced,
+  equal: JSON.stringify(recorded) === JSON.stringify(reproduced),
+});
+
+/** Turns what the reproduction produced into the answer, comparing it with the record. */
+export const judgeReproduction = (
+  record: ContextRecord,
+  outcome: ReproductionOutcome,
+  extraChecks: readonly Check[] = [],
+): ContextReproduction => {
+  const d = record.data;
+  const base = {
+    contextId: d.contextId,
+    revision: record.revision,
+    basedOnRevision: record.revision - record.newDecisions.length - 1,
+    provider: d.request.provider,
+    model: d.request.model,
+    recordedHash: d.bodyHash,
+  };
+  if (!outcome.ok) {
+    return {
+      ...base,
+      body: null,
+      bodyHash: null,
+      match: false,
+      checks: [...extraChecks],
+      mismatch: {
+        code: 'context_mismatch',
+        detail: outcome.detail,
+        reason: outcome.reason,
+        contextId: d.contextId,
+        ...(outcome.extra ?? {}),
+      },
+    };
+  }
+  const bodyHash = hashBody(outcome.body);
+  const checks = [
+    ...extraChecks,
+    check('decisionIds', d.decisionIds, outcome.appliedIds),
+    check('estimatedTokens', d.estimatedTokens, outcome.estimatedTokens),
+    check('rawTokens', d.rawTokens, outcome.rawTokens),
+    // With new decisions the recorded prefix hash covers only the unchanged prefix.
+    ...(record.newDecisions.length === 0
+      ? [check('prefixHash', d.prefixHash, outcome.prefixHash)]
+      : []),
+  ];
+  const match = bodyHash === d.bodyHash;
+  if (match) return { ...base, body: outcome.body, bodyHash, match, checks };
+  const differing = checks.filter((c) => !c.equal).map((c) => c.name);
+  return {
+    ...base,
+    body: outcome.body,
+    bodyHash,
+    match,
+    checks,
+    mismatch: {
+      code: 'context_mismatch',
+      detail:
+        `the reproduced body hashes to ${bodyHash}, the recorded one to ${d.bodyHash}` +
+        (differing.length > 0 ? `; also differing: ${differing.join(', ')}` : ''),
+      reason: 'body_differs',
+      contextId: d.contextId,
+      differing,
+    },
+  };
+};
+
+const fail = (
+  reason: MismatchReason,
+  detail: string,
+  extra?: Record<string, unknown>,
+): ReproductionOutcome => ({ ok: false, reason, detail, ...(extra ? { extra } : {}) });
+
+const isProvider = (p: string): p is ProviderName =>
+  (PROVIDER_NAMES as readonly string[]).includes(p);
+
+export interface ReproduceArgs {
+  conversationId: string;
+  record: ContextRecord;
+  /** Every decision recorded before the context's own `CompactionApplied` events. */
+  decisionsBefore: readonly CompactionDecision[];
+  /** The live window it was built from (recorded cut → recorded tip), or why it cannot be had. */
+  window: readonly Message[] | { problem: string };
+  renderPages: RenderPages | null;
+}
+
+/** Runs the ladder in replay mode over the recorded inputs; never decides anything new. */
+export const reproduceOutcome = async (args: ReproduceArgs): Promise<ReproductionOutcome> => {
+  const { record } = args;
+  const d = record.data;
+  const newIds = record.newDecisions.map((x) => x.id);
+  if (JSON.stringify(newIds) !== JSON.stringify(d.newDecisionIds)) {
+    return fail(
+      'decisions_differ',
+      'the CompactionApplied events before the receipt are not the decisions it names',
+      { named: d.newDecisionIds, found: newIds },
+    );
+  }
+  if ('problem' in args.window) return fail('window_differs', args.window.problem);
+  const request = d.request;
+  if (!isProvider(request.provider)) {
+    return fail('unknown_request', `provider ${request.provider} is not one Arbor encodes`);
+  }
+  // A snapshot the record did not apply was left out for want of a renderer (or a failed
+  // render) at the time; leaving it out again keeps the past conditions. Every other decision's
+  // fate depends on the window alone, so it stays in and a divergence shows in the checks.
+  const applied = new Set(d.decisionIds);
+  const decisions = [...args.decisionsBefore, ...record.newDecisions].filter(
+    (x) => x.rung !== 'snapshot' || applied.has(x.id),
+  );
+  const byId = new Map(decisions.map((x) => [x.id, x]));
+  const unknown = d.decisionIds.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    return fail('decisions_differ', 'the receipt names decisions never recorded before it', {
+      unknown,
+    });
+  }
+  const snapshots = d.decisionIds.filter((id) => byId.get(id)?.rung === 'snapshot');
+  if (args.renderPages === null && snapshots.length > 0) {
+    return fail(
+      'snapshot_renderer_unavailable',
+      `cannot reproduce: ${snapshots.length} snapshot decision(s) were applied, and no page ` +
+        'renderer is configured to render their pages again from source',
+      { snapshotDecisionIds: snapshots },
+    );
+  }
+  try {
+    // The capabilities recorded then, not the tenant's settings (or the default table) now: a
+    // snapshot applied under vision must not be left out because the model lost it since.
+    // Absent on contexts recorded before there were settings: those ran with the default table.
+    const capabilities =
+      request.capabilities !== undefined ? toModelCapabilities(request.capabilities) : undefined;
+    const result = await assembleContext({
+      conversationId: args.conversationId,
+      provider: request.provider,
+      model: request.model,
+      messages: args.window,
+      decisions,
+      budgetTokens: request.budgetTokens,
+      ...(request.system !== null ? { system: request.system } : {}),
+      ...(request.tools.length > 0 ? { tools: request.tools as ToolDefinition[] } : {}),
+      ...(request.maxTokens !== null ? { maxTokens: request.maxTokens } : {}),
+      ...(request.overflow !== null ? { overflow: request.overflow } : {}),
+      mode: request.mode,
+      calibration: d.calibration,
+      ...(capabilities !== undefined ? { capabilities } : {}),
+      ...(args.renderPages !== null ? { renderPages: args.renderPages } : {}),
+      newId: () => {
+        throw new Error('a reproduction must not decide anything');
+      },
+      replayOnly: true,
+      // Contexts recorded before encoding 2 carry no version: they were built with version 1.
+      encoding: request.encoding === 2 ? 2 : 1,
+    });
+    const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
+    return {
+      ok: true,
+      body: result.body,
+      appliedIds: decisions.filter((x) => !notApplied.has(x.id)).map((x) => x.id),
+      estimatedTokens: result.receipt.estimatedTokens,
+      rawTokens: result.receipt.rawTokens,
+      prefixHash: result.receipt.prefixHash,
+    };
+  } catch (e) {
+    if (e instanceof ReplayDivergenceError) {
+      return fail('rung_needed', e.message, {
+        estimatedTokens: e.estimatedTokens,
+        targetTokens: e.targetTokens,
+      });
+    }
+    return fail('reproduction_failed', e instanceof Error ? e.message : String(e));
+  }
+};
+
+/** Reproduces and judges: the answer of `GET .../contexts/{contextId}`. */
+export const reproduceContext = async (
+  args: ReproduceArgs,
+  extraChecks: readonly Check[] = [],
+): Promise<ContextReproduction> =>
+  judgeReproduction(args.record, await reproduceOutcome(args), extraChecks);

@@ -1,0 +1,230 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import {
+  type EventStore,
+  type RecordedEvent,
+  StreamNotFoundError,
+  type Subscription,
+  streamName,
+} from '@arbor/event-store';
+import {
+  type Authentication,
+  type ContextCapabilityOverride,
+  authenticate,
+  decideTenant,
+  emptyDirectory,
+  evolveDirectory,
+  evolveTenant,
+  initialTenantState,
+  type IssuedKey,
+  issueKey,
+  type NewKey,
+  randomAlphanumeric,
+  TENANT_CATEGORY,
+  TENANT_ENTITY,
+  TENANT_EVENT_TYPES,
+  type TenantCommand,
+  type TenantDirectory,
+  type TenantErrorCode,
+  type TenantEvent,
+  type TenantState,
+} from '@arbor/tenancy';
+import { type AppErrorCode, AppError } from '../errors';
+import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
+import { EVENT_STORE } from '../store/store.provider';
+
+const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>
+  (TENANT_EVENT_TYPES as readonly string[]).includes(e.type);
+
+const tenantStream = (tenantId: string): string =>
+  streamName({ category: TENANT_CATEGORY, tenantId, entityId: TENANT_ENTITY });
+
+const storedKey = (key: IssuedKey): NewKey => ({ keyId: key.keyId, secretHash: key.secretHash });
+
+/** A taken tenant id is a lost race like any other (ids are random): decided again, it differs. */
+const TENANT_ERRORS: Record<TenantErrorCode, AppErrorCode> = {
+  tenant_exists: 'concurrency_conflict',
+  tenant_not_found: 'tenant_not_found',
+  key_not_found: 'not_found',
+};
+
+export interface ActorContext {
+  actor: string;
+  correlationId?: string;
+}
+
+/**
+ * Tenants and keys: written as events to `tenant-<id>.profile`, read back through a subscription
+ * into an in-memory directory (one small record per key). Own writes wait for the subscription,
+ * so there is one way in and no double application.
+ */
+@Injectable()
+export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('TenantDirectory');
+  private dir: TenantDirectory = emptyDirectory();
+  private position: bigint | null = null;
+  private subscription: Subscription | null = null;
+  private waiters: { position: bigint; resolve: () => void }[] = [];
+
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async onModuleInit(): Promise<void> {
+    const sub = this.store.subscribeToAll({
+      fromPosition: 'start',
+      filter: { streamPrefixes: [`${TENANT_CATEGORY}-`], eventTypes: TENANT_EVENT_TYPES },
+    });
+    this.subscription = sub;
+    let ready!: () => void;
+    const caughtUp = new Promise<void>((r) => (ready = r));
+    void (async () => {
+      try {
+        for await (const msg of sub) {
+          if (msg.kind === 'event' && isTenantEvent(msg.event)) {
+            this.dir = evolveDirectory(this.dir, msg.event);
+            this.advance(msg.event.position);
+          } else if (msg.kind === 'checkpoint') {
+            this.advance(msg.position);
+          } else if (msg.kind === 'caughtUp') {
+            if (msg.position !== null) this.advance(msg.position);
+            ready();
+          }
+        }
+      } catch (error) {
+        this.logger.error(`tenant subscription failed: ${String(error)}`);
+      }
+    })();
+    await caughtUp;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.unsubscribe();
+  }
+
+  private advance(position: bigint): void {
+    if (this.position !== null && position <= this.position) return;
+    this.position = position;
+    this.waiters = this.waiters.filter((w) => {
+      if (w.position > position) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  private waitFor(position: bigint): Promise<void> {
+    if (this.position !== null && this.position >= position) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  authenticate(header: string | undefined): Authentication {
+    return authenticate(this.dir, header);
+  }
+
+  exists(tenantId: string): boolean {
+    return this.dir.tenants.has(tenantId);
+  }
+
+  /**
+   * The tenant's own stream folded fresh (a handful of events: one per key and per settings
+   * change), so every write decides on what the log holds, not on the subscription's view.
+   */
+  private async loadTenant(tenantId: string): Promise<TenantState> {
+    try {
+      const events = await this.store.readStream(tenantStream(tenantId));
+      return events.filter(isTenantEvent).reduce(evolveTenant, initialTenantState());
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return initialTenantState();
+      throw e;
+    }
+  }
+
+  /**
+   * The write path of every tenant command (the same as a conversation's): load the tenant's
+   * stream, decide, append at the revision decided on, and on a concurrent append decide again on
+   * fresh state. Own writes then wait for the subscription, so the directory has them.
+   */
+  private write(command: TenantCommand, ctx: ActorContext): Promise<void> {
+    const { tenantId } = command;
+    return decideAndAppend(async () => {
+      const state = await this.loadTenant(tenantId);
+      const decision = decideTenant(command, state);
+      if (!decision.ok) throw new AppError(TENANT_ERRORS[decision.code], decision.message);
+      if (decision.events.length === 0) return;
+      const timestamp = new Date().toISOString();
+      const result = await this.store.appendToStream(
+        tenantStream(tenantId),
+        decision.events.map((e) => ({
+          type: e.type,
+          data: e.data,
+          metadata: { tenantId, actor: ctx.actor, timestamp, correlationId: ctx.correlationId },
+        })),
+        { expectedRevision: expectedRevisionOf(state.revision) },
+      );
+      await this.waitFor(result.position);
+    });
+  }
+
+  async createTenant(
+    name: string | null,
+    ctx: ActorContext,
+  ): Promise<{ id: string; apiKey: string; keyId: string }> {
+    const tenantId = randomAlphanumeric(16);
+    const key = issueKey();
+    await this.write({ type: 'createTenant', tenantId, name, key: storedKey(key) }, ctx);
+    return { id: tenantId, apiKey: key.apiKey, keyId: key.keyId };
+  }
+
+  async issueKey(
+    tenantId: string,
+    label: string | null,
+    ctx: ActorContext,
+  ): Promise<{ keyId: string; apiKey: string }> {
+    const key = issueKey();
+    await this.write({ type: 'issueKey', tenantId, key: { ...storedKey(key), label } }, ctx);
+    return { keyId: key.keyId, apiKey: key.apiKey };
+  }
+
+  async revokeKey(tenantId: string, keyId: string, ctx: ActorContext): Promise<void> {
+    await this.write({ type: 'revokeKey', tenantId, keyId }, ctx);
+  }
+
+  /** The tenant's context capability overrides by model-name prefix, and how often they were set. */
+  contextSettings(tenantId: string): {
+    models: Readonly<Record<string, ContextCapabilityOverride>>;
+    version: number;
+  } {
+    const tenant = this.dir.tenants.get(tenantId);
+    if (!tenant) throw new AppError('tenant_not_found');
+    return { models: tenant.contextModels, version: tenant.contextSettingsVersion };
+  }
+
+  /**
+   * Replaces the tenant's context settings: one `TenantContextSettingsSet` (nothing appended when
+   * they are unchanged). Contexts already handed out keep the capabilities they recorded.
+   */
+  async setContextSettings(
+    tenantId: string,
+    models: Record<string, ContextCapabilityOverride>,
+    ctx: ActorContext,
+  ): Promise<{ models: Readonly<Record<string, ContextCapabilityOverride>>; version: number }> {
+    await this.write({ type: 'setContextSettings', tenantId, models }, ctx);
+    return this.contextSettings(tenantId);
+  }
+
+  listKeys(tenantId: string): { keyId: string; label: string | null; revoked: boolean }[] {
+    const tenant = this.dir.tenants.get(tenantId);
+    if (!tenant) throw new AppError('tenant_not_found');
+    return tenant.keyIds.map((id) => {
+      const k = this.dir.keys.get(id)!;
+      return { keyId: k.keyId, label: k.label, revoked: k.revoked };
+    });
+  }
+
+  /** Every tenant with its key counts (never a secret or a hash), in creation order. */
+  tenants(): { id: string; name: string | null; keys: number; activeKeys: number }[] {
+    return [...this.dir.tenants.values()].map((t) => ({
+      id: t.tenantId,
+      name: t.name,
+      keys: t.keyIds.length,
+      activeKeys: t.keyIds.filter((k) => this.dir.keys.get(k)?.revoked === false).length,
+    }));
+  }
+}
