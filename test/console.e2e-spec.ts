@@ -460,7 +460,7 @@ describeWithBrowser('operator console (Chromium)', () => {
       expect(download.suggestedFilename()).toBe(`${piOther}${ext}`);
       const body = fs.readFileSync((await download.path())!, 'utf8');
       if (name === 'jsonl') expect(body.split('\n').filter(Boolean)).toHaveLength(t.nodes.length);
-      if (name === 'markdown') expect(body).toContain('before-compaction');
+      if (name === 'markdown') expect(body).toContain('`' + t.tip + '`');
       if (name === 'html') expect(body).toMatch(/^<!doctype html>/i);
     }
     // Not at a turn boundary: the API's 422, shown as it is.
