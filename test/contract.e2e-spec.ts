@@ -91,6 +91,7 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     const key = await admin.post(`/v1/tenants/${tenantId}/keys`, { label: 'second' });
     expect(key.status).toBe(201);
     expect((await admin.get(`/v1/tenants/${tenantId}/keys`)).status).toBe(200);
+    expect((await admin.get('/v1/tenants')).status).toBe(200);
     expect(
       (await h.call('DELETE', `/v1/tenants/${tenantId}/keys/${key.body.keyId}`, { key: ADMIN_KEY }))
         .status,
@@ -153,6 +154,7 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await api.get(api.conv(id, '/replay?revision=3&limit=2'))).status).toBe(200);
     expect((await api.get(api.conv(id, '/contexts?limit=1'))).status).toBe(200);
     expect((await api.get(api.conv(id, `/contexts/${context.body.contextId}`))).status).toBe(200);
+    expect((await api.get(api.conv(id, '/verify'))).status).toBe(200);
 
     const missing = ROUTES.flatMap((r) =>
       Object.keys(r.responses).map((s) => `${r.method.toUpperCase()} ${r.path} ${s}`),

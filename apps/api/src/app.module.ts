@@ -4,6 +4,8 @@ import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/a
 import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { AdminTenantsController } from './console/admin-tenants.controller';
+import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AdminGuard } from './auth/admin.guard';
@@ -31,6 +33,8 @@ export class AppModule {
         ContextController,
         CompactionsController,
         ReplayController,
+        VerifyController,
+        AdminTenantsController,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, AuthGuard, AdminGuard],
       exports: [AuthGuard],

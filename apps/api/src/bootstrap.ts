@@ -6,6 +6,7 @@ import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from '@arbor/application';
+import { serveConsole } from './console/serve-console';
 import { frameworkErrors } from './problem/problem.filter';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -45,6 +46,7 @@ export const createApp = async (
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
   // Built on the first request for it (generating takes about a second), not at every start.
   SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
+  await serveConsole(app);
   try {
     await app.init();
   } catch (e) {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { Id, Label } from './common';
+import { CONSOLE_ROUTES } from './console-routes';
 import { MessageSchema } from './messages';
 import { type ProblemCode } from './problems';
 import * as Q from './requests';
@@ -538,6 +539,7 @@ export const ROUTES: readonly RouteSpec[] = [
     responses: { 200: { description: 'The reproduction', schema: R.ReproductionSchema } },
     errors: [...missing, 'context_not_found'],
   },
+  ...CONSOLE_ROUTES,
 ];
 
 /**
