@@ -10,7 +10,7 @@ import {
   toolUse,
   user,
 } from './support/api';
-import { type Harness, startHarness } from './support/harness';
+import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
 type Body = Record<string, unknown>;
 type Mutation = (body: Body) => unknown;
@@ -71,7 +71,8 @@ describe('fuzzing POST /turns: valid and read back, or a catalogued 4xx that app
     await h.destroy();
   });
 
-  const position = async () => (await h.call('GET', '/health')).body.store.position as unknown;
+  const position = async () =>
+    (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position as unknown;
 
   it('never answers 5xx', async () => {
     let n = 0;

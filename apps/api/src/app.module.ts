@@ -11,6 +11,8 @@ import { AdminGuard } from './auth/admin.guard';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
+import { FieldLimits } from './limits/field-limits';
+import { Cursors } from './conversations/cursor';
 import { ReplayModule } from './replay/replay.module';
 import { SettingsController } from './settings/settings.controller';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
@@ -37,8 +39,10 @@ export class AppModule {
         AuthGuard,
         AdminGuard,
         StoreLifecycle,
+        FieldLimits,
+        Cursors,
       ],
-      exports: [ARBOR_CONFIG, EVENT_STORE, TenantDirectoryService, AuthGuard],
+      exports: [ARBOR_CONFIG, EVENT_STORE, TenantDirectoryService, AuthGuard, FieldLimits, Cursors],
     };
   }
 }

@@ -7,13 +7,17 @@ import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/schemas';
 import { ContextService } from './context.service';
 import { ContextBody, ReportQuery } from './schemas';
+import { FieldLimits } from '../limits/field-limits';
 
 @ApiTags('context')
 @ApiBearerAuth()
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id/context')
 export class ContextController {
-  constructor(private readonly context: ContextService) {}
+  constructor(
+    private readonly context: ContextService,
+    private readonly fields: FieldLimits,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -27,6 +31,11 @@ export class ContextController {
   async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     parseOrThrow(Id, id, 'params');
     const request = parseOrThrow(ContextBody, body);
+    this.fields.check(
+      (request.tools ?? []).map(
+        (t, k) => [`body.tools[${k}].input_schema`, t.input_schema] as const,
+      ),
+    );
     checkShapes(request.capabilities, 'body.capabilities');
     return this.context.build(caller, id, request);
   }

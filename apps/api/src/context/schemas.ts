@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonObject } from '../validation/json';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context';
 import { CapabilityOverridesSchema, CapabilityQueryFields } from '../settings/schemas';
 
@@ -7,7 +8,7 @@ const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
 const Tool = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
   description: z.string().max(100_000).optional(),
-  input_schema: z.record(z.string(), z.unknown()),
+  input_schema: JsonObject,
 });
 
 /** Either the provider's measured numbers, or its raw "too long" error text (parsed). */

@@ -1,4 +1,6 @@
-import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { type EventStore } from '@arbor/event-store';
+import { EVENT_STORE } from '../store/store.provider';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard';
 import { ReadModelsService } from './read-models.service';
@@ -8,7 +10,21 @@ import { ReadModelsService } from './read-models.service';
 @UseGuards(AdminGuard)
 @Controller('v1/admin')
 export class AdminController {
-  constructor(private readonly readModels: ReadModelsService) {}
+  constructor(
+    private readonly readModels: ReadModelsService,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Get('log')
+  @ApiOperation({
+    summary: "The log's head: its last global (`$all`) position, for operators only",
+    description:
+      'Tenant answers never carry global positions (they would show how much others write).',
+  })
+  async log() {
+    const head = await this.store.headPosition();
+    return { kind: this.store.kind, position: head === null ? null : head.toString() };
+  }
 
   @Post('projections/rebuild')
   @HttpCode(200)

@@ -21,7 +21,7 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { type CommandOptions, ConversationCommand } from './commands';
 import { type Executed } from './conversation.repository';
-import { decodeCursor, encodeCursor } from './cursor';
+import { Cursors } from './cursor';
 import { conversationView } from './views';
 import { messagesProblem } from './domain-problem';
 import { toJsonl, toMarkdown } from './export';
@@ -39,9 +39,7 @@ import {
 } from './queries';
 import * as S from './schemas';
 import { ApiPaging } from '../validation/paging';
-
-const page = <T>(p: Page<T>, kind: string) =>
-  p.nextAt === null ? { items: p.items } : { items: p.items, next: encodeCursor(kind, p.nextAt) };
+import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 
 @ApiTags('conversations')
 @ApiBearerAuth()
@@ -52,7 +50,16 @@ export class ConversationsController {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    private readonly fields: FieldLimits,
+    private readonly cursors: Cursors,
   ) {}
+
+  /** A list answer; `next` is an opaque cursor bound to the caller's tenant and this list. */
+  private page<T>(caller: Caller, list: string, p: Page<T>) {
+    return p.nextAt === null
+      ? { items: p.items }
+      : { items: p.items, next: this.cursors.encode(caller.tenantId, list, p.nextAt) };
+  }
 
   private run<C extends DomainCommand>(
     caller: Caller,
@@ -71,6 +78,7 @@ export class ConversationsController {
   @ApiBody({ schema: openApiSchema(S.StartConversationBody), required: false })
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
+    this.fields.check([['body.metadata', b.metadata]]);
     const id = b.id ?? crypto.randomUUID();
     const { result } = await this.run(caller, id, {
       type: 'start',
@@ -87,12 +95,16 @@ export class ConversationsController {
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
     const q = parseOrThrow(S.PageQuery, query, 'query');
     const p = await this.queries.execute(
-      new ListConversations(caller, decodeCursor('conversations', q.cursor) ?? -1, q.limit ?? 50),
+      new ListConversations(
+        caller,
+        this.cursors.decode(caller.tenantId, 'conversations', q.cursor) ?? -1,
+        q.limit ?? 50,
+      ),
     );
-    return page(
-      { ...p, items: p.items.map((c) => conversationView({ ...c, forks: [] })) },
-      'conversations',
-    );
+    return this.page(caller, 'conversations', {
+      ...p,
+      items: p.items.map((c) => conversationView({ ...c, forks: [] })),
+    });
   }
 
   @Get(':id')
@@ -113,6 +125,7 @@ export class ConversationsController {
     const b = parseOrThrow(S.CommitTurnBody, body);
     const parsed = parseMessages(b.messages, { maxImageBytes: this.config.maxImageBytes });
     if (!parsed.ok) throw messagesProblem(parsed.errors);
+    this.fields.check(turnJsonFields(parsed.value));
     const { result } = await this.run(
       caller,
       id,
@@ -161,6 +174,7 @@ export class ConversationsController {
   @ApiBody({ schema: openApiSchema(S.ForkBody), required: false })
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
+    this.fields.check([['body.metadata', b.metadata]]);
     const { result } = await this.run(caller, id, {
       type: 'fork',
       forkConversationId: b.id,
@@ -259,6 +273,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.FailureBody, body);
+    this.fields.check([
+      ['body.input', b.input],
+      ['body.error', b.error],
+    ]);
     const { result } = await this.run(caller, id, {
       type: 'recordFailure',
       input: b.input,
@@ -285,11 +303,12 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(S.PageQuery, query, 'query');
-    return page(
-      await this.queries.execute(
-        new GetActiveBranch(caller, id, decodeCursor('branch', q.cursor) ?? 0, q.limit ?? 100),
-      ),
-      'branch',
+    const list = `${id}/messages`;
+    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
+    return this.page(
+      caller,
+      list,
+      await this.queries.execute(new GetActiveBranch(caller, id, from, q.limit ?? 100)),
     );
   }
 
@@ -324,11 +343,13 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(S.EventsQuery, query, 'query');
-    const from = decodeCursor('events', q.cursor) ?? q.fromRevision ?? 0;
     parseOrThrow(S.Id, id, 'params');
-    return page(
+    const list = `${id}/events`;
+    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? q.fromRevision ?? 0;
+    return this.page(
+      caller,
+      list,
       await this.queries.execute(new ListEvents(caller, id, from, q.limit ?? 100)),
-      'events',
     );
   }
 

@@ -83,9 +83,12 @@ export class GetBranchOrTree extends ConversationQuery<{
     super(caller, conversationId);
   }
 }
+/**
+ * An event as a tenant sees it: its stream revision, never its global (`$all`) position, which
+ * would tell the tenant how much every other tenant writes.
+ */
 export interface AuditEvent {
   revision: number;
-  position: number;
   type: string;
   data: unknown;
   metadata: Record<string, unknown>;
@@ -234,7 +237,6 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
       return {
         items: page.map((e) => ({
           revision: Number(e.revision),
-          position: Number(e.position),
           type: e.type,
           data: e.data,
           metadata: e.metadata,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalInt, JsonObject } from '../validation/json';
 
 /** Request schemas: one source for validation and for the OpenAPI document. */
 export const Id = z
@@ -8,7 +9,7 @@ export const Id = z
 export const StartConversationBody = z.strictObject({
   id: Id.optional(),
   title: z.string().max(500).nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: JsonObject.optional(),
 });
 
 /** `messages` is validated by the domain parser (precise block paths); here only its presence. */
@@ -33,7 +34,7 @@ export const ForkBody = z.strictObject({
   ),
   messageId: Id.optional(),
   title: z.string().max(500).nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: JsonObject.optional(),
 });
 
 export const Label = z
@@ -67,13 +68,13 @@ export const FailureBody = z.strictObject({
 
 export const PageQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: decimalInt(1, 1000).optional(),
 });
 
 export const EventsQuery = z.strictObject({
-  fromRevision: z.coerce.number().int().min(0).optional(),
+  fromRevision: decimalInt(0, Number.MAX_SAFE_INTEGER).optional(),
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: decimalInt(1, 1000).optional(),
 });
 
 export const ExportQuery = z.strictObject({

@@ -3,7 +3,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { decodeCursor, encodeCursor } from '../conversations/cursor';
+import { Cursors } from '../conversations/cursor';
 import { Id } from '../conversations/schemas';
 import { parseOrThrow } from '../validation/zod';
 import { ListContexts, ReplayConversation, ReproduceContext } from './queries';
@@ -18,14 +18,17 @@ const branchCursorKind = (revision: number) => `replay-branch@${revision}`;
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id')
 export class ReplayController {
-  constructor(private readonly queries: QueryBus) {}
+  constructor(
+    private readonly queries: QueryBus,
+    private readonly cursors: Cursors,
+  ) {}
 
   @Get('replay')
   @ApiOperation({
     summary: 'The conversation as of its event at stream revision N',
     description:
       "Folds the conversation's events 0..N through the same projections and queries as the live reads. " +
-      'Answers `{conversationId, revision, event: {revision, position, type, timestamp}, conversation ' +
+      'Answers `{conversationId, revision, event: {revision, type, timestamp}, conversation ' +
       '(as GET /conversations/{id}), tip, branch: {length, items, next?}, tree (as GET .../tree), ' +
       'checkpoints, window: {cutAt, tip, messages}, resume, compactions: {decisions, inForce, ' +
       'notInForce}, pendingFailure, lastContext}`. `branch` is one page of the active branch ' +
@@ -43,7 +46,8 @@ export class ReplayController {
     parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ReplayQuery, query, 'query');
     const revision = Number(q.revision);
-    const fromDepth = decodeCursor(branchCursorKind(revision), q.cursor) ?? 0;
+    const list = `${id}/${branchCursorKind(revision)}`;
+    const fromDepth = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
     const answer = await this.queries.execute(
       new ReplayConversation(caller, id, revision, fromDepth, q.limit ?? 100),
     );
@@ -53,7 +57,7 @@ export class ReplayController {
       branch:
         nextDepth === null
           ? branch
-          : { ...branch, next: encodeCursor(branchCursorKind(revision), nextDepth) },
+          : { ...branch, next: this.cursors.encode(caller.tenantId, list, nextDepth) },
     };
   }
 
@@ -74,11 +78,13 @@ export class ReplayController {
   ) {
     parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ContextsQuery, query, 'query');
-    const from = decodeCursor('contexts', q.cursor) ?? Number(q.fromRevision ?? 0);
+    const from =
+      this.cursors.decode(caller.tenantId, `${id}/contexts`, q.cursor) ??
+      Number(q.fromRevision ?? 0);
     const p = await this.queries.execute(new ListContexts(caller, id, from, q.limit ?? 100));
     return p.nextAt === null
       ? { items: p.items }
-      : { items: p.items, next: encodeCursor('contexts', p.nextAt) };
+      : { items: p.items, next: this.cursors.encode(caller.tenantId, `${id}/contexts`, p.nextAt) };
   }
 
   @Get('contexts/:contextId')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalInt } from '../validation/json';
 
 const Revision = z
   .string({
@@ -10,11 +11,11 @@ const Revision = z
 export const ReplayQuery = z.strictObject({
   revision: Revision,
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: decimalInt(1, 1000).optional(),
 });
 
 export const ContextsQuery = z.strictObject({
   fromRevision: Revision.optional(),
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: decimalInt(1, 1000).optional(),
 });

@@ -4,6 +4,7 @@ import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
+import { FieldLimits } from '../limits/field-limits';
 import { CapabilityOverridesSchema, ContextSettingsBody, normalizeTable } from './schemas';
 
 const SETTINGS_RESPONSE = {
@@ -20,7 +21,10 @@ const SETTINGS_RESPONSE = {
 @UseGuards(AuthGuard)
 @Controller('v1/settings')
 export class SettingsController {
-  constructor(private readonly directory: TenantDirectoryService) {}
+  constructor(
+    private readonly directory: TenantDirectoryService,
+    private readonly fields: FieldLimits,
+  ) {}
 
   @Get('context')
   @ApiOperation({
@@ -48,6 +52,7 @@ export class SettingsController {
   @ApiOkResponse({ schema: SETTINGS_RESPONSE })
   async putContext(@Body() body: unknown, @CallerParam() caller: Caller) {
     const { models } = parseOrThrow(ContextSettingsBody, body);
+    this.fields.check([['body.models', models]]);
     return this.directory.setContextSettings(caller.tenantId, normalizeTable(models), caller);
   }
 }
