@@ -13,6 +13,7 @@ import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
 import { FieldLimits } from './limits/field-limits';
 import { Cursors } from './conversations/cursor';
+import { Idempotency } from './idempotency/idempotency';
 import { ReplayModule } from './replay/replay.module';
 import { SettingsController } from './settings/settings.controller';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
@@ -41,8 +42,17 @@ export class AppModule {
         StoreLifecycle,
         FieldLimits,
         Cursors,
+        Idempotency,
       ],
-      exports: [ARBOR_CONFIG, EVENT_STORE, TenantDirectoryService, AuthGuard, FieldLimits, Cursors],
+      exports: [
+        ARBOR_CONFIG,
+        EVENT_STORE,
+        TenantDirectoryService,
+        AuthGuard,
+        FieldLimits,
+        Cursors,
+        Idempotency,
+      ],
     };
   }
 }

@@ -17,6 +17,7 @@ import {
   serverOptions,
 } from './limits/http-edge';
 import { installJsonBodyParser } from './limits/json-body-parser';
+import { Idempotency } from './idempotency/idempotency';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -65,6 +66,7 @@ export const createApp = async (
     { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
   );
   app.enableShutdownHooks();
+  app.get(Idempotency).install(adapter.getInstance());
   const directory = app.get(TenantDirectoryService);
   authenticateBeforeBody(adapter.getInstance(), (request) => {
     const path = request.url.split('?')[0];

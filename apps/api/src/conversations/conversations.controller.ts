@@ -40,6 +40,7 @@ import {
 import * as S from './schemas';
 import { ApiPaging } from '../validation/paging';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
+import { Idempotent } from '../idempotency/idempotency';
 
 @ApiTags('conversations')
 @ApiBearerAuth()
@@ -73,6 +74,7 @@ export class ConversationsController {
     >;
   }
 
+  @Idempotent()
   @Post()
   @ApiOperation({ summary: 'Start a conversation' })
   @ApiBody({ schema: openApiSchema(S.StartConversationBody), required: false })
@@ -113,6 +115,7 @@ export class ConversationsController {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
+  @Idempotent()
   @Post(':id/turns')
   @ApiOperation({ summary: 'Commit one whole turn atomically (idempotent by turnId)' })
   @ApiBody({ schema: openApiSchema(S.CommitTurnBody) })
@@ -161,6 +164,7 @@ export class ConversationsController {
     return { tip: result.tip, revision: result.revision };
   }
 
+  @Idempotent()
   @Post(':id/forks')
   @ApiOperation({
     summary:
@@ -186,6 +190,7 @@ export class ConversationsController {
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
+  @Idempotent()
   @Post(':id/checkpoints')
   @ApiOperation({ summary: 'Set a checkpoint label at a turn boundary (default: the tip)' })
   @ApiBody({ schema: openApiSchema(S.SetCheckpointBody) })
@@ -264,6 +269,7 @@ export class ConversationsController {
     };
   }
 
+  @Idempotent()
   @Post(':id/failures')
   @ApiOperation({ summary: 'Record a failed turn so it can be retried after a restart' })
   @ApiBody({ schema: openApiSchema(S.FailureBody) })

@@ -5,6 +5,7 @@ import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { openApiSchema, parseOrThrow } from '../validation/zod';
 import { TenantDirectoryService } from './tenant-directory.service';
+import { Idempotent } from '../idempotency/idempotency';
 
 const CreateTenant = z.strictObject({ name: z.string().min(1).max(200).optional() });
 const IssueKey = z.strictObject({ label: z.string().min(1).max(200).optional() });
@@ -17,6 +18,7 @@ const Id = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);
 export class TenantsController {
   constructor(private readonly directory: TenantDirectoryService) {}
 
+  @Idempotent()
   @Post()
   @ApiOperation({ summary: 'Create a tenant; returns its id and an API key shown once' })
   @ApiBody({ schema: openApiSchema(CreateTenant), required: false })
@@ -31,6 +33,7 @@ export class TenantsController {
     return this.directory.createTenant(name ?? null, caller);
   }
 
+  @Idempotent()
   @Post(':tenantId/keys')
   @ApiOperation({ summary: 'Issue another API key for a tenant (shown once)' })
   @ApiBody({ schema: openApiSchema(IssueKey), required: false })
