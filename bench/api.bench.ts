@@ -1,5 +1,5 @@
 /**
- * SPEC §8 over HTTP: turn commits/s and latency at 32 concurrent clients across many tenants and
+ * docs/TARGETS.md, over HTTP: turn commits/s and latency at 32 concurrent clients across many tenants and
  * conversations, tip moves at depth 10 vs 10,000, and the server's peak memory. The real server
  * runs as a child process on a fresh data dir (synchronous=FULL by default, as shipped).
  *

@@ -1,5 +1,5 @@
 /**
- * SPEC §8: context assembly for a 2,000-message conversation without new snapshot pages runs at
+ * docs/TARGETS.md: context assembly for a 2,000-message conversation without new snapshot pages runs at
  * p50 under 20 ms; snapshot pages render at 10+ pages/s.
  *
  *   npm run bench:context -- [--turns 100] [--steps 9] [--reps 200]

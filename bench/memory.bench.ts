@@ -1,5 +1,5 @@
 /**
- * SPEC §8, memory stays bounded as history grows: with 1,000,000 stored messages across 10,000
+ * docs/TARGETS.md: memory stays bounded as history grows: with 1,000,000 stored messages across 10,000
  * conversations the server stays under 300 MB resident while it opens random conversations, and
  * opening one is as fast as in a data dir with 100 conversations (both servers up, same run).
  *

@@ -1,5 +1,5 @@
 /**
- * SPEC §8, side by side in one run: Arbor embedded in process vs pi's JSONL session tree
+ * docs/TARGETS.md, side by side in one run: Arbor embedded in process vs pi's JSONL session tree
  * (`SessionManager` from @mariozechner/pi-coding-agent, installed into bench/peers/ by this
  * script, never into Arbor's own install).
  *

@@ -1,5 +1,5 @@
 /**
- * Snapshot density and legibility, per page shape, on a real session (SPEC §8).
+ * Snapshot density and legibility, per page shape, on a real session (docs/TARGETS.md).
  *
  *   npm run bench:snapshots [-- --pages 12 --ocr-pages 3 --upscale 2 --fixture PATH]
  *
@@ -46,9 +46,7 @@ import {
 } from './lib/report';
 
 const argv = process.argv.slice(2);
-const FIXTURE =
-  flagValue(argv, 'fixture') ??
-  path.join(REAL_PI, 'large-session.jsonl');
+const FIXTURE = flagValue(argv, 'fixture') ?? path.join(REAL_PI, 'large-session.jsonl');
 const PAGES = numberFlag(argv, 'pages', 12);
 const OCR_PAGES = numberFlag(argv, 'ocr-pages', 3);
 const UPSCALE = numberFlag(argv, 'upscale', 2);
@@ -153,7 +151,7 @@ async function measureShape(
 }
 
 /**
- * Pages rendered one after another by a single caller (the throughput SPEC §8 asks for), and
+ * Pages rendered one after another by a single caller (the throughput docs/TARGETS.md asks for), and
  * the worst event-loop delay seen meanwhile (what "without blocking the event loop" means).
  */
 async function sustainedRate(

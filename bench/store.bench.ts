@@ -1,5 +1,5 @@
 /**
- * SPEC §8: the embedded store commits turns at >= 0.7x raw better-sqlite3 inserts of the same rows
+ * docs/TARGETS.md: the embedded store commits turns at >= 0.7x raw better-sqlite3 inserts of the same rows
  * at the same durability setting, and replays the log at >= 0.5x a raw scan-and-parse.
  *
  *   npm run bench:store -- [--turns 5000] [--sync FULL|NORMAL] [--reps 3]

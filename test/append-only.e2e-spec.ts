@@ -6,7 +6,7 @@ import { checkWholeTurns, type LogRow, readLog } from './support/log';
 import { workloadPhase1, workloadPhase2, type WorkloadState } from './support/workload';
 
 /**
- * SPEC §5.1 (the log is append-only) and §5.2 (a turn is persisted atomically, never a
+ * invariant 1 (the log is append-only) and invariant 2 (a turn is persisted atomically, never a
  * half-turn), checked on the SQLite file itself after a scripted workload over HTTP.
  */
 describe('the event log on disk', () => {

@@ -70,7 +70,7 @@ describe('arbor import → export, embedded, every real fixture', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('finds the fixtures', () => expect(FILES.length).toBe(14));
+  it('finds the fixtures', () => expect(FILES.length).toBe(16));
 
   it.each(FILES.map((f) => [path.relative(REAL, f), f]))('%s', async (_, file) => {
     const expected = importSessionFile(file).conversations;
@@ -173,6 +173,8 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
       ['export jsonl branch', exportCommand, [id, '--scope', 'branch']],
       ['export markdown', exportCommand, [id, '--format', 'markdown']],
       ['export html', exportCommand, [id, '--format', 'html']],
+      ['export claude-code', exportCommand, [id, '--format', 'claude-code']],
+      ['export pi', exportCommand, [id, '--format', 'pi']],
       ['tree', treeCommand, [id]],
       ['tree expanded', treeCommand, [id, '--expand', '--full-ids']],
       ['replay 10', replayCommand, [id, '--revision', '10']],

@@ -149,7 +149,7 @@ describe('context capability settings (tenant and request)', () => {
       protectTokens: 16_000,
       minElisionSavings: 4_000,
       keepImages: 3,
-      maxSnapshotPages: 40,
+      maxSnapshotPages: 100,
       tenantRule: 'claude-3-haiku',
       requestOverrides: [],
     });
@@ -170,7 +170,7 @@ describe('context capability settings (tenant and request)', () => {
       protectTokens: 16_000,
       minElisionSavings: 4_000,
       keepImages: 3,
-      maxSnapshotPages: 40,
+      maxSnapshotPages: 100,
     });
     const listed = await a.contexts(conv);
     expect((listed[0].capabilities as { snapshotShape: string }).snapshotShape).toBe(

@@ -261,6 +261,7 @@ describe('summary rung through HTTP, Anthropic Messages summarizer', () => {
       provider: 'openai-chat',
       model: 'gpt-3.5-turbo',
       budgetTokens: 5000,
+      allowDrop: false,
     });
     expect(over.status).toBe(422);
     expect(over.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -373,6 +374,7 @@ describe('summary rung through HTTP, nothing to call', () => {
       provider: 'openai-chat',
       model: 'gpt-3.5-turbo',
       budgetTokens: 5000,
+      allowDrop: false,
     });
     expect(over.status).toBe(422);
     expect(over.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -169,6 +169,33 @@ describe('POST /v1/conversations/{id}/context', () => {
     expect(r.body.code).toBe('cannot_fit');
     expect(r.body.budgetTokens).toBe(300);
     expect(typeof r.body.estimatedTokens).toBe('number');
+    // The numbers that explain it: what no rung can remove is over the target.
+    const floor = r.body.systemTokens + r.body.toolsTokens + r.body.protectedTailTokens;
+    expect(floor).toBeGreaterThan(r.body.targetTokens);
+  });
+
+  it('drops the oldest part of the middle when nothing else fits, unless allowDrop: false', async () => {
+    const fresh = await seed();
+    const request = { provider: 'openai-chat', model: 'gpt-x', budgetTokens: 4_700 };
+    const refused = await api.post(api.conv(fresh, '/context'), { ...request, allowDrop: false });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('cannot_fit');
+    const r = await api.post(api.conv(fresh, '/context'), request);
+    expect(r.status).toBe(200);
+    expect(checkBody('openai-chat', r.body.body)).toEqual([]);
+    const rung = r.body.receipt.rungs.find((x: { rung: string }) => x.rung === 'drop');
+    expect(rung.applied).toBe(true);
+    expect(rung.details.messages).toBeGreaterThan(0);
+    const events = await api.get(api.conv(fresh, `/events?fromRevision=0`));
+    const drops = events.body.items.filter(
+      (e: { type: string; data: { decision?: { rung: string } } }) =>
+        e.type === 'CompactionApplied' && e.data.decision?.rung === 'drop',
+    );
+    expect(drops).toHaveLength(1);
+    expect(drops[0].data.decision.droppedTokens).toBe(rung.details.tokens);
+    // The log keeps what was dropped.
+    const first = drops[0].data.decision.fromId;
+    expect((await api.get(api.conv(fresh, `/messages/${first}`))).status).toBe(200);
   });
 
   it('accepts a raw provider overflow error and recovers reactively', async () => {

@@ -197,9 +197,9 @@ const crashSuite = (
   });
 
 /**
- * SPEC §5.2: kill -9 the server while clients commit turns; after a restart every acknowledged
+ * invariant 2: kill -9 the server while clients commit turns; after a restart every acknowledged
  * turn is there (its retry is a replay), no half-turn is in the log, and the read models the
- * projector resumed equal a rebuild from the log (§5.8).
+ * projector resumed equal a rebuild from the log (invariant 8).
  */
 crashSuite(
   'kill -9 under load',

@@ -7,7 +7,7 @@ import { type Harness, type HttpResult, startHarness } from './support/harness';
 import { checkWholeTurns, readLog } from './support/log';
 
 /**
- * SPEC §5 / issue 6 item 3: a full disk. The data directory is a 3 MiB tmpfs, so the SQLite files
+ * Issue 6 item 3: a full disk. The data directory is a 3 MiB tmpfs, so the SQLite files
  * really cannot grow. Mounting needs root: in `npm test` it runs when a tmpfs can be mounted and
  * is skipped otherwise (ARBOR_TEST_DISK_FULL=0 skips it too); `npm run test:disk-full`
  * (ARBOR_TEST_DISK_FULL=1) runs it alone and fails if it cannot mount. Commits must answer 507 insufficient_storage, never 500 and never half a turn; reads must

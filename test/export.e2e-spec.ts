@@ -1,4 +1,5 @@
 import { pngBase64 } from '@arbor/domain/testing/images';
+import { importSessionText } from '@arbor/importers';
 import {
   clientFor,
   type Client,
@@ -96,6 +97,45 @@ describe('GET /v1/conversations/{id}/export', () => {
     const whole = await c.get(c.conv(id, '/export?format=markdown&scope=tree'));
     expect(whole.text).toContain('question abandoned');
   });
+
+  it.each([['claude-code'], ['pi']] as const)(
+    'format=%s: a session file our importer reads back as the same tree, branch and labels',
+    async (format) => {
+      await c.checkpoint(id, 'fixed', branch[branch.length - 1]);
+      const r = await c.get(c.conv(id, `/export?format=${format}`));
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain('application/x-ndjson');
+      expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.jsonl"$/);
+      const report = JSON.parse(r.headers.get('arbor-export-report') as string) as {
+        format: string;
+        messages: number;
+        lost: { reason: string; count: number }[];
+      };
+      expect(report.format).toBe(format);
+      expect(report.messages).toBe(tree.length);
+      const again = importSessionText(`export.jsonl`, r.text, { format });
+      expect(again.report.skipped).toEqual([]);
+      const [conversation] = again.conversations;
+      const ids = conversation.turns.flatMap((t) => t.messages.map((m) => m.id));
+      expect([...ids].sort()).toEqual([...tree].sort());
+      expect(conversation.activeBranch).toEqual(branch);
+      expect(conversation.title).toBe('Export me');
+      if (format === 'pi')
+        expect(conversation.checkpoints).toEqual([
+          { label: 'fixed', messageId: branch[branch.length - 1] },
+        ]);
+      else
+        expect(report.lost).toContainEqual({
+          reason: 'checkpoint label not carried: Claude Code session files have no labels',
+          count: 1,
+        });
+      // The branch alone, on request.
+      const only = await c.get(c.conv(id, `/export?format=${format}&scope=branch`));
+      const b = importSessionText('b.jsonl', only.text, { format }).conversations[0];
+      expect(b.activeBranch).toEqual(branch);
+      expect(b.turns.flatMap((t) => t.messages).length).toBe(branch.length);
+    },
+  );
 
   it('an empty conversation exports empty; bad formats are 400; unknown ids 404', async () => {
     const empty = await c.start();

@@ -9,7 +9,7 @@ const failedInput = { messages: [{ role: 'user', content: [{ type: 'text', text:
 const failedError = { type: 'overloaded_error', status: 529, message: 'Overloaded' };
 
 /**
- * SPEC §5.10 across a real restart: the server process is killed (SIGKILL) and a new process is
+ * invariant 10 across a real restart: the server process is killed (SIGKILL) and a new process is
  * started on the same files. test/failures.e2e-spec.ts restarts the app inside the jest process,
  * where anything kept in module state survives its "restart"; here nothing does, so a pending
  * failure answered from memory instead of from what was persisted is caught.

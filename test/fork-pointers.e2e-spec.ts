@@ -43,7 +43,7 @@ const sourceIdsNamed = (e: AuditEvent, sourceIds: ReadonlySet<string>): string[]
 };
 
 /**
- * SPEC §5.4: a fork copies the path with fresh ids; checkpoints and compactions on the copied
+ * invariant 4: a fork copies the path with fresh ids; checkpoints and compactions on the copied
  * path are remapped or dropped explicitly, never left pointing into the other conversation.
  * The source here has both on the path when it is forked (elision decisions recorded by context
  * calls, and a checkpoint), and a checkpoint off the path.

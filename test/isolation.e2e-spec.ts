@@ -11,7 +11,7 @@ import {
 import { type Harness, startHarness } from './support/harness';
 
 /**
- * Tenant isolation (SPEC §5.9): a key of one tenant can neither read nor write nor learn the
+ * Tenant isolation (invariant 9): a key of one tenant can neither read nor write nor learn the
  * existence of another tenant's data. Another tenant's ids answer exactly like missing ids.
  */
 describe('tenant isolation', () => {

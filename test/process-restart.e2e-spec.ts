@@ -20,7 +20,7 @@ import { ADMIN_KEY } from './support/harness';
 import { type ServerProcess, spawnServer } from './support/server-process';
 
 /**
- * SPEC §5 "survives a restart", through a real one: the server runs as an OS process, is killed
+ * "Survives a restart" (docs/INVARIANTS.md), through a real one: the server runs as an OS process, is killed
  * with SIGKILL, and a new process is started on the same files. Harness.restart() rebuilds the
  * app inside the jest process, where module-level state survives; here nothing but the files
  * does. Every read answered before the kill must be answered the same, byte for byte, after it;

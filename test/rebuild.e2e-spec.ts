@@ -13,7 +13,7 @@ import { clientFor, type Client, exchange } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { settle, workloadPhase1, workloadPhase2 } from './support/workload';
 
-/** SPEC §5.8: every projection rebuilt from the log equals the live projection, byte for byte. */
+/** invariant 8: every projection rebuilt from the log equals the live projection, byte for byte. */
 describe('read models rebuilt from the log', () => {
   let h: Harness;
   let a: Client;

@@ -4,7 +4,7 @@ import { ADMIN_KEY, type Harness, type HttpResult, startHarness } from './suppor
 import { checkWholeTurns, type LogRow, readLog } from './support/log';
 
 /**
- * SPEC §5 / issue 6 item 3: storage faults. The N-th append to the log fails with SQLite's
+ * Issue 6 item 3: storage faults. The N-th append to the log fails with SQLite's
  * SQLITE_IOERR_WRITE (before anything is written), for every N the workload reaches. The API must
  * answer 503 store_unavailable, leave a clean prefix of the fault-free log on disk, keep no state
  * from the failed append, and accept the retried request as if the fault never happened.

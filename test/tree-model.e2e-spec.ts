@@ -20,7 +20,7 @@
  * instead), so the ladder has to elide, strip images or snapshot — or answer cannot_fit;
  * sometimes fixed (2,500 / 6,000 / 200,000).
  *
- * After every step (test/support/model/real.ts), as far as HTTP shows them (SPEC §5):
+ * After every step (test/support/model/real.ts), as far as HTTP shows them (docs/INVARIANTS.md):
  *   1. each conversation's event list (all pages) is the previous one plus a suffix, and the
  *      suffix is exactly what the command should append (nothing for the other conversations);
  *   2. every MessageAppended sits in the append (causation id) of its TurnCommitted, ids in order
@@ -92,7 +92,7 @@ describe('the conversation tree against a model (fc.commands)', () => {
   });
 
   it(
-    'random command sequences keep the app equal to the model and SPEC §5 invariants 1–10',
+    'random command sequences keep the app equal to the model and invariants 1–10 (docs/INVARIANTS.md)',
     async () => {
       await fc.assert(
         fc.asyncProperty(

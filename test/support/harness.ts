@@ -5,6 +5,7 @@ import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type StoreFactory } from '../../apps/api/src/app.module';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { type ArborConfig, readConfig } from '../../apps/api/src/config/config';
+import { checkAnswer } from './contract-check';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -71,6 +72,7 @@ export const startHarness = async (
         headers['content-type'] = 'application/json';
       const res = await fetch(h.baseUrl + url, { method, headers, body: payload });
       const text = await res.text();
+      checkAnswer(method, url, res.status, res.headers.get('content-type'), text);
       let body: unknown = undefined;
       try {
         body = text ? JSON.parse(text) : undefined;

@@ -27,7 +27,7 @@ export const readLog = (dataDir: string): LogRow[] => {
 };
 
 /**
- * SPEC §5.2 on the log itself: groups the conversation events into appends (one command = one
+ * invariant 2 on the log itself: groups the conversation events into appends (one command = one
  * causation id on one stream) and checks that each sits at consecutive positions and that every
  * MessageAppended is closed in its own append — by the TurnCommitted naming exactly those
  * messages, or (a fork's opening append) by the fork's TipMoved. Returns what it saw, or the first

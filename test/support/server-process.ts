@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { checkAnswer } from './contract-check';
 import { ADMIN_KEY } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -32,7 +33,7 @@ export interface ServerProcess {
 /**
  * The real server in its own OS process (what `npm start` runs) on `dataDir`. Unlike the
  * harness's in-process `restart()`, a new process shares no module state with the old one, so a
- * restart through this is a restart in the SPEC §5 sense.
+ * restart through this is a restart in the sense of docs/INVARIANTS.md.
  */
 export const spawnServer = async (
   dataDir: string,
@@ -85,6 +86,7 @@ export const spawnServer = async (
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
+      checkAnswer(method, route, res.status, res.headers.get('content-type'), text);
       return {
         status: res.status,
         body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { type INestApplication, type LogLevel } from '@nestjs/common';
+import { type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from './config/config';
 import { frameworkErrors } from './problem/problem.filter';
@@ -28,18 +29,10 @@ const loggerLevels = (level: string): LogLevel[] | false => {
   return LEVELS.slice(0, i < 0 ? 3 : i + 1);
 };
 
-export const buildOpenApi = (app: INestApplication) =>
-  SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Arbor')
-      .setDescription(
-        'Event-sourced conversation history for LLM agents. Errors are application/problem+json (RFC 9457) with a stable `code`.',
-      )
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'arb_<keyId>_<secret>' })
-      .build(),
-  );
+/** Built once from @arbor/contract (the same schemas the controllers validate with). */
+let openApi: OpenAPIObject | undefined;
+export const openApiDocument = (): OpenAPIObject =>
+  (openApi ??= buildOpenApiDocument() as OpenAPIObject);
 
 /** Builds the app (not listening) so tests and the CLI share one wiring. */
 export const createApp = async (
@@ -89,7 +82,8 @@ export const createApp = async (
         : 'The API key is not valid.',
     );
   });
-  SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
+  SwaggerModule.setup('docs', app, openApiDocument(), { jsonDocumentUrl: 'docs/openapi.json' });
   try {
     await app.init();
   } catch (e) {

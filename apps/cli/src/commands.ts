@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { connect } from './client/connect';
 import { type ArborClient } from './client/types';
 import { CliError, usageError } from './errors';
+import { exportSessionFile, renderExportReport } from './export-session';
 import { runImport } from './import';
 import { createProgress } from './progress';
 import { renderHtml } from './render/html';
@@ -109,18 +110,35 @@ export const exportCommand = async (argv: string[], io: Io): Promise<number> => 
     format: { type: 'string' },
     scope: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    report: { type: 'string' },
   });
   const id = onePositional(p, 'conversation id');
   const format = str(p.values.format) ?? 'jsonl';
-  if (format !== 'jsonl' && format !== 'markdown' && format !== 'html')
-    throw usageError('--format must be jsonl, markdown or html');
+  if (
+    format !== 'jsonl' &&
+    format !== 'markdown' &&
+    format !== 'html' &&
+    format !== 'claude-code' &&
+    format !== 'pi'
+  )
+    throw usageError('--format must be jsonl, markdown, html, claude-code or pi');
   const scopeArg = str(p.values.scope);
   if (scopeArg !== undefined && scopeArg !== 'tree' && scopeArg !== 'branch')
     throw usageError('--scope must be tree or branch');
   if (scopeArg !== undefined && format === 'html')
-    throw usageError('--scope is for jsonl and markdown (html shows the tree and the branch)');
-  const scope = scopeArg ?? (format === 'jsonl' ? 'tree' : 'branch');
+    throw usageError('--scope is for jsonl, markdown, claude-code and pi (html shows both)');
+  const report = str(p.values.report);
+  if (report !== undefined && format !== 'claude-code' && format !== 'pi')
+    throw usageError('--report is for claude-code and pi');
+  const scope = scopeArg ?? (format === 'markdown' ? 'branch' : 'tree');
   const text = await withClient(p, io, async (client) => {
+    if (format === 'claude-code' || format === 'pi') {
+      const out = await exportSessionFile(client, id, format, scope);
+      if (report !== undefined)
+        fs.writeFileSync(report, JSON.stringify(out.report, null, 2) + '\n');
+      io.err(renderExportReport(out.report));
+      return out.text;
+    }
     if (format !== 'html') return client.exportText(id, format, scope);
     const [conversation, tree, messages] = await Promise.all([
       client.conversation(id),

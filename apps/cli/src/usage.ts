@@ -7,7 +7,7 @@ usage:
   arbor verify                     recompute every event's hash chain from the log itself and
                                    report modified, removed, reordered or inserted events with
                                    their positions (exit code 4 when the log does not verify)
-  arbor import <file|folder>       import Claude Code and pi session files (*.jsonl, folders
+  arbor import <file|folder>       import Claude Code, Codex and pi session files (*.jsonl, folders
                                    recursively): one conversation per session (subagent
                                    transcripts their own), real branches kept, committed turn by
                                    turn through the API's command path; prints what was skipped
@@ -15,10 +15,15 @@ usage:
       --report <file.json>         write every file's line-by-line report as JSON
       --verbose                    list every skipped or changed line in the summary
   arbor export <conversation>      print a conversation
-      --format jsonl|markdown|html (default jsonl; html: one self-contained page, tree + branch)
-      --scope tree|branch          jsonl/markdown: every message or the active branch
-                                   (default: tree for jsonl, branch for markdown)
+      --format jsonl|markdown|html|claude-code|pi
+                                   (default jsonl; html: one self-contained page, tree + branch;
+                                   claude-code, pi: a session file that tool resumes, the tree
+                                   with the active branch last, checkpoints as pi labels; what
+                                   the format cannot carry is listed on stderr)
+      --scope tree|branch          every message or the active branch
+                                   (default: branch for markdown, tree otherwise)
       --output <file>              write to a file instead of stdout
+      --report <file.json>         claude-code, pi: write what was not carried, per message
   arbor tree <conversation>        the tree in the terminal: branch points (⑂), tip, checkpoints
       --expand                     do not fold long linear runs
       --full-ids                   print whole message ids

@@ -1,6 +1,6 @@
 /**
  * Reads a provider's "prompt too long" rejection into the numbers it measured, for reactive
- * recovery (SPEC §3 step 4, `overflow: {measuredTokens, limitTokens}`).
+ * recovery (reactive recovery, `overflow: {measuredTokens, limitTokens}`).
  *
  * Only exact, anchored phrasings are recognised; anything else is `null`, never a guess. The text
  * may be the bare message, an HTTP body (JSON, or a Python-style dict repr as SDKs print it), or

@@ -1,4 +1,4 @@
-/** The wire formats Arbor can encode a context into (SPEC §7, `POST .../context`). */
+/** The wire formats Arbor can encode a context into (the HTTP contract, `POST .../context`). */
 export type ProviderName = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
 export const PROVIDER_NAMES: readonly ProviderName[] = [

@@ -5,9 +5,9 @@
  * provider's prompt cache warm) until the active branch no longer contains what it covers.
  * Placeholder texts are derived from the decision data, so they are not stored.
  */
-export type Rung = 'elide' | 'strip_images' | 'snapshot' | 'summary';
+export type Rung = 'elide' | 'strip_images' | 'snapshot' | 'summary' | 'drop';
 
-export const RUNGS: readonly Rung[] = ['elide', 'strip_images', 'snapshot', 'summary'];
+export const RUNGS: readonly Rung[] = ['elide', 'strip_images', 'snapshot', 'summary', 'drop'];
 
 /**
  * Why the ladder ran: the threshold, a provider's overflow report, a mode asked for it, or the
@@ -87,8 +87,20 @@ export interface SummaryDecision extends DecisionBase, CoveredRange {
   readonly windows: number;
 }
 
+/**
+ * The last rung: the oldest part of the middle left out of the request (the log keeps every
+ * message). One short marker says how many messages and tokens are missing and which ids.
+ */
+export interface DropDecision extends DecisionBase, CoveredRange {
+  readonly rung: 'drop';
+  /** Estimated tokens of what was dropped, as the request showed it then (uncalibrated). */
+  readonly droppedTokens: number;
+}
+
+export type RangeDecision = SnapshotDecision | SummaryDecision | DropDecision;
+
 export type CompactionDecision =
-  ElisionDecision | ImageStripDecision | SnapshotDecision | SummaryDecision;
+  ElisionDecision | ImageStripDecision | SnapshotDecision | SummaryDecision | DropDecision;
 
 /** The source messages a decision refers to. */
 export function decisionMessageIds(decision: CompactionDecision): readonly string[] {
@@ -99,6 +111,7 @@ export function decisionMessageIds(decision: CompactionDecision): readonly strin
       return decision.images.map((i) => i.messageId);
     case 'snapshot':
     case 'summary':
+    case 'drop':
       return decision.coveredIds;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Property tests for the SPEC §5 invariants that live in the domain: random command sequences
+ * Property tests for the invariants (docs/INVARIANTS.md) that live in the domain: random command sequences
  * through decide/evolve, checked after every step.
  */
 import fc from 'fast-check';

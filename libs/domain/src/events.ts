@@ -74,7 +74,7 @@ export type ForkedFrom = DomainEvent<
     readonly sourceMessageId: string;
     readonly idMap: IdMap;
     /**
-     * The source's compaction decisions on the copied path, not carried over (SPEC §5.4: dropped
+     * The source's compaction decisions on the copied path, not carried over (invariant 4: dropped
      * explicitly, never left pointing into the source): a fork's context is assembled afresh
      * from its own messages. Absent on forks recorded before this field.
      */

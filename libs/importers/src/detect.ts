@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { importClaudeCode } from './claude-code/import';
+import { importCodex, ROLLOUT_TYPES } from './codex/import';
 import { importPi } from './pi/import';
 import { type FileImport, type SessionFormat } from './types';
 
@@ -11,14 +12,19 @@ export interface ImportOptions {
   format?: SessionFormat;
 }
 
-/** pi files open with a `session` header; anything else is read as Claude Code. */
+/**
+ * pi files open with a `session` header, Codex rollouts with a `{type, payload}` rollout line
+ * (`session_meta` first); anything else is read as Claude Code.
+ */
 export const detectFormat = (text: string): SessionFormat => {
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     try {
       const v: unknown = JSON.parse(line);
       const o = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
-      return o.type === 'session' && typeof o.id === 'string' ? 'pi' : 'claude-code';
+      if (o.type === 'session' && typeof o.id === 'string') return 'pi';
+      if (typeof o.type === 'string' && ROLLOUT_TYPES.has(o.type) && 'payload' in o) return 'codex';
+      return 'claude-code';
     } catch {
       return 'claude-code';
     }
@@ -32,7 +38,9 @@ export const importSessionText = (
   options: ImportOptions = {},
 ): FileImport => {
   const format = options.format ?? detectFormat(text);
-  return format === 'pi' ? importPi(file, text, options) : importClaudeCode(file, text, options);
+  if (format === 'pi') return importPi(file, text, options);
+  if (format === 'codex') return importCodex(file, text, options);
+  return importClaudeCode(file, text, options);
 };
 
 export const importSessionFile = (file: string, options: ImportOptions = {}): FileImport =>

@@ -21,15 +21,23 @@ const messageLines = (file: string): number[] =>
     .split('\n')
     .flatMap((raw, i) => {
       if (raw.trim() === '') return [];
-      const v = JSON.parse(raw) as { type?: string; message?: unknown; uuid?: unknown };
+      const v = JSON.parse(raw) as {
+        type?: string;
+        message?: unknown;
+        uuid?: unknown;
+        payload?: { type?: string };
+      };
       const isCc = (v.type === 'user' || v.type === 'assistant') && v.uuid !== undefined;
-      return isCc || v.type === 'message' ? [i + 1] : [];
+      // Codex: every response item but reasoning (OpenAI's encrypted thinking, no Arbor block).
+      const isCodex = v.type === 'response_item' && v.payload?.type !== 'reasoning';
+      return isCc || isCodex || v.type === 'message' ? [i + 1] : [];
     });
 
 describe('importing every real session file', () => {
   it('finds the fixtures', () => {
     expect(FILES.filter((f) => f.includes('/claude-code/')).length).toBeGreaterThanOrEqual(12);
     expect(FILES.filter((f) => f.includes('/pi/')).length).toBe(2);
+    expect(FILES.filter((f) => f.includes('/codex/')).length).toBe(2);
   });
 
   describe.each(FILES.map((f) => [name(f), f]))('%s', (_, file) => {
@@ -195,5 +203,63 @@ describe('what the real pi files exercise', () => {
     const dropIds = dropped.map((d) => (d.detail ?? '').split(' ')[0]);
     for (const id of dropIds)
       expect(calls.some((b) => b.type === 'tool_use' && b.id === id)).toBe(false);
+  });
+});
+
+describe('what the real Codex rollouts exercise', () => {
+  const CODEX = (prefix: string) => {
+    const f = FILES.find((x) => x.includes('/codex/') && path.basename(x).startsWith(prefix));
+    if (f === undefined) throw new Error(`fixture ${prefix} missing`);
+    return f;
+  };
+  const records = (file: string) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
+
+  it.each([['rollout-2026-05-11T11-26-55'], ['rollout-2026-05-11T13-28-45']])(
+    '%s: every call imported with its output, one message per model response',
+    (prefix) => {
+      const file = CODEX(prefix);
+      const items = records(file)
+        .filter((r) => r.type === 'response_item')
+        .map((r) => r.payload);
+      const calls = items.filter(
+        (p) => p.type === 'function_call' || p.type === 'custom_tool_call',
+      );
+      const r = importSessionFile(file);
+      expect(r.report.format).toBe('codex');
+      const [c] = r.conversations;
+      const blocks = c.turns.flatMap((t) => t.messages).flatMap((m) => m.content);
+      const uses = blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+      const results = blocks.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));
+      expect(uses.sort()).toEqual(calls.map((p) => String(p.call_id)).sort());
+      expect(results.sort()).toEqual(uses.sort());
+      // Prompts: the user's own words, once each (response_item or, where absent, event_msg).
+      const prompts = records(file).filter(
+        (x) => x.type === 'event_msg' && x.payload.type === 'user_message',
+      );
+      expect(c.turns).toHaveLength(prompts.length);
+      expect(c.branchPoints).toEqual([]);
+      expect(c.metadata).toMatchObject({ source: { format: 'codex' } });
+    },
+  );
+
+  it('keeps web searches and apply_patch calls, and the usage of each model call', () => {
+    const r = importSessionFile(CODEX('rollout-2026-05-11T11-26-55'));
+    const messages = r.conversations[0].turns.flatMap((t) => t.messages);
+    const json = JSON.stringify(messages);
+    expect(json).toContain('\\"type\\":\\"web_search_call\\"');
+    const patches = messages
+      .flatMap((m) => m.content)
+      .filter((b) => b.type === 'tool_use' && b.name === 'apply_patch');
+    expect(patches).toHaveLength(3);
+    const assistants = messages.filter((m) => m.role === 'assistant');
+    expect(assistants.every((m) => m.model === 'gpt-5.5')).toBe(true);
+    expect(assistants.filter((m) => m.usage !== undefined).length).toBeGreaterThan(
+      assistants.length / 2,
+    );
   });
 });

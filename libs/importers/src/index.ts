@@ -1,6 +1,7 @@
 export * from './types';
 export { importClaudeCode } from './claude-code/import';
 export { importPi } from './pi/import';
+export { importCodex } from './codex/import';
 export {
   detectFormat,
   importSessionFile,

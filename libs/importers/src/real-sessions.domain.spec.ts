@@ -4,7 +4,6 @@
  * the fold equals the live state, every resume cut is clean, and branching, checkpoints, rewind
  * and fork work on the real tree.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   activeBranch,

@@ -1,7 +1,7 @@
 import { type Block, type MessageInput, type Usage } from '@arbor/domain';
 
 /** The session file formats Arbor imports. */
-export type SessionFormat = 'claude-code' | 'pi';
+export type SessionFormat = 'claude-code' | 'pi' | 'codex';
 
 /** One line of the source file and why it was left out (or changed to fit). */
 export interface LineNote {

@@ -108,7 +108,7 @@ describe('renderPages', () => {
     }
   });
 
-  it('takes source text only, never images or buffers (SPEC §5.7)', async () => {
+  it('takes source text only, never images or buffers (invariant 7)', async () => {
     const [page] = await renderPages('x', 'claude');
     await expect(renderPages(page as unknown as string, 'claude')).rejects.toThrow(TypeError);
     await expect(renderText({} as unknown as string, 'claude')).rejects.toThrow(/source text only/);

@@ -1,5 +1,5 @@
 /**
- * Text → PNG pages. Pages are drawn from source text only (SPEC §5.7): the API takes a string,
+ * Text → PNG pages. Pages are drawn from source text only (invariant 7): the API takes a string,
  * lays it out (layout.ts) and draws every cell at a fixed integer position — black grayscale-
  * antialiased glyphs on white (binarizing measured worse under OCR), line breaks and continuation
  * marks in light gray. Each glyph is rasterized once by the canvas and then stamped (glyphs.ts).

@@ -25,10 +25,13 @@ export type ShapeId =
   | 'claude'
   | 'claude-dense'
   | 'claude-conservative'
+  | 'claude-fine'
   | 'openai-tile'
   | 'openai-tile-large'
   | 'openai-patch'
-  | 'gemini';
+  | 'openai-patch-fine'
+  | 'gemini'
+  | 'gemini-fine';
 export type Provider = 'anthropic' | 'openai' | 'gemini';
 
 export interface Size {
@@ -199,6 +202,19 @@ export const LARGE_GRID: GlyphGrid = {
   marginPx: 4,
 };
 
+/**
+ * Ubuntu Mono at 10 px on its own advance (5 px) and a 9-px line: 1.33× the cells of the dense
+ * tight grid, for the oldest part of a foveated snapshot (the part furthest from what the model
+ * reads verbatim), where density matters more than every character (see README for OCR).
+ */
+export const FINE_GRID: GlyphGrid = {
+  sizePx: 10,
+  advancePx: 5,
+  lineHeightPx: 9,
+  baselinePx: 7,
+  marginPx: 4,
+};
+
 /** The seed harness's legible grid: 8×13 glyphs on an 11-px advance and a 16-px line. */
 export const CONSERVATIVE_GRID: GlyphGrid = {
   sizePx: 13,
@@ -243,6 +259,16 @@ export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
     resize: anthropicResize,
     billedTokens: anthropicTokens,
   }),
+  'claude-fine': makeShape({
+    id: 'claude-fine',
+    provider: 'anthropic',
+    description: 'Anthropic, 1092² not resized, 10-px glyphs on 5×9 cells (foveated: oldest)',
+    width: 1092,
+    height: 1092,
+    grid: FINE_GRID,
+    resize: anthropicResize,
+    billedTokens: anthropicTokens,
+  }),
   'openai-tile': makeShape({
     id: 'openai-tile',
     provider: 'openai',
@@ -275,6 +301,16 @@ export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
     resize: openaiPatchResize,
     billedTokens: (size) => openaiPatchTokens(size),
   }),
+  'openai-patch-fine': makeShape({
+    id: 'openai-patch-fine',
+    provider: 'openai',
+    description: 'OpenAI patch models, 1024×1536, 10-px glyphs on 5×9 cells (foveated: oldest)',
+    width: 1024,
+    height: 1536,
+    grid: FINE_GRID,
+    resize: openaiPatchResize,
+    billedTokens: (size) => openaiPatchTokens(size),
+  }),
   gemini: makeShape({
     id: 'gemini',
     provider: 'gemini',
@@ -282,6 +318,16 @@ export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
     width: 768,
     height: 768,
     grid: DENSE_GRID,
+    resize: geminiResize,
+    billedTokens: geminiTokens,
+  }),
+  'gemini-fine': makeShape({
+    id: 'gemini-fine',
+    provider: 'gemini',
+    description: 'Gemini 2.x, one 768² tile, 10-px glyphs on 5×9 cells (foveated: oldest)',
+    width: 768,
+    height: 768,
+    grid: FINE_GRID,
     resize: geminiResize,
     billedTokens: geminiTokens,
   }),

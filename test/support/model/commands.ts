@@ -236,7 +236,7 @@ export class MoveTip implements Cmd {
     expect(res.body).toEqual({ tip: to, revision: revisionOf(r, c.id) + 1 });
     c.tip = to;
     if (!c.nodes.get(to)?.boundary) note('tip moved mid-turn');
-    // SPEC §5.3: exactly one TipMoved, and nothing else.
+    // invariant 3: exactly one TipMoved, and nothing else.
     await afterStep(
       m,
       r,
@@ -272,7 +272,7 @@ export class Fork implements Cmd {
     expectStatus('fork', res, 201);
     const forkId = res.body.id as string;
     const idMap = res.body.idMap as Record<string, string>;
-    // SPEC §5.4: a new conversation, fresh ids, the map covers exactly the copied path.
+    // invariant 4: a new conversation, fresh ids, the map covers exactly the copied path.
     expect(m.convs.has(forkId)).toBe(false);
     const path = pathTo(src, end);
     expect(Object.keys(idMap).sort()).toEqual([...path].sort());
@@ -310,7 +310,7 @@ export class Fork implements Cmd {
             conversationId: forkId,
             forkedFrom: { conversationId: src.id, messageId: end },
           });
-          // SPEC §5.4: the source's decisions on the copied path are dropped explicitly.
+          // invariant 4: the source's decisions on the copied path are dropped explicitly.
           expect(s[1].data).toEqual({
             sourceConversationId: src.id,
             sourceMessageId: end,
@@ -431,7 +431,7 @@ export class Rewind implements Cmd {
       return;
     }
     if (cp.status === 'dropped') {
-      // SPEC §5.5: a trimmed target fails clearly and moves nothing.
+      // invariant 5: a trimmed target fails clearly and moves nothing.
       expectStatus('rewind to a dropped label', res, 409, 'checkpoint_dropped');
       expect(res.body).toMatchObject({ label, messageId: cp.messageId, reason: cp.reason });
       await afterStep(m, r, [c.id]);
@@ -440,7 +440,7 @@ export class Rewind implements Cmd {
     expectStatus('rewind', res, 200);
     if (cp.status === 'rewound') note('rewind to a rewound label');
     const from = c.tip;
-    // SPEC §5.5: lands exactly on the target.
+    // invariant 5: lands exactly on the target.
     expect(res.body).toEqual({ tip: cp.messageId, revision: revisionOf(r, c.id) + 2 });
     c.tip = cp.messageId;
     c.checkpoints.set(label, {
@@ -559,7 +559,7 @@ export class RecordFailure implements Cmd {
   toString = () => `failure(conv ${this.conv})`;
 }
 
-/** GET retry: the failure, or nothing_to_retry — never conversation_not_found (SPEC §5.10). */
+/** GET retry: the failure, or nothing_to_retry — never conversation_not_found (invariant 10). */
 export class Retry implements Cmd {
   constructor(readonly conv: number) {}
   check = () => true;
@@ -591,7 +591,9 @@ const MODELS: Record<ProviderName, string> = {
   gemini: 'gemini-2.5-flash',
 };
 
-const ALL_RUNGS = ['elide', 'strip_images', 'snapshot', 'summary'] as const;
+const ALL_RUNGS = ['elide', 'strip_images', 'snapshot', 'summary', 'drop'] as const;
+/** Two drop markers and their acknowledgements, at most, beside the protected tail. */
+const DROP_MARKERS_TOKENS = 2 * 90;
 
 /**
  * Relative budgets only for windows at least this big (estimated tokens). In a smaller one (a
@@ -726,14 +728,22 @@ export class Context implements Cmd {
       return;
     }
     if (res.status === 422 && res.body?.code === 'cannot_fit') {
-      // A valid outcome only when the numbers say so and every rung was tried.
+      // A valid outcome only when the numbers say so, every rung was tried, and (drop being
+      // allowed) the system prompt, the tools and the protected tail alone are over the target.
+      const floor = res.body.systemTokens + res.body.toolsTokens + res.body.protectedTailTokens;
       expect({
         over: res.body.estimatedTokens > res.body.targetTokens,
+        floorOver: floor + DROP_MARKERS_TOKENS > res.body.targetTokens,
         budget: res.body.budgetTokens,
         tried: ALL_RUNGS.filter((x) =>
           (res.body.rungs as RungReceiptView[]).some((y) => y.rung === x),
         ),
-      }).toEqual({ over: true, budget: budget.budgetTokens, tried: [...ALL_RUNGS] });
+      }).toEqual({
+        over: true,
+        floorOver: true,
+        budget: budget.budgetTokens,
+        tried: [...ALL_RUNGS],
+      });
       note('context: cannot fit (numbers say so, every rung tried)');
       noteLadder(bucket, ['cannot_fit']);
       await afterStep(m, r, [c.id]); // nothing recorded
@@ -741,7 +751,7 @@ export class Context implements Cmd {
     }
     expectStatus(`context ${provider} ${this.mode}`, res, 200);
     const checkOne = (body: unknown, receipt: Record<string, unknown>, before: number | null) => {
-      // SPEC §5.6: valid for its provider, within the target (hence the budget).
+      // invariant 6: valid for its provider, within the target (hence the budget).
       expect({
         provider,
         violations: checkBody(provider, body as never, { model }),
@@ -783,7 +793,7 @@ export class Context implements Cmd {
     };
     const calls = [first];
     if (this.twice) {
-      // SPEC §5.7: nothing changed → the same body again (decisions persist, pages re-rendered
+      // invariant 7: nothing changed → the same body again (decisions persist, pages re-rendered
       // from source), nothing new decided; the whole body's prefix hash is that of a call that
       // decided nothing.
       const again = await r.a.post(r.a.conv(c.id, '/context'), request);
@@ -852,7 +862,7 @@ export class Context implements Cmd {
       expect({ id, known: d !== undefined }).toEqual({ id, known: true });
       if (!d) continue;
       const present = d.messageIds.filter((x) => onBranch.has(x)).length;
-      const whole = d.rung === 'snapshot' || d.rung === 'summary';
+      const whole = d.rung === 'snapshot' || d.rung === 'summary' || d.rung === 'drop';
       expect({
         id,
         rung: d.rung,
@@ -860,7 +870,7 @@ export class Context implements Cmd {
       }).toEqual({ id, rung: d.rung, present: true });
     }
     if (this.twice || appliedIds.some((id) => snapshotsInForce.has(id))) {
-      // SPEC §5.7: the audit reproduction renders every page again from the source text (it has
+      // invariant 7: the audit reproduction renders every page again from the source text (it has
       // no page cache), with nothing new decided, and must give the same bytes.
       const reproduced = await r.a.get(r.a.conv(c.id, `/contexts/${first.contextId}`));
       expectStatus('reproduce context', reproduced, 200);
@@ -950,7 +960,7 @@ const openToolCalls = (c: MConv): boolean => {
  * it, a snapshot-mode context of the heaviest live window (so pages are in force); after it, the
  * last context of each conversation (nothing written since), asked again, gives the same body
  * and decides nothing (and the same prefix hash, when it decided nothing either) — caches are
- * gone, so pages are rendered again from the source text (SPEC §5.7).
+ * gone, so pages are rendered again from the source text (invariant 7).
  */
 export class Restart implements Cmd {
   check = () => true;

@@ -326,7 +326,7 @@ export const applyTurn = (c: MConv, turn: MTurn): void => {
 
 // ---- resume --------------------------------------------------------------------------------
 
-/** SPEC: the window starts at a clean turn start (the root, or a prompt after a final answer). */
+/** The window starts at a clean turn start (the root, or a prompt after a final answer). */
 export const resumeCut = (
   c: MConv,
   keepMessages: number,
@@ -407,7 +407,7 @@ export const forkConv = (
   return f;
 };
 
-/** SPEC §5.4: the source's decisions naming a message of the copied path, which the fork drops
+/** invariant 4: the source's decisions naming a message of the copied path, which the fork drops
  * explicitly (ForkedFrom.droppedCompactions), in log order. */
 export const droppedOnFork = (
   src: MConv,

@@ -1,7 +1,7 @@
 /**
  * The real side of the model-based test: the app over HTTP (one tenant driven, one probing), the
  * last event list seen per conversation, and the checks run after every step against the model
- * (SPEC §5 invariants 1–10 as far as HTTP can observe them).
+ * (invariants 1–10 (docs/INVARIANTS.md) as far as HTTP can observe them).
  */
 import { ReadModelsService } from '../../../apps/api/src/conversations/read-models.service';
 import { type AuditEvent, type Client, clientFor, conversationRoutes, problemShape } from '../api';
@@ -22,9 +22,9 @@ export interface Real {
   h: Harness;
   /** The tenant the commands drive. */
   a: Client;
-  /** Another tenant, only ever probing A's ids (SPEC §5.9). */
+  /** Another tenant, only ever probing A's ids (invariant 9). */
   b: Client;
-  /** The event list of each conversation as last seen (SPEC §5.1: later lists extend it). */
+  /** The event list of each conversation as last seen (invariant 1: later lists extend it). */
   events: Map<string, AuditEvent[]>;
   /** Ghost ids never created by anyone, for "answers exactly like a missing id". */
   ghost: number;
@@ -50,7 +50,7 @@ export const noteLadder = (bucket: string, applied: readonly string[]): void => 
 
 /** The ladder numbers as a table: each rung's count and share of the calls, per budget kind. */
 export const ladderTable = (): string => {
-  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'no rung', 'cannot_fit'];
+  const rows = ['elide', 'strip_images', 'snapshot', 'summary', 'drop', 'no rung', 'cannot_fit'];
   const all = new Map<string, number>();
   for (const b of ladder.values()) for (const [k, n] of b) all.set(k, (all.get(k) ?? 0) + n);
   const order = ['relative budget', 'relative→fixed', 'fixed budget', 'before a restart'];
@@ -96,7 +96,7 @@ export const expectStatus = (what: string, res: HttpResult, status: number, code
 export const types = (events: AuditEvent[]): string[] => events.map((e) => e.type);
 
 /**
- * SPEC §5.2 on an append: a MessageAppended only ever comes with the TurnCommitted of its turn
+ * invariant 2 on an append: a MessageAppended only ever comes with the TurnCommitted of its turn
  * (same command, i.e. same causation id, right before it, ids in order) — or as the copied path
  * of a fork, in the append that starts the fork.
  */
@@ -129,7 +129,7 @@ export const checkTurnsWhole = (id: string, suffix: AuditEvent[]) => {
 };
 
 /**
- * SPEC §5.1–§5.3 over every conversation: the new list is the old one plus a suffix, revisions
+ * invariants 1–3 over every conversation: the new list is the old one plus a suffix, revisions
  * run 0..n, the suffix is what the step expects (nothing, for conversations it did not touch),
  * and turns are whole.
  */
@@ -162,7 +162,7 @@ export const checkLogs = async (
 };
 
 /**
- * SPEC §5.4 and the model's record of compactions: every CompactionApplied names only messages
+ * invariant 4 and the model's record of compactions: every CompactionApplied names only messages
  * appended to its own stream before it (never the source's ids, in a fork), no decision id shows
  * up in two conversations (a fork carries none of its source's), and the log's decisions are the
  * ones the model recorded from the context calls, in order.
@@ -245,7 +245,7 @@ export const checkConv = async (m: Model, r: Real, id: string) => {
   const listed = await r.a.get(r.a.conv(id, '/checkpoints'));
   expectStatus(`GET checkpoints`, listed, 200);
   expect({ id, checkpoints: listed.body.items }).toEqual({ id, checkpoints: cps });
-  // SPEC §5.10: the pending failure, or nothing_to_retry (never conversation_not_found).
+  // invariant 10: the pending failure, or nothing_to_retry (never conversation_not_found).
   const retry = await r.a.get(r.a.conv(id, '/retry'));
   if (c.pendingFailure) {
     expectStatus(`GET retry (pending, per step)`, retry, 200);
@@ -259,7 +259,7 @@ const ghostIds = (r: Real) => {
 };
 
 /**
- * SPEC §5.9, cheaply: tenant B naming A's conversation and one of its messages gets exactly what a
+ * invariant 9, cheaply: tenant B naming A's conversation and one of its messages gets exactly what a
  * missing id gets (conversation and message reads).
  */
 export const probeIsolation = async (r: Real, id: string, messageId: string | null) => {
@@ -279,7 +279,7 @@ export const probeIsolation = async (r: Real, id: string, messageId: string | nu
   }
 };
 
-/** SPEC §5.9 in full: every route of the contract, reads and writes, for one conversation. */
+/** invariant 9 in full: every route of the contract, reads and writes, for one conversation. */
 export const sweepIsolation = async (m: Model, r: Real, id: string, messageId: string | null) => {
   const g = ghostIds(r);
   const mid = messageId ?? 'no-message-yet';
@@ -299,7 +299,7 @@ export const sweepIsolation = async (m: Model, r: Real, id: string, messageId: s
   await checkLogs(m, r); // nothing was written anywhere
 };
 
-/** SPEC §5.8: the read models rebuilt from the log equal the live ones, byte for byte. */
+/** invariant 8: the read models rebuilt from the log equal the live ones, byte for byte. */
 export const checkRebuild = async (r: Real) => {
   await settle(r.h);
   const live = r.h.app.get(ReadModelsService).dump();
@@ -337,7 +337,7 @@ export const afterStep = async (
 ) => {
   await checkLogs(m, r, expected);
   // The touched conversations and their fork relatives: a write on one side of a fork must not
-  // show on the other (SPEC §5.4), in the read models as much as in the log.
+  // show on the other (invariant 4), in the read models as much as in the log.
   const relatives = new Set(touched);
   for (const id of touched) {
     const c = m.convs.get(id);

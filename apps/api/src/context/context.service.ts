@@ -39,6 +39,8 @@ export interface ContextRequest {
   maxTokens?: number;
   overflow?: { measuredTokens: number; limitTokens: number } | { error: string };
   mode: 'auto' | 'shake' | 'snapshot' | 'compact';
+  /** False: no drop rung (`cannot_fit` instead). Default true. */
+  allowDrop?: boolean;
   /** This request's capability overrides, over the tenant's settings. */
   capabilities?: CapabilityOverrides;
 }
@@ -180,6 +182,7 @@ export class ContextService {
       tools: request.tools,
       maxTokens: request.maxTokens,
       mode: request.mode,
+      ...(request.allowDrop === false ? { allowDrop: false } : {}),
       overflow: this.overflowOf(request),
       calibration: calibrationFactor(samples),
       capabilities: layered.capabilities,
@@ -202,6 +205,9 @@ export class ContextService {
           estimatedTokens: e.estimatedTokens,
           targetTokens: e.targetTokens,
           budgetTokens: e.budgetTokens,
+          systemTokens: e.floor.systemTokens,
+          toolsTokens: e.floor.toolsTokens,
+          protectedTailTokens: e.floor.protectedTailTokens,
           rungs: e.rungsTried,
         });
       }

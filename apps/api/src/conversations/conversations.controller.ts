@@ -12,18 +12,19 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { type Command as DomainCommand, parseMessages, type ResultOf } from '@arbor/domain';
+import { type Command as DomainCommand, type ResultOf } from '@arbor/domain';
+import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { openApiSchema, parseOrThrow } from '../validation/zod';
+import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { type CommandOptions, ConversationCommand } from './commands';
 import { type Executed } from './conversation.repository';
 import { Cursors } from './cursor';
+import { FieldLimits, turnJsonFields } from '../limits/field-limits';
+import { Idempotent } from '../idempotency/idempotency';
 import { conversationView } from './views';
-import { messagesProblem } from './domain-problem';
 import { toJsonl, toMarkdown } from './export';
 import {
   GetActiveBranch,
@@ -37,13 +38,8 @@ import {
   ListEvents,
   type Page,
 } from './queries';
-import * as S from './schemas';
-import { ApiPaging } from '../validation/paging';
-import { FieldLimits, turnJsonFields } from '../limits/field-limits';
-import { Idempotent } from '../idempotency/idempotency';
+import * as S from '@arbor/contract';
 
-@ApiTags('conversations')
-@ApiBearerAuth()
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
 export class ConversationsController {
@@ -76,8 +72,6 @@ export class ConversationsController {
 
   @Idempotent()
   @Post()
-  @ApiOperation({ summary: 'Start a conversation' })
-  @ApiBody({ schema: openApiSchema(S.StartConversationBody), required: false })
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
     this.fields.check([['body.metadata', b.metadata]]);
@@ -92,10 +86,8 @@ export class ConversationsController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The tenant's conversations, oldest first, cursor-paginated" })
-  @ApiPaging(50)
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
-    const q = parseOrThrow(S.PageQuery, query, 'query');
+    const q = parseOrThrow(S.ConversationsQuery, query, 'query');
     const p = await this.queries.execute(
       new ListConversations(
         caller,
@@ -110,25 +102,20 @@ export class ConversationsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Tip, revision, title, lineage (forked from / forks), counts' })
   async get(@Param('id') id: string, @CallerParam() caller: Caller) {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
   @Idempotent()
   @Post(':id/turns')
-  @ApiOperation({ summary: 'Commit one whole turn atomically (idempotent by turnId)' })
-  @ApiBody({ schema: openApiSchema(S.CommitTurnBody) })
   async commitTurn(
     @Param('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const b = parseOrThrow(S.CommitTurnBody, body);
-    const parsed = parseMessages(b.messages, { maxImageBytes: this.config.maxImageBytes });
-    if (!parsed.ok) throw messagesProblem(parsed.errors);
-    this.fields.check(turnJsonFields(parsed.value));
+    const b = parseTurnBody(body, this.config.maxImageBytes);
+    this.fields.check(turnJsonFields(b.messages));
     const { result } = await this.run(
       caller,
       id,
@@ -137,7 +124,7 @@ export class ConversationsController {
         turnId: b.turnId,
         parentId: b.parentId ?? null,
         ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-        messages: parsed.value,
+        messages: b.messages,
       },
       { parentFromTip: b.parentId === undefined },
     );
@@ -152,8 +139,6 @@ export class ConversationsController {
   }
 
   @Put(':id/tip')
-  @ApiOperation({ summary: 'Branch: move the tip to any message; appends exactly one TipMoved' })
-  @ApiBody({ schema: openApiSchema(S.MoveTipBody) })
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
     const { result } = await this.run(caller, id, {
@@ -166,16 +151,6 @@ export class ConversationsController {
 
   @Idempotent()
   @Post(':id/forks')
-  @ApiOperation({
-    summary:
-      'Fork the path ending at messageId (default: tip) into a new conversation with new ids',
-    description:
-      'Retry-safe: a fork retried after an error (e.g. 503 store_unavailable) returns the same ' +
-      '{id, idMap} instead of making a second fork, as long as nothing else was written to the ' +
-      'source in between; give `id` to make the retry safe in every case, also after a 201 whose ' +
-      'answer was lost.',
-  })
-  @ApiBody({ schema: openApiSchema(S.ForkBody), required: false })
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
     this.fields.check([['body.metadata', b.metadata]]);
@@ -192,8 +167,6 @@ export class ConversationsController {
 
   @Idempotent()
   @Post(':id/checkpoints')
-  @ApiOperation({ summary: 'Set a checkpoint label at a turn boundary (default: the tip)' })
-  @ApiBody({ schema: openApiSchema(S.SetCheckpointBody) })
   async setCheckpoint(
     @Param('id') id: string,
     @Body() body: unknown,
@@ -215,20 +188,12 @@ export class ConversationsController {
   }
 
   @Get(':id/checkpoints')
-  @ApiOperation({
-    summary: 'Checkpoint labels with target and status (active, rewound, dropped + reason)',
-  })
   async listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
     return { items: await this.queries.execute(new ListCheckpoints(caller, id)) };
   }
 
   @Post(':id/checkpoints/:label/rewind')
   @HttpCode(200)
-  @ApiOperation({
-    summary:
-      'Return to the label keeping a digest; 409 checkpoint_dropped when its target was trimmed',
-  })
-  @ApiBody({ schema: openApiSchema(S.RewindBody), required: false })
   async rewind(
     @Param('id') id: string,
     @Param('label') label: string,
@@ -248,10 +213,6 @@ export class ConversationsController {
 
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({
-    summary: 'Trim the live window to the most recent messages at a non-orphan boundary',
-  })
-  @ApiBody({ schema: openApiSchema(S.ResumeBody) })
   async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
     const { result } = await this.run(caller, id, {
@@ -271,8 +232,6 @@ export class ConversationsController {
 
   @Idempotent()
   @Post(':id/failures')
-  @ApiOperation({ summary: 'Record a failed turn so it can be retried after a restart' })
-  @ApiBody({ schema: openApiSchema(S.FailureBody) })
   async recordFailure(
     @Param('id') id: string,
     @Body() body: unknown,
@@ -292,17 +251,11 @@ export class ConversationsController {
   }
 
   @Get(':id/retry')
-  @ApiOperation({
-    summary:
-      'The failed turn to retry, or 404 nothing_to_retry (distinct from conversation_not_found)',
-  })
   async retry(@Param('id') id: string, @CallerParam() caller: Caller) {
     return this.queries.execute(new GetRetry(caller, id));
   }
 
   @Get(':id/messages')
-  @ApiOperation({ summary: 'The active branch, root → tip, paged' })
-  @ApiPaging()
   async messages(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -319,7 +272,6 @@ export class ConversationsController {
   }
 
   @Get(':id/messages/:messageId')
-  @ApiOperation({ summary: 'One message, the original bytes, even if compacted' })
   async message(
     @Param('id') id: string,
     @Param('messageId') messageId: string,
@@ -330,19 +282,11 @@ export class ConversationsController {
   }
 
   @Get(':id/tree')
-  @ApiOperation({
-    summary: 'Every node with parent and children, the tip, branch points, checkpoints',
-  })
   async tree(@Param('id') id: string, @CallerParam() caller: Caller) {
     return this.queries.execute(new GetTree(caller, id));
   }
 
   @Get(':id/events')
-  @ApiOperation({
-    summary: "The conversation's audit log (its events), from a revision, paginated",
-  })
-  @ApiQuery({ name: 'fromRevision', required: false, schema: { type: 'integer', minimum: 0 } })
-  @ApiPaging()
   async events(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -360,9 +304,6 @@ export class ConversationsController {
   }
 
   @Get(':id/export')
-  @ApiOperation({ summary: 'The tree (jsonl default) or the active branch (markdown default)' })
-  @ApiQuery({ name: 'format', required: false, enum: ['jsonl', 'markdown'] })
-  @ApiQuery({ name: 'scope', required: false, enum: ['tree', 'branch'] })
   async export(
     @Param('id') id: string,
     @QueryParams() query: unknown,
@@ -370,10 +311,20 @@ export class ConversationsController {
     @Res() reply: FastifyReply,
   ) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'jsonl' ? 'tree' : 'branch');
+    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    if (q.format === 'claude-code' || q.format === 'pi') {
+      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
+      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      void reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${out.fileName}"`)
+        .header('arbor-export-report', reportHeader(out.report))
+        .send(out.text);
+      return;
+    }
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')

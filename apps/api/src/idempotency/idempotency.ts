@@ -9,7 +9,6 @@ import {
   type OnModuleDestroy,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable, of } from 'rxjs';
 import { createKeyedQueue } from '@arbor/audit';
@@ -166,17 +165,5 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
-/** Marks a creating POST as taking `Idempotency-Key` (and documents the header). */
-export const Idempotent = () =>
-  applyDecorators(
-    UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({
-      name: 'Idempotency-Key',
-      required: false,
-      description:
-        'Makes a retry safe: the same key with the same request answers the first answer again ' +
-        '(same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same ' +
-        'key with another request is `422 idempotency_key_reused`. Keys are per tenant, kept ' +
-        'ARBOR_IDEMPOTENCY_TTL_HOURS (24 h), 1-255 printable ASCII characters.',
-    }),
-  );
+/** Marks a creating POST as taking `Idempotency-Key` (documented in the contract's route table). */
+export const Idempotent = () => applyDecorators(UseInterceptors(IdempotencyInterceptor));

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { type Command as DomainCommand, type Message, parseMessages } from '@arbor/domain';
+import { type Command as DomainCommand, type Message } from '@arbor/domain';
 import { type EventStore } from '@arbor/event-store';
 import {
   emptyDirectory,
@@ -20,15 +20,14 @@ import { AppModule } from '../../../api/src/app.module';
 import { type Caller } from '../../../api/src/auth/caller';
 import { type ArborConfig } from '../../../api/src/config/config';
 import { ConversationCommand } from '../../../api/src/conversations/commands';
-import { messagesProblem } from '../../../api/src/conversations/domain-problem';
 import { toJsonl, toMarkdown } from '../../../api/src/conversations/export';
 import { GetBranchOrTree, GetConversation, GetTree } from '../../../api/src/conversations/queries';
-import * as S from '../../../api/src/conversations/schemas';
+import * as S from '@arbor/contract';
 import { ReplayConversation, ReproduceContext } from '../../../api/src/replay/queries';
 import { conversationView, type ReplayAnswer } from '../../../api/src/replay/replay-view';
 import { EVENT_STORE } from '../../../api/src/store/store.provider';
 import { TenantDirectoryService } from '../../../api/src/tenants/tenant-directory.service';
-import { parseOrThrow } from '../../../api/src/validation/zod';
+import { parseOrThrow, parseTurnBody } from '../../../api/src/validation/zod';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
@@ -137,9 +136,7 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
       }),
     commitTurn: (id, body) =>
       guard(async () => {
-        const b = parseOrThrow(S.CommitTurnBody, body);
-        const parsed = parseMessages(b.messages, { maxImageBytes: options.config.maxImageBytes });
-        if (!parsed.ok) throw messagesProblem(parsed.errors);
+        const b = parseTurnBody(body, options.config.maxImageBytes);
         const { result } = await run(
           id,
           {
@@ -147,7 +144,7 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
             turnId: b.turnId,
             parentId: b.parentId ?? null,
             ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-            messages: parsed.value,
+            messages: b.messages,
           },
           b.parentId === undefined,
         );

@@ -1,11 +1,11 @@
 /** The client over HTTP: a running server at `url`, authenticated with a tenant API key. */
+import { type ReplayView as Replay } from '@arbor/contract';
 import { type Message, type MessageInput } from '@arbor/domain';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
   type CommitResult,
   type ConversationInfo,
-  type ReplayView,
   type ReproductionView,
   type TreeView,
 } from './types';
@@ -94,21 +94,17 @@ export const createHttpClient = (options: HttpOptions): ArborClient => {
     },
     exportText: (id, format, scope) => text(conv(id, `/export?format=${format}&scope=${scope}`)),
     async replay(id, revision) {
-      let answer: (ReplayView & { branch: { next?: string } }) | undefined;
-      const items: Message[] = [];
+      let answer: Replay | undefined;
+      const items: Replay['branch']['items'] = [];
       for (let cursor: string | undefined = ''; cursor !== undefined;) {
         const q = `?revision=${revision}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page: ReplayView & { branch: { next?: string } } = await json(
-          'GET',
-          conv(id, `/replay${q}`),
-        );
+        const page: Replay = await json('GET', conv(id, `/replay${q}`));
         answer ??= page;
         items.push(...page.branch.items);
         cursor = page.branch.next;
       }
-      const { next: _next, ...branch } = (answer as ReplayView & { branch: { next?: string } })
-        .branch;
-      return { ...(answer as ReplayView), branch: { ...branch, items } };
+      const { next: _next, ...branch } = (answer as Replay).branch;
+      return { ...(answer as Replay), branch: { ...branch, items } };
     },
     reproduce: (id, contextId) =>
       json<ReproductionView>('GET', conv(id, `/contexts/${encodeURIComponent(contextId)}`)),

@@ -1,45 +1,28 @@
 /**
  * What the CLI needs from Arbor, answered the same way by the embedded store (the Nest
  * application context, its command and query buses) and by a running server over HTTP. Shapes
- * are the HTTP API's (SPEC §7), as JSON.
+ * are the HTTP API's (the HTTP contract in the README), as JSON.
  */
+import {
+  type BranchMessage,
+  type Checkpoint,
+  type Conversation,
+  type ReplayView as Replay,
+  type Reproduction,
+  type Tree,
+  type TreeNode,
+  type TurnAnswer,
+} from '@arbor/contract';
 import { type Message, type MessageInput } from '@arbor/domain';
 
-export interface ConversationInfo {
-  id: string;
-  title: string | null;
-  tip: string | null;
-  revision: number;
-  counts: { messages: number; turns: number };
-}
-
-export interface TreeNodeView {
-  id: string;
-  parentId: string | null;
-  role: 'system' | 'user' | 'assistant';
-  children: string[];
-}
-
-export interface CheckpointView {
-  label: string;
-  messageId: string;
-  status: string;
-  reason?: string;
-}
-
-export interface TreeView {
-  tip: string | null;
-  nodes: TreeNodeView[];
-  branchPoints: string[];
-  checkpoints: CheckpointView[];
-}
-
-export interface CommitResult {
-  messageIds: string[];
-  tip: string;
-  revision: number;
-  replayed?: boolean;
-}
+/** `GET /v1/conversations/{id}`. */
+export type ConversationInfo = Conversation;
+export type TreeNodeView = TreeNode;
+export type CheckpointView = Checkpoint;
+/** `GET .../tree`. */
+export type TreeView = Tree;
+/** `POST .../turns`. */
+export type CommitResult = TurnAnswer;
 
 export interface StartResult {
   id: string;
@@ -48,39 +31,12 @@ export interface StartResult {
 }
 
 /** `GET .../replay?revision=N` with every page of the active branch in `branch.items`. */
-export interface ReplayView {
-  conversationId: string;
-  revision: number;
-  event: { revision: number; position: number; type: string; timestamp: string };
-  conversation: ConversationInfo;
-  tip: string | null;
-  branch: { length: number; items: Message[] };
-  tree: TreeView;
-  checkpoints: CheckpointView[];
-  window: { cutAt: string | null; tip: string | null; messages: number };
-  compactions: {
-    decisions: { id: string; rung?: string }[];
-    inForce: string[];
-    notInForce: { decisionId: string; reason: string }[];
-  };
-  pendingFailure: { failureId: string; input: unknown; error: unknown } | null;
-  lastContext: { contextId: string; revision: number } | null;
-}
+export type ReplayView = Omit<Replay, 'branch'> & {
+  branch: { length: number; items: BranchMessage[] };
+};
 
 /** `GET .../contexts/{contextId}`: a past context rebuilt and compared with its hash. */
-export interface ReproductionView {
-  contextId: string;
-  revision: number;
-  basedOnRevision: number;
-  provider: string;
-  model: string;
-  body: unknown;
-  bodyHash: string | null;
-  recordedHash: string;
-  match: boolean;
-  checks: { name: string; recorded: unknown; reproduced: unknown; equal: boolean }[];
-  mismatch?: { code: string; detail?: string; reason?: string };
-}
+export type ReproductionView = Reproduction;
 
 export interface ArborClient {
   readonly mode: 'embedded' | 'http';

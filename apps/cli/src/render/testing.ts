@@ -61,7 +61,12 @@ export const sample = (): {
       title: 'A <b>title</b>',
       tip: parent,
       revision: 42,
+      lineage: { forkedFrom: null, forks: [] },
       counts: { messages: messages.length, turns: 11 },
+      metadata: null,
+      cutAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
     },
     tree: {
       tip: parent,

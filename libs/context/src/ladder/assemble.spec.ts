@@ -182,7 +182,11 @@ describe('assembleContext', () => {
 
   it('answers cannot_fit with the numbers only when every rung was tried', async () => {
     const attempt = assembleContext(
-      baseInput(messages, { budgetTokens: 5_000, renderPages: fakeRenderer().render }),
+      baseInput(messages, {
+        budgetTokens: 5_000,
+        renderPages: fakeRenderer().render,
+        allowDrop: false,
+      }),
     );
     await expect(attempt).rejects.toBeInstanceOf(CannotFitError);
     const error = (await attempt.catch((e: unknown) => e)) as CannotFitError;
@@ -191,8 +195,15 @@ describe('assembleContext', () => {
     expect(error.targetTokens).toBe(5_000 - 4096);
     expect(error.estimatedTokens).toBeGreaterThan(error.targetTokens);
     expect(error.rungsTried.map((r) => r.rung)).toEqual(
-      expect.arrayContaining(['elide', 'strip_images', 'snapshot', 'summary']),
+      expect.arrayContaining(['elide', 'strip_images', 'snapshot', 'summary', 'drop']),
     );
+    expect(error.rungsTried.find((r) => r.rung === 'drop')?.reason).toMatch(/allowDrop: false/);
+    // The same request with drop allowed fits.
+    const dropped = await assembleContext(
+      baseInput(messages, { budgetTokens: 5_000, renderPages: fakeRenderer().render }),
+    );
+    expect(dropped.receipt.estimatedTokens).toBeLessThanOrEqual(dropped.receipt.targetTokens);
+    expect(dropped.newDecisions.some((d) => d.rung === 'drop')).toBe(true);
   });
 
   it('reproduces the same body, and decides nothing new, with its decisions in force', async () => {

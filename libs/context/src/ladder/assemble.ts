@@ -28,6 +28,7 @@ import {
 } from './errors';
 import { fixedTokens } from './measure';
 import type { RungRunner, StepOptions } from './rungs/common';
+import { drop } from './rungs/drop';
 import { elide } from './rungs/elide';
 import { snapshot } from './rungs/snapshot';
 import { imageLimitProblems, stripImages } from './rungs/strip-images';
@@ -57,6 +58,7 @@ const RUNNERS: Record<Rung, RungRunner> = {
   strip_images: stripImages,
   snapshot,
   summary,
+  drop,
 };
 
 interface Step extends StepOptions {
@@ -117,7 +119,7 @@ export function createContext(input: AssembleInput): LadderContext {
       memo: cache.renderMemo?.(scope),
     },
     caps,
-    limits: resolveLimits(input.provider, caps.limits),
+    limits: resolveLimits(input.provider, caps.limits, input.model),
     measure,
     fixed: fixedTokens(measure, input.system, input.tools),
     serialize: input.serialize ?? serializeMessages,
@@ -141,7 +143,7 @@ function plannedSteps(
   const mode = ctx.input.mode;
   const auto = (rung: Rung): Step => ({ rung, force: false, trigger });
   const forced = (rung: Rung): Step => ({ rung, force: true, trigger: mode as CompactionTrigger });
-  const ladder: Rung[] = ['elide', 'strip_images', 'snapshot', 'summary'];
+  const ladder: Rung[] = ['elide', 'strip_images', 'snapshot', 'summary', 'drop'];
   const notes: RungReceipt[] = [];
   let first: Step[] = [];
   if (mode === 'shake') first = [forced('elide'), forced('strip_images')];
@@ -218,13 +220,43 @@ async function climb(
       { rung: 'strip_images', force: true, trigger },
       { rung: 'snapshot', force: false, trigger },
       { rung: 'summary', force: false, trigger },
+      { rung: 'drop', force: false, trigger },
     ];
     state = await walk(ctx, state, escalate, receipts, added);
   }
-  if (state.tokens > ctx.target) {
-    throw new CannotFitError(state.tokens, ctx.target, ctx.input.budgetTokens, receipts);
-  }
+  if (state.tokens > ctx.target) throw cannotFit(ctx, state, receipts);
   return state;
+}
+
+/**
+ * The numbers of a `cannot_fit`: the system prompt, the tools and the protected tail — what no
+ * rung removes: the turn in progress (from its prompt to the end, as rendered now) and the
+ * system and pinned messages before it — calibrated like the estimate.
+ */
+function cannotFit(
+  ctx: LadderContext,
+  state: LadderState,
+  receipts: readonly RungReceipt[],
+): CannotFitError {
+  const keep = ctx.source.shape.drop.keep;
+  let current = 0;
+  for (let i = keep.length - 1; i >= 0; i--) {
+    if (keep[i] && ctx.source.messages[i].role !== 'system' && !ctx.source.messages[i].pinned) {
+      current = i;
+      break;
+    }
+  }
+  let tail = 0;
+  state.items.forEach((item, i) => {
+    const kept = item.kind === 'source' && keep[item.from];
+    if (item.from >= current || kept) tail += state.measure.stats[i].tokens;
+  });
+  const floor = {
+    systemTokens: calibrate(ctx.fixed.system, ctx.factor),
+    toolsTokens: calibrate(ctx.fixed.tools, ctx.factor),
+    protectedTailTokens: calibrate(tail, ctx.factor),
+  };
+  return new CannotFitError(state.tokens, ctx.target, ctx.input.budgetTokens, receipts, floor);
 }
 
 const SIZE_CODES = new Set(['request_too_large']);
@@ -298,9 +330,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   );
   const violations = checkBodyFast(ctx, state, body);
   if (violations.length > 0) {
-    if (violations.every((v) => SIZE_CODES.has(v.code))) {
-      throw new CannotFitError(state.tokens, ctx.target, input.budgetTokens, receipts);
-    }
+    if (violations.every((v) => SIZE_CODES.has(v.code))) throw cannotFit(ctx, state, receipts);
     throw new AssemblyInvariantError(
       `assembled ${input.provider} body is invalid: ` +
         violations.map((v) => `${v.code} at ${v.path}`).join('; '),

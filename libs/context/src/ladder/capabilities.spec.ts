@@ -119,7 +119,7 @@ describe('capability overrides (tenant table, request)', () => {
       protectTokens: 16_000,
       minElisionSavings: 4_000,
       keepImages: 3,
-      maxSnapshotPages: 40,
+      maxSnapshotPages: 100,
     });
     const requested = layerCapabilities('anthropic', 'claude-3-haiku-latest', table, {
       snapshotShape: 'claude',

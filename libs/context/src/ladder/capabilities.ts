@@ -12,7 +12,7 @@ import {
 import type { ContextCapabilitiesRecord } from '@arbor/domain/compaction';
 import { openAIImageParams } from '../tokens/image-tokens';
 import type { ProviderName } from '../types';
-import type { ProviderLimits } from '../validity/limits';
+import { type ProviderLimits, resolveLimits } from '../validity/limits';
 
 /**
  * A page shape as the planner sees it: pixel size (what the provider bills) and about how many
@@ -38,7 +38,10 @@ export interface ModelCapabilities {
   minElisionSavings: number;
   /** Image stripping keeps this many most recent images when it strips for room. */
   keepImages: number;
-  /** At most this many snapshot pages in one request (beside the provider's image limits). */
+  /**
+   * At most this many snapshot pages in one request; default: as many images as the provider
+   * takes per request for this model (`maxImagesFor`), other images counted against it too.
+   */
   maxSnapshotPages: number;
   /** Overrides of the provider's per-request limits (`PROVIDER_LIMITS`). */
   limits: Partial<ProviderLimits>;
@@ -67,6 +70,25 @@ export const SNAPSHOT_SHAPES: Readonly<Record<string, SnapshotShape>> = Object.f
   SHAPE_IDS.map((id) => [id, planningShape(id)]),
 );
 
+/**
+ * The denser companion of a page shape, for the oldest part of a foveated snapshot: the same
+ * page size (so the same price per page) with more, smaller cells. Measured by the snapshot
+ * bench like every shape (density and OCR: libs/snapshots/README.md).
+ */
+export const DENSER_SHAPE: Readonly<Record<string, string>> = {
+  'claude-conservative': 'claude-dense',
+  claude: 'claude-fine',
+  'claude-dense': 'claude-fine',
+  'openai-tile-large': 'openai-tile',
+  'openai-patch': 'openai-patch-fine',
+  gemini: 'gemini-fine',
+};
+
+export const denserShape = (shape: SnapshotShape): SnapshotShape | null => {
+  const name = DENSER_SHAPE[shape.name];
+  return name === undefined ? null : (SNAPSHOT_SHAPES[name] ?? null);
+};
+
 /** Which models read images, by lowercase name prefix; the longest matching prefix wins. */
 export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {
   'claude-': true,
@@ -91,11 +113,13 @@ export const VISION_BY_PREFIX: Readonly<Record<string, boolean>> = {
   'gemini-': true,
 };
 
-export const DEFAULT_CAPABILITIES: Omit<ModelCapabilities, 'vision' | 'snapshotShape'> = {
+export const DEFAULT_CAPABILITIES: Omit<
+  ModelCapabilities,
+  'vision' | 'snapshotShape' | 'maxSnapshotPages'
+> = {
   protectTokens: 16_000,
   minElisionSavings: 4_000,
   keepImages: 3,
-  maxSnapshotPages: 40,
   limits: {},
 };
 
@@ -131,12 +155,14 @@ export function resolveCapabilities(
   overrides: Partial<ModelCapabilities> = {},
 ): ModelCapabilities {
   const vision = overrides.vision ?? modelHasVision(model);
+  const limits = { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits };
   return {
     ...DEFAULT_CAPABILITIES,
     vision,
     snapshotShape: vision ? defaultSnapshotShape(provider, model) : null,
+    maxSnapshotPages: resolveLimits(provider, limits, model).maxImages,
     ...overrides,
-    limits: { ...DEFAULT_CAPABILITIES.limits, ...overrides.limits },
+    limits,
   };
 }
 

@@ -1,8 +1,17 @@
 import type { RungReceipt } from './types';
 
+/** What no rung can remove (calibrated tokens): see `CannotFitError`. */
+export interface FitFloor {
+  readonly systemTokens: number;
+  readonly toolsTokens: number;
+  /** The turn in progress, and the system and pinned messages before it. */
+  readonly protectedTailTokens: number;
+}
+
 /**
- * Even every available rung cannot bring the request under the target. The API answers
- * `422 cannot_fit` with these numbers.
+ * Even every available rung cannot bring the request under the target: with drop allowed, only
+ * when the system prompt, the tools and the protected tail alone are (about) over it. The API
+ * answers `422 cannot_fit` with these numbers.
  */
 export class CannotFitError extends Error {
   override readonly name = 'CannotFitError';
@@ -14,10 +23,13 @@ export class CannotFitError extends Error {
     readonly targetTokens: number,
     readonly budgetTokens: number,
     readonly rungsTried: readonly RungReceipt[],
+    readonly floor: FitFloor,
   ) {
     super(
       `the context cannot fit: ${estimatedTokens} estimated tokens > target ${targetTokens} ` +
-        `(budget ${budgetTokens}) after ${rungsTried.map((r) => r.rung).join(', ') || 'no rung'}`,
+        `(budget ${budgetTokens}; system ${floor.systemTokens}, tools ${floor.toolsTokens}, ` +
+        `protected tail ${floor.protectedTailTokens}) after ` +
+        `${rungsTried.map((r) => r.rung).join(', ') || 'no rung'}`,
     );
   }
 }

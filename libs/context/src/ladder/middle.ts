@@ -15,7 +15,7 @@
  * there has nothing to do, which keeps a second call with the same mode from reaching further.
  */
 import type { LadderContext, LadderState } from './state';
-import { coverableRuns } from './window';
+import { type WindowShape, coverableRuns } from './window';
 
 export interface SegmentCost {
   added: number;
@@ -39,6 +39,8 @@ export interface MiddleOptions {
   cost: (chars: number, tokens: number) => SegmentCost;
   /** Serialized length of a source message (only when the cost depends on it). */
   chars?: (index: number) => number;
+  /** The cut rules (default: the window's; the drop rung passes `dropShape`). */
+  shape?: WindowShape;
 }
 
 /** Item tokens by source index: each rendered item counts at the first message it covers. */
@@ -55,7 +57,7 @@ export function planMiddle(
   state: LadderState,
   options: MiddleOptions,
 ): MiddleCandidate[] {
-  const shape = ctx.source.shape;
+  const shape = options.shape ?? ctx.source.shape;
   const n = shape.n;
   const tokens = tokensBySource(ctx, state);
   const suffix = new Float64Array(n + 1);
@@ -114,8 +116,12 @@ export function planMiddle(
 }
 
 /** The segments of the middle [start, t): maximal runs of coverable tool units. */
-export const middleSegments = (ctx: LadderContext, start: number, t: number): [number, number][] =>
-  coverableRuns(ctx.source.shape, start, t);
+export const middleSegments = (
+  ctx: LadderContext,
+  start: number,
+  t: number,
+  shape: WindowShape = ctx.source.shape,
+): [number, number][] => coverableRuns(shape, start, t);
 
 /**
  * The candidate a rung takes.

@@ -4,6 +4,7 @@
  * bytes (`GET /v1/conversations/{id}/messages/{messageId}` always answers with them).
  */
 import type {
+  DropDecision,
   ElidedResult,
   SnapshotDecision,
   StrippedImage,
@@ -60,6 +61,18 @@ export function summaryText(conversationId: string, decision: SummaryDecision): 
   return (
     `[Summary of earlier conversation: ${covered}, written by ${decision.summarizerModel}. ` +
     `Originals: ${messageUrl(conversationId, '{messageId}')}]\n\n${decision.summary}`
+  );
+}
+
+/**
+ * What stands where the drop rung left history out. It names no conversation (a fork's bodies
+ * stay byte-identical to its source's), only the ids and the size of what is missing.
+ */
+export function droppedText(decision: DropDecision): string {
+  const covered = span(decision.coveredIds.length, decision.fromId, decision.toId);
+  return (
+    `[Earlier conversation left out to fit the context window: ${covered}, ` +
+    `~${decision.droppedTokens} tokens. The conversation's log still holds them.]`
   );
 }
 

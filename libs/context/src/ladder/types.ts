@@ -79,6 +79,11 @@ export interface AssembleInput {
   renderPages?: RenderPages;
   /** Absent → the summary rung is unavailable. */
   summarize?: Summarize;
+  /**
+   * The last rung may leave the oldest part of the middle out (default true). False: a request
+   * that nothing else fits gets `cannot_fit` instead.
+   */
+  allowDrop?: boolean;
   /** Overrides the built-in serializer of snapshot source text. */
   serialize?: SerializeMessages;
   pageCache?: PageCache;

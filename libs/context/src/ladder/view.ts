@@ -19,13 +19,13 @@
 import type {
   CompactionDecision,
   ElidedResult,
-  SnapshotDecision,
+  RangeDecision,
   StrippedImage,
-  SummaryDecision,
 } from '@arbor/domain/compaction';
 import type { Block, Message, ToolResultContentBlock } from '@arbor/domain/messages';
 import {
   ACK_TEXT,
+  droppedText,
   elidedResultText,
   snapshotHeaderText,
   strippedImageText,
@@ -33,7 +33,7 @@ import {
 } from './placeholders';
 import type { WindowShape } from './window';
 
-export type RangeDecision = SnapshotDecision | SummaryDecision;
+export type { RangeDecision };
 
 export interface AppliedRange {
   decision: RangeDecision;
@@ -99,7 +99,7 @@ export interface ViewItem {
   message: Message;
   /** Identity of the rendered content: equal keys ⇔ equal rendered message. */
   key: string;
-  kind: 'source' | 'snapshot' | 'summary' | 'ack';
+  kind: 'source' | 'snapshot' | 'summary' | 'dropped' | 'ack';
   /** Source indices covered, inclusive. */
   from: number;
   to: number;
@@ -124,7 +124,8 @@ function rangeProblem(
     if (source.indexById.get(ids[k]) !== from + k) return 'covered messages not contiguous';
   }
   const to = from + ids.length - 1;
-  const { boundary, keep } = source.shape;
+  const { boundary } = source.shape;
+  const keep = d.rung === 'drop' ? source.shape.drop.keep : source.shape.keep;
   if (!boundary[from] || !boundary[to + 1]) return 'range splits a tool call from its result';
   for (let i = from; i <= to; i++) if (keep[i]) return 'range covers a message kept verbatim';
   if (taken.some((r) => r.from <= to && from <= r.to)) return 'superseded by a later range';
@@ -161,7 +162,7 @@ export function planView(
 
   for (let k = decisions.length - 1; k >= 0; k--) {
     const d = decisions[k];
-    if (d.rung !== 'snapshot' && d.rung !== 'summary') continue;
+    if (d.rung !== 'snapshot' && d.rung !== 'summary' && d.rung !== 'drop') continue;
     const excluded = exclude.get(d.id);
     if (excluded !== undefined) {
       skip(d, excluded);
@@ -326,6 +327,14 @@ function renderRange(
 ): ViewItem {
   const d = range.decision;
   const at = { from: range.from, to: range.to };
+  if (d.rung === 'drop') {
+    return {
+      message: synthetic(d.id, 'user', [textBlock(droppedText(d))]),
+      key: `drop:${d.id}`,
+      kind: 'dropped',
+      ...at,
+    };
+  }
   if (d.rung === 'summary') {
     const content = [textBlock(summaryText(source.conversationId, d))];
     return {

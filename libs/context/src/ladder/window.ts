@@ -16,6 +16,12 @@ export interface WindowShape {
   /** First index after the head (0 when the window has no user message to anchor it). */
   readonly headEnd: number;
   readonly keep: readonly boolean[];
+  /**
+   * The shape the `drop` rung cuts along: the same boundaries, but the head's first prompt may
+   * go too (`headEnd` = after the leading system messages); system and pinned messages and the
+   * current prompt still stay.
+   */
+  readonly drop: { readonly headEnd: number; readonly keep: readonly boolean[] };
 }
 
 const hasToolUse = (m: Message): boolean => m.content.some((b) => b.type === 'tool_use');
@@ -30,16 +36,28 @@ export function analyzeWindow(messages: readonly Message[]): WindowShape {
   const turnStart = messages.map((m, i) => boundary[i] && m.role === 'user');
   let headEnd = 0;
   while (headEnd < n && messages[headEnd].role === 'system') headEnd++;
+  const systemEnd = headEnd;
   headEnd = headEnd < n && turnStart[headEnd] ? headEnd + 1 : 0;
   const keep = messages.map((m, i) => i < headEnd || m.role === 'system' || m.pinned === true);
+  const dropKeep = messages.map((m) => m.role === 'system' || m.pinned === true);
+  let current = headEnd > 0 ? headEnd - 1 : -1; // the head's prompt, unless a later one opens
   for (let i = n - 1; i >= headEnd; i--) {
     if (turnStart[i]) {
       keep[i] = true;
+      current = i;
       break;
     }
   }
-  return { n, boundary, turnStart, headEnd, keep };
+  if (current >= 0) dropKeep[current] = true;
+  return { n, boundary, turnStart, headEnd, keep, drop: { headEnd: systemEnd, keep: dropKeep } };
 }
+
+/** The shape the drop rung cuts along (see `WindowShape.drop`). */
+export const dropShape = (shape: WindowShape): WindowShape => ({
+  ...shape,
+  headEnd: shape.drop.headEnd,
+  keep: shape.drop.keep,
+});
 
 /**
  * The maximal runs of coverable tool units inside [from, to): a unit (the messages between two

@@ -1,7 +1,6 @@
 /**
  * What the summarizer is asked. The list of what to keep answers the complaint users of other
- * harnesses have about compaction (SPEC §3): a summary that loses the goal or the standing
- * instructions. A fold over several windows asks each time for one summary that replaces the
+ * harnesses have about compaction: a summary that loses the goal or the standing instructions. A fold over several windows asks each time for one summary that replaces the
  * previous one and the new part, so the last answer covers the whole transcript.
  */
 

@@ -23,6 +23,8 @@ import { type Violation, violation } from './violations';
 
 export interface AnthropicCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 const isThinking = (b: AnthropicContentBlock) =>
@@ -229,7 +231,7 @@ export function checkAnthropic(
   body: AnthropicBody,
   options: AnthropicCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('anthropic', options.limits);
+  const limits = resolveLimits('anthropic', options.limits, options.model);
   const { messages } = body;
   if (messages.length === 0) return [violation('no_messages', 'messages', 'no message to send')];
   const out: Violation[] = [];

@@ -148,7 +148,7 @@ function images(body: GeminiBody): ImageRef[] {
 }
 
 export function checkGemini(body: GeminiBody, options: GeminiCheckOptions = {}): Violation[] {
-  const limits = resolveLimits('gemini', options.limits);
+  const limits = resolveLimits('gemini', options.limits, options.model);
   const { contents } = body;
   if (contents.length === 0) return [violation('no_messages', 'contents', 'no content to send')];
   const out: Violation[] = [];

@@ -23,6 +23,8 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIChatCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 function blankParts(parts: readonly { type: string }[], path: () => string): Violation[] {
@@ -174,7 +176,7 @@ export function checkOpenAIChat(
   body: OpenAIChatBody,
   options: OpenAIChatCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('openai-chat', options.limits);
+  const limits = resolveLimits('openai-chat', options.limits, options.model);
   if (body.messages.length === 0)
     return [violation('no_messages', 'messages', 'no message to send')];
   const content: Violation[] = [];

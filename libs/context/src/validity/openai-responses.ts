@@ -26,6 +26,8 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIResponsesCheckOptions {
   limits?: Partial<ProviderLimits>;
+  /** The target model: its images-per-request limit (`maxImagesFor`). */
+  model?: string;
 }
 
 /** `path` is called only for a violation (most items have none). */
@@ -172,7 +174,7 @@ export function checkOpenAIResponses(
   body: OpenAIResponsesBody,
   options: OpenAIResponsesCheckOptions = {},
 ): Violation[] {
-  const limits = resolveLimits('openai-responses', options.limits);
+  const limits = resolveLimits('openai-responses', options.limits, options.model);
   if (body.input.length === 0) return [violation('no_messages', 'input', 'no input item to send')];
   return [
     ...contentViolations(body.input),

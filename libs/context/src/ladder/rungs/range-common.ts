@@ -11,7 +11,7 @@ import { protectedTokens } from './common';
 export function middleStart(
   ctx: LadderContext,
   state: LadderState,
-  after: readonly ('snapshot' | 'summary')[],
+  after: readonly ('snapshot' | 'summary' | 'drop')[],
 ): number {
   let start = ctx.source.shape.headEnd;
   for (const r of state.plan.ranges) {

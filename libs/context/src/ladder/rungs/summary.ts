@@ -43,7 +43,7 @@ export const summary: RungRunner = async (ctx, state, options) => {
   }
   const targetTokens = summaryTargetTokens(ctx);
   const added = REPLACEMENT_OVERHEAD_TOKENS + Math.ceil(targetTokens * SUMMARY_OVERSHOOT);
-  const start = middleStart(ctx, state, ['summary']);
+  const start = middleStart(ctx, state, ['summary', 'drop']);
   const candidates = planMiddle(ctx, state, { start, cost: () => ({ added, pages: 0 }) });
   const feasible = (c: MiddleCandidate) => c.segments > 0 && c.added < c.removed;
   const choice = chooseMiddle(ctx, state, candidates, feasible, options.force === true);

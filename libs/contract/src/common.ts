@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { MESSAGE_ID_PATTERN } from '@arbor/domain';
+
+/** Ids of conversations, messages, turns, tenants, keys and contexts. */
+export const Id = z
+  .string()
+  .regex(MESSAGE_ID_PATTERN, 'must be 1-128 characters of [A-Za-z0-9_-]')
+  .meta({ id: 'Id', description: '1-128 characters of [A-Za-z0-9_-]' });
+
+export const Label = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9_.:-]')
+  .meta({ description: 'A checkpoint label: 1-128 characters of [A-Za-z0-9_.:-]' });
+
+/** An opaque page cursor: pass back the `next` of the previous page unchanged. */
+export const Cursor = z
+  .string()
+  .max(200)
+  .meta({ description: 'The `next` of the previous page, unchanged (opaque)' });
+
+/**
+ * A query integer written in plain decimal digits, nothing else: `0x10`, `1e3`, ` 5`, `5.0` and
+ * `+5` are refused (a coercing `Number()` would take them all).
+ */
+export const decimalInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, 'must be a decimal integer (digits only)')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ override: { type: 'integer', minimum: min, maximum: max } });
+
+export const Limit = decimalInt(1, 1000).meta({ description: 'Page size (1-1000)' });
+
+/** A page size with its route's default, as the document shows it. */
+export const LimitWithDefault = (fallback: number) =>
+  decimalInt(1, 1000).meta({
+    description: 'Page size (1-1000)',
+    override: { type: 'integer', minimum: 1, maximum: 1000, default: fallback },
+  });
+
+export const Revision = z
+  .number()
+  .int()
+  .min(0)
+  .meta({ description: 'Stream revision of the conversation (0 = its first event)' });
+
+export const Timestamp = z.string().meta({ description: 'ISO-8601 time' });
+
+/**
+ * Free-form JSON object (caller metadata, tool inputs and schemas, event data, provider bodies),
+ * passed through as parsed — not rebuilt key by key, which drops (or, with `__proto__`,
+ * mis-assigns) keys a client sent as data. Its depth and size are the API's to bound (one rule
+ * for every free-form field: ARBOR_JSON_MAX_DEPTH / ARBOR_JSON_MAX_BYTES).
+ */
+export const JsonObject = z
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    { message: 'must be an object' },
+  )
+  .meta({ type: 'object', additionalProperties: true });
+
+/** A cursor-paginated list: `{items, next?}`; `next` is absent on the last page. */
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    next: Cursor.optional().meta({
+      description: 'Cursor of the next page; absent on the last page',
+    }),
+  });
+
+/** A list answered whole: `{items}`. */
+export const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });

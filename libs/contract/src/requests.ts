@@ -1,0 +1,290 @@
+/** Request bodies and query strings of every route: the validation the controllers run. */
+import { z } from 'zod';
+import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
+import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
+import { Cursor, decimalInt, Id, JsonObject, Label, Limit, LimitWithDefault } from './common';
+import { MessageInputSchema } from './messages';
+
+const Title = z.string().max(500).nullable();
+
+export const StartConversationBody = z
+  .strictObject({
+    id: Id.optional().meta({ description: 'Default: a fresh id' }),
+    title: Title.optional(),
+    metadata: JsonObject.optional(),
+  })
+  .meta({ id: 'StartConversationBody' });
+
+export const CommitTurnBody = z
+  .strictObject({
+    turnId: Id.optional().meta({
+      description: 'Makes retries idempotent: the same turnId with the same messages answers 200',
+    }),
+    parentId: Id.nullable()
+      .optional()
+      .meta({
+        description:
+          'The message the turn chains from (an earlier one starts a new branch); null = a root; ' +
+          'absent = the current tip',
+      }),
+    expectedTip: Id.nullable()
+      .optional()
+      .meta({ description: 'Refuse with 409 stale_tip unless this is the tip' }),
+    messages: z.array(MessageInputSchema).min(1).max(1000),
+  })
+  .meta({ id: 'CommitTurnBody' });
+
+export const MoveTipBody = z
+  .strictObject({ messageId: Id, expectedTip: Id.nullable().optional() })
+  .meta({ id: 'MoveTipBody' });
+
+export const ForkBody = z
+  .strictObject({
+    id: Id.optional().meta({
+      description:
+        'Id of the new conversation. Sending the same id again returns the same fork (same id and ' +
+        'idMap, nothing written twice); the same id for a different message is 409 ' +
+        'conversation_exists. Without it the id is derived from the request and the source ' +
+        'revision, so a retry after a failed request also lands on the same fork.',
+    }),
+    messageId: Id.optional().meta({ description: 'Default: the tip' }),
+    title: Title.optional(),
+    metadata: JsonObject.optional(),
+  })
+  .meta({ id: 'ForkBody' });
+
+export const SetCheckpointBody = z
+  .strictObject({
+    label: Label,
+    messageId: Id.optional().meta({ description: 'Default: the tip' }),
+    replace: z.boolean().optional(),
+  })
+  .meta({ id: 'SetCheckpointBody' });
+
+export const RewindBody = z
+  .strictObject({
+    digest: z.string().max(100_000).nullable().optional(),
+    expectedTip: Id.nullable().optional(),
+  })
+  .meta({ id: 'RewindBody' });
+
+export const ResumeBody = z
+  .strictObject({
+    keepMessages: z.number().int().min(1).max(1_000_000).optional(),
+    keepTokens: z.number().int().min(1).max(100_000_000).optional(),
+  })
+  .refine((b) => b.keepMessages !== undefined || b.keepTokens !== undefined, {
+    message: 'give keepMessages, keepTokens or both',
+  })
+  .meta({ id: 'ResumeBody', description: 'Give keepMessages, keepTokens or both' });
+
+const present = (v: unknown) => v !== undefined;
+
+export const FailureBody = z
+  .strictObject({
+    input: z
+      .unknown()
+      .refine(present, 'required')
+      .meta({ description: 'The input of the failed turn (any JSON)' }),
+    error: z
+      .unknown()
+      .refine(present, 'required')
+      .meta({ description: 'What went wrong (any JSON)' }),
+  })
+  .meta({
+    id: 'FailureBody',
+    override: { required: ['input', 'error'] },
+  });
+
+export const PageQuery = z.strictObject({
+  cursor: Cursor.optional(),
+  limit: Limit.optional(),
+});
+
+/** `GET /v1/conversations` pages 50 by default, the other lists 100. */
+export const ConversationsQuery = z.strictObject({
+  cursor: Cursor.optional(),
+  limit: LimitWithDefault(50).optional(),
+});
+
+export const BranchQuery = z.strictObject({
+  cursor: Cursor.optional(),
+  limit: LimitWithDefault(100).optional(),
+});
+
+export const EventsQuery = z.strictObject({
+  fromRevision: decimalInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  cursor: Cursor.optional(),
+  limit: LimitWithDefault(100).optional(),
+});
+
+export const ExportQuery = z.strictObject({
+  format: z.enum(['jsonl', 'markdown', 'claude-code', 'pi']).default('jsonl'),
+  scope: z
+    .enum(['tree', 'branch'])
+    .optional()
+    .meta({ description: 'Default: branch for markdown, tree otherwise' }),
+});
+
+const RevisionParam = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'required' : 'must be a non-negative integer'),
+  })
+  .regex(/^(0|[1-9][0-9]{0,14})$/, 'must be a non-negative integer (a stream revision)');
+
+/** `?revision=N` is required; `cursor`/`limit` page the active branch of the answer. */
+export const ReplayQuery = z.strictObject({
+  revision: RevisionParam,
+  cursor: Cursor.optional(),
+  limit: LimitWithDefault(100).optional(),
+});
+
+export const ContextsQuery = z.strictObject({
+  fromRevision: RevisionParam.optional(),
+  cursor: Cursor.optional(),
+  limit: LimitWithDefault(100).optional(),
+});
+
+/* ---- context capabilities and settings ---- */
+
+const TOKENS = z.number().int().min(0).max(10_000_000);
+const COUNT = z.number().int().min(0).max(1000);
+
+/**
+ * The capability fields a tenant (or one request) may set for a model. `snapshotShape` is a page
+ * shape id (checked against the renderer's shapes after parsing, so an unknown one answers its
+ * own `unknown_snapshot_shape` code) or null for no snapshots.
+ */
+export const CapabilityOverridesSchema = z
+  .strictObject({
+    vision: z
+      .boolean()
+      .optional()
+      .describe('The model reads images; false skips the snapshot rung'),
+    snapshotShape: z
+      .string()
+      .min(1)
+      .max(64)
+      .nullable()
+      .optional()
+      .describe(
+        `Snapshot page shape: one of ${Object.keys(SNAPSHOT_SHAPES).join(', ')}; null = none`,
+      ),
+    protectTokens: TOKENS.optional().describe('Elision never touches the newest this-many tokens'),
+    minElisionSavings: TOKENS.optional().describe(
+      'Elision acts only when it saves this many tokens',
+    ),
+    keepImages: COUNT.optional().describe('Image stripping keeps this many most recent images'),
+    maxSnapshotPages: COUNT.optional().describe('At most this many snapshot pages in one request'),
+  })
+  .meta({ id: 'CapabilityOverrides' });
+
+/** Model-name prefixes (stored lowercase; the default table's are lowercase too). */
+const Prefix = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,199}$/,
+    'a model-name prefix: 1-200 characters of [A-Za-z0-9._:@+-], starting with a letter or digit',
+  );
+
+export const ContextSettingsBody = z
+  .strictObject({
+    models: z
+      .record(Prefix, CapabilityOverridesSchema)
+      .refine((m) => Object.keys(m).length <= 256, 'at most 256 model prefixes')
+      .describe(
+        'Capability overrides by model-name prefix (case-insensitive); the longest prefix ' +
+          'matching the model wins, one rule per model, fields it leaves out keep the default table',
+      ),
+  })
+  .meta({ id: 'ContextSettingsBody' });
+
+const Bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const QueryInt = (schema: z.ZodNumber) =>
+  z
+    .string()
+    .regex(/^\d{1,8}$/, 'a non-negative integer')
+    .transform(Number)
+    .pipe(schema);
+
+/**
+ * The same overrides as query parameters (for `GET …/context/report`): `vision=true|false`,
+ * `snapshotShape=<id>|none`, and the integer knobs.
+ */
+export const CapabilityQueryFields = {
+  vision: Bool.optional(),
+  snapshotShape: z
+    .string()
+    .min(1)
+    .max(64)
+    .transform((v) => (v === 'none' ? null : v))
+    .optional()
+    .meta({ description: 'A snapshot page shape id, or `none`' }),
+  protectTokens: QueryInt(TOKENS).optional(),
+  minElisionSavings: QueryInt(TOKENS).optional(),
+  keepImages: QueryInt(COUNT).optional(),
+  maxSnapshotPages: QueryInt(COUNT).optional(),
+};
+
+export const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
+export const ProviderSchema = z.enum(PROVIDERS).meta({ id: 'Provider' });
+
+const Tool = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
+    description: z.string().max(100_000).optional(),
+    input_schema: JsonObject.meta({ description: 'JSON Schema of the input, passed through' }),
+  })
+  .meta({ id: 'ToolDefinition' });
+
+/** Either the provider's measured numbers, or its raw "too long" error text (parsed). */
+const Overflow = z.union([
+  z.strictObject({
+    measuredTokens: z.number().int().positive(),
+    limitTokens: z.number().int().positive(),
+  }),
+  z.strictObject({ error: z.string().min(1).max(100_000) }),
+]);
+
+export const ContextBody = z
+  .strictObject({
+    provider: ProviderSchema,
+    model: z.string().min(1).max(200),
+    budgetTokens: z.number().int().min(256).max(10_000_000),
+    system: z.string().max(1_000_000).optional(),
+    tools: z.array(Tool).max(512).optional(),
+    maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    overflow: Overflow.optional().meta({
+      description:
+        'The provider refused the last request as too long: its numbers, or its raw error text',
+    }),
+    mode: z.enum(['auto', 'shake', 'snapshot', 'compact']).default('auto'),
+    allowDrop: z
+      .boolean()
+      .optional()
+      .describe(
+        'Default true: when nothing else fits, the last rung leaves the oldest part of the ' +
+          'middle out (recorded, and said in the receipt). false: `422 cannot_fit` instead',
+      ),
+    capabilities: CapabilityOverridesSchema.optional().describe(
+      "This request's capability overrides: field by field over the tenant's context settings " +
+        '(`PUT /v1/settings/context`), which are over the default table',
+    ),
+  })
+  .meta({ id: 'ContextBody' });
+
+export const ReportQuery = z.strictObject({
+  provider: ProviderSchema.default('anthropic'),
+  model: z.string().min(1).max(200).default('claude-sonnet-4-5'),
+  ...CapabilityQueryFields,
+});
+
+/* ---- tenants (admin) ---- */
+
+export const CreateTenantBody = z
+  .strictObject({ name: z.string().min(1).max(200).optional() })
+  .meta({ id: 'CreateTenantBody' });
+
+export const IssueKeyBody = z
+  .strictObject({ label: z.string().min(1).max(200).optional() })
+  .meta({ id: 'IssueKeyBody' });

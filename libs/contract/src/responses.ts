@@ -1,0 +1,442 @@
+/** Every 2xx answer body of the HTTP API. Objects are closed: a field the server adds is a contract change. */
+import { z } from 'zod';
+import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
+import { Id, JsonObject, list, page, Revision, Timestamp } from './common';
+import { BranchMessageSchema, RoleSchema } from './messages';
+import { ProblemSchema } from './problems';
+import { CapabilityOverridesSchema, ProviderSchema } from './requests';
+
+const TRIGGER_SET: Record<CompactionTrigger, true> = {
+  threshold: true,
+  overflow: true,
+  shake: true,
+  snapshot: true,
+  compact: true,
+  image_limits: true,
+};
+const Trigger = z.enum(Object.keys(TRIGGER_SET) as [CompactionTrigger, ...CompactionTrigger[]]);
+const RungSchema = z.enum(RUNGS as [Rung, ...Rung[]]).meta({ id: 'Rung' });
+const Mode = z.enum(['auto', 'shake', 'snapshot', 'compact']);
+const Int = z.number().int();
+const Tip = Id.nullable().meta({ description: 'The tip message id; null while empty' });
+
+/* ---- conversations ---- */
+
+export const StartedAnswerSchema = z
+  .object({ id: Id, tip: Tip, revision: Revision })
+  .meta({ id: 'StartedAnswer' });
+
+const MessageRef = z.object({ conversationId: Id, messageId: Id });
+
+export const ConversationSchema = z
+  .object({
+    id: Id,
+    title: z.string().nullable(),
+    tip: Tip,
+    revision: Revision,
+    lineage: z.object({
+      forkedFrom: MessageRef.nullable().meta({
+        description: 'The conversation and message this one was forked from; null for an original',
+      }),
+      forks: z.array(MessageRef).meta({ description: 'Forks made from this conversation' }),
+    }),
+    counts: z.object({ messages: Int, turns: Int }),
+    metadata: JsonObject.nullable(),
+    cutAt: Id.nullable().meta({ description: 'First message of the live window after a resume' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'Conversation' });
+
+export const ConversationPage = page(ConversationSchema).meta({ id: 'ConversationPage' });
+
+export const TurnAnswerSchema = z
+  .object({
+    turnId: Id,
+    messageIds: z.array(Id),
+    tip: Id,
+    revision: Revision,
+    replayed: z.boolean().meta({
+      description: 'True (status 200) when this turnId was committed before with the same messages',
+    }),
+  })
+  .meta({ id: 'TurnAnswer' });
+
+export const TipAnswerSchema = z.object({ tip: Id, revision: Revision }).meta({ id: 'TipAnswer' });
+
+export const ForkAnswerSchema = z
+  .object({
+    id: Id.meta({ description: 'The new conversation' }),
+    idMap: z.record(Id, Id).meta({ description: 'Source message id → new message id' }),
+    revision: Revision.meta({ description: "The new conversation's revision" }),
+  })
+  .meta({ id: 'ForkAnswer' });
+
+export const CheckpointSchema = z
+  .object({
+    label: z.string(),
+    messageId: Id,
+    status: z.enum(['active', 'rewound', 'dropped']),
+    reason: z.string().optional().meta({ description: 'Why it was dropped' }),
+    digest: z.string().optional().meta({ description: 'Kept by the last rewind' }),
+  })
+  .meta({ id: 'Checkpoint' });
+
+export const CheckpointList = list(CheckpointSchema).meta({ id: 'CheckpointList' });
+
+export const CheckpointSetAnswer = z
+  .object({ label: z.string(), messageId: Id, status: z.literal('active'), revision: Revision })
+  .meta({ id: 'CheckpointSetAnswer' });
+
+export const ResumeAnswer = z
+  .object({
+    cutAt: Id.meta({ description: 'The first message of the kept window' }),
+    droppedCheckpoints: z.array(z.string()).meta({ description: 'Labels dropped by the cut' }),
+    keptCount: Int,
+    keptTokens: Int,
+    keptWholeLastTurn: z.boolean(),
+    revision: Revision,
+  })
+  .meta({ id: 'ResumeAnswer' });
+
+export const FailureAnswer = z
+  .object({ failureId: Id, revision: Revision })
+  .meta({ id: 'FailureAnswer' });
+
+export const RetryAnswer = z
+  .object({ failureId: Id, input: z.unknown(), error: z.unknown() })
+  .meta({
+    id: 'RetryAnswer',
+    description: 'The failed turn as it was recorded (`input` and `error` are the JSON sent)',
+    override: { required: ['failureId', 'input', 'error'] },
+  });
+
+export const BranchPageSchema = page(BranchMessageSchema).meta({ id: 'BranchPage' });
+
+export const TreeNodeSchema = z
+  .object({ id: Id, parentId: Id.nullable(), role: RoleSchema, children: z.array(Id) })
+  .meta({ id: 'TreeNode' });
+
+export const TreeSchema = z
+  .object({
+    tip: Tip,
+    nodes: z.array(TreeNodeSchema),
+    branchPoints: z.array(Id).meta({ description: 'Nodes with more than one child' }),
+    checkpoints: z.array(CheckpointSchema),
+  })
+  .meta({ id: 'Tree' });
+
+export const AuditEventSchema = z
+  .object({
+    revision: Revision,
+    type: z.string().meta({ description: 'ConversationStarted, TurnCommitted, TipMoved, …' }),
+    data: JsonObject,
+    metadata: JsonObject.meta({
+      description: 'tenantId, actor, timestamp, correlation and causation ids',
+    }),
+  })
+  .meta({
+    id: 'AuditEvent',
+    description:
+      'Stream revision only: a global position would show how much other tenants write (it is at the admin route `GET /v1/admin/log`)',
+  });
+
+export const EventsPage = page(AuditEventSchema).meta({ id: 'EventsPage' });
+
+/* ---- context ---- */
+
+export const CapabilitiesRecordSchema = z
+  .object({
+    vision: z.boolean(),
+    snapshotShape: z.string().nullable(),
+    protectTokens: Int,
+    minElisionSavings: Int,
+    keepImages: Int,
+    maxSnapshotPages: Int,
+  })
+  .meta({ id: 'CapabilitiesRecord', description: 'The resolved model capabilities' });
+
+const ReceiptCapabilities = CapabilitiesRecordSchema.extend({
+  tenantRule: z
+    .string()
+    .nullable()
+    .meta({ description: "The tenant's model-name prefix that matched, if any" }),
+  requestOverrides: z.array(z.string()).meta({ description: 'Fields this request overrode' }),
+}).meta({ id: 'ReceiptCapabilities' });
+
+export const SectionsSchema = z
+  .object({
+    system: Int,
+    tools: Int,
+    messages: Int,
+    toolResults: Int,
+    images: Int,
+    snapshots: Int,
+    summaries: Int,
+  })
+  .meta({ id: 'ContextSections', description: 'Uncalibrated token estimate by kind' });
+
+export const RungReceiptSchema = z
+  .object({
+    rung: RungSchema,
+    applied: z.boolean(),
+    trigger: Trigger,
+    reason: z.string(),
+    tokensBefore: Int,
+    tokensAfter: Int,
+    cachedPrefixChanged: z.boolean(),
+    decisionIds: z.array(z.string()),
+    details: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
+  })
+  .meta({ id: 'RungReceipt' });
+
+const NotApplied = z.object({ decisionId: z.string(), reason: z.string() });
+
+export const ReceiptSchema = z
+  .object({
+    rungs: z.array(RungReceiptSchema),
+    estimatedTokens: Int.meta({ description: "Calibrated estimate of the body's input tokens" }),
+    rawTokens: Int,
+    prefixHash: z.string().meta({
+      description: 'sha256 of the body up to the first message this call changed',
+    }),
+    budgetTokens: Int,
+    targetTokens: Int,
+    calibration: z.number(),
+    sections: SectionsSchema,
+    notApplied: z.array(NotApplied),
+    capabilities: ReceiptCapabilities,
+  })
+  .meta({ id: 'ContextReceipt' });
+
+export const ContextAnswerSchema = z
+  .object({
+    contextId: Id,
+    body: JsonObject.meta({ description: "The provider's request body, ready to send" }),
+    receipt: ReceiptSchema,
+    revision: Revision,
+  })
+  .meta({ id: 'ContextAnswer' });
+
+const Measured = z.object({ provider: z.string(), estimated: Int, measured: Int }).nullable();
+
+export const ContextReportSchema = z
+  .object({
+    provider: ProviderSchema,
+    model: z.string(),
+    capabilities: ReceiptCapabilities,
+    messages: Int.meta({ description: 'Messages in the live window' }),
+    decisionsInForce: Int.optional(),
+    estimated: z
+      .object({ total: Int, raw: Int, sections: SectionsSchema })
+      .nullable()
+      .meta({ description: 'null while the window is empty' }),
+    calibration: z.number(),
+    lastMeasured: Measured.meta({
+      description: 'The last measured usage paired with its estimate',
+    }),
+  })
+  .meta({ id: 'ContextReport' });
+
+/* ---- replay and reproduction ---- */
+
+const DecisionBase = {
+  id: z.string(),
+  trigger: Trigger,
+  provider: z.string(),
+  model: z.string(),
+  tokensBefore: Int,
+  tokensAfter: Int,
+  cachedPrefixChanged: z.boolean(),
+};
+const Covered = { fromId: Id, toId: Id, coveredIds: z.array(Id) };
+
+export const CompactionDecisionSchema = z
+  .discriminatedUnion('rung', [
+    z.looseObject({
+      ...DecisionBase,
+      rung: z.literal('elide'),
+      results: z.array(z.object({ messageId: Id, toolUseId: z.string(), originalTokens: Int })),
+    }),
+    z.looseObject({
+      ...DecisionBase,
+      rung: z.literal('strip_images'),
+      images: z.array(
+        z.object({
+          messageId: Id,
+          path: z.string(),
+          mediaType: z.string(),
+          bytes: Int,
+          width: Int.nullable(),
+          height: Int.nullable(),
+        }),
+      ),
+    }),
+    z.looseObject({
+      ...DecisionBase,
+      ...Covered,
+      rung: z.literal('snapshot'),
+      shape: z.string(),
+      pageCount: Int,
+      sourceChars: Int,
+      sourceHash: z.string(),
+      textFormat: z.string().optional(),
+    }),
+    z.looseObject({
+      ...DecisionBase,
+      ...Covered,
+      rung: z.literal('summary'),
+      summary: z.string(),
+      summarizerModel: z.string(),
+      windows: Int,
+    }),
+    z.looseObject({
+      ...DecisionBase,
+      ...Covered,
+      rung: z.literal('drop'),
+      droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
+    }),
+  ])
+  .meta({ id: 'CompactionDecision' });
+
+export const ContextSummarySchema = z
+  .object({
+    contextId: Id,
+    revision: Revision,
+    timestamp: Timestamp,
+    provider: z.string(),
+    model: z.string(),
+    mode: Mode,
+    budgetTokens: Int,
+    tip: Id.nullable(),
+    cutAt: Id.nullable(),
+    bodyHash: z.string(),
+    estimatedTokens: Int,
+    decisionIds: z.array(z.string()),
+    newDecisionIds: z.array(z.string()),
+    capabilities: CapabilitiesRecordSchema.nullable().meta({
+      description: 'null on contexts recorded before capabilities were',
+    }),
+  })
+  .meta({
+    id: 'ContextSummary',
+    description: 'A context handed out (its ContextAssembled receipt)',
+  });
+
+export const ContextsPage = page(ContextSummarySchema).meta({ id: 'ContextsPage' });
+
+const PendingFailure = RetryAnswer.nullable();
+
+export const ReplayViewSchema = z
+  .object({
+    conversationId: Id,
+    revision: Revision,
+    event: z.object({ revision: Revision, type: z.string(), timestamp: Timestamp }),
+    conversation: ConversationSchema,
+    tip: Tip,
+    branch: z.object({
+      length: Int.meta({ description: 'Length of the whole active branch' }),
+      items: z.array(BranchMessageSchema),
+      next: z.string().optional().meta({
+        description: 'Cursor of the next page at the same revision (pass `revision` again)',
+      }),
+    }),
+    tree: TreeSchema,
+    checkpoints: z.array(CheckpointSchema),
+    window: z.object({ cutAt: Id.nullable(), tip: Tip, messages: Int }),
+    resume: z
+      .object({
+        cutAt: Id,
+        tip: Id,
+        keepMessages: Int.nullable(),
+        keepTokens: Int.nullable(),
+        keptCount: Int,
+        keptTokens: Int,
+        keptWholeLastTurn: z.boolean(),
+        droppedCheckpoints: z.array(z.string()),
+      })
+      .nullable(),
+    compactions: z.object({
+      decisions: z.array(CompactionDecisionSchema),
+      inForce: z.array(z.string()),
+      notInForce: z.array(NotApplied),
+    }),
+    pendingFailure: PendingFailure,
+    lastContext: z.object({ contextId: Id, revision: Revision }).nullable(),
+  })
+  .meta({ id: 'ReplayView' });
+
+export const ReproductionSchema = z
+  .object({
+    contextId: Id,
+    revision: Revision.meta({ description: 'Revision of the ContextAssembled event' }),
+    basedOnRevision: Revision,
+    provider: z.string(),
+    model: z.string(),
+    body: JsonObject.nullable().meta({
+      description: 'The reproduced body; null when it could not be rebuilt exactly',
+    }),
+    bodyHash: z.string().nullable(),
+    recordedHash: z.string(),
+    match: z.boolean(),
+    checks: z.array(
+      z.object({
+        name: z.string(),
+        recorded: z.unknown(),
+        reproduced: z.unknown(),
+        equal: z.boolean(),
+      }),
+    ),
+    mismatch: ProblemSchema.optional().meta({
+      description: 'When `match` is false: `code: context_mismatch` with a `reason`',
+    }),
+  })
+  .meta({ id: 'Reproduction' });
+
+/* ---- settings, tenants, admin, health ---- */
+
+export const ContextSettingsSchema = z
+  .object({
+    models: z.record(z.string(), CapabilityOverridesSchema),
+    version: Int.meta({ description: 'How many times the settings were set (0 = never)' }),
+  })
+  .meta({ id: 'ContextSettings' });
+
+export const TenantCreated = z
+  .object({
+    id: Id,
+    apiKey: z.string().meta({ description: 'Shown once: `arb_<keyId>_<secret>` (opaque)' }),
+    keyId: Id,
+  })
+  .meta({ id: 'TenantCreated' });
+
+export const KeyIssued = z
+  .object({ keyId: Id, apiKey: z.string().meta({ description: 'Shown once (opaque)' }) })
+  .meta({ id: 'KeyIssued' });
+
+export const KeyList = list(
+  z.object({ keyId: Id, label: z.string().nullable(), revoked: z.boolean() }),
+).meta({ id: 'KeyList' });
+
+export const RebuildAnswer = z
+  .object({ position: z.string().nullable().meta({ description: 'Log position reached' }) })
+  .meta({ id: 'RebuildAnswer' });
+
+export const ProjectorStatusSchema = z
+  .object({
+    position: z.string().nullable(),
+    caughtUp: z.boolean(),
+    running: z.boolean(),
+    lastError: z.string().nullable(),
+  })
+  .meta({ id: 'ProjectorStatus' });
+
+/** Unauthenticated: that the service is up, nothing more (no positions, no store details). */
+export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const LogHeadSchema = z
+  .object({
+    kind: z.string().meta({ example: 'sqlite' }),
+    position: z.string().nullable().meta({ description: 'Last global ($all) position' }),
+  })
+  .meta({ id: 'LogHead' });

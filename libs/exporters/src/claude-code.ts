@@ -1,0 +1,75 @@
+/**
+ * Arbor tree → a Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`):
+ * one `user` / `assistant` record per message, linked by `uuid` / `parentUuid` (the message ids),
+ * with the message in Anthropic's shape (Arbor's blocks are Anthropic's). The active branch is
+ * written last (Claude Code resumes at the file's last message); the title is a `summary` record
+ * whose `leafUuid` is the tip. Claude Code has no labels: checkpoints are listed in the report.
+ */
+import { type Message } from '@arbor/domain';
+import { jsonl, plan } from './common';
+import { type ExportNote, type ExportResult, type ExportSource } from './types';
+
+export interface ClaudeCodeExportOptions {
+  /** The records' working directory. Default `/`. */
+  cwd?: string;
+}
+
+export const exportClaudeCode = (
+  source: ExportSource,
+  options: ClaudeCodeExportOptions = {},
+): ExportResult => {
+  const p = plan(source, 'Claude Code');
+  const lost: ExportNote[] = [...p.lost];
+  const sessionId = source.conversationId;
+  const lines: unknown[] = [];
+  if (source.title !== null && source.title !== '' && p.tip !== null)
+    lines.push({ type: 'summary', summary: source.title, leafUuid: p.tip });
+  const base = (m: Message) => ({
+    parentUuid: p.parentOf.get(m.id) ?? null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: options.cwd ?? '/',
+    sessionId,
+    version: 'arbor-export',
+  });
+  for (const m of p.messages) {
+    if (m.role === 'assistant') {
+      const hasCall = m.content.some((b) => b.type === 'tool_use');
+      lines.push({
+        ...base(m),
+        type: 'assistant',
+        message: {
+          id: `msg_${m.id}`,
+          type: 'message',
+          role: 'assistant',
+          model: m.model ?? '<synthetic>',
+          content: m.content,
+          stop_reason: hasCall ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          ...(m.usage !== undefined ? { usage: m.usage } : {}),
+        },
+        uuid: m.id,
+        timestamp: m.createdAt,
+      });
+    } else {
+      lines.push({
+        ...base(m),
+        type: 'user',
+        message: { role: 'user', content: m.content },
+        uuid: m.id,
+        timestamp: m.createdAt,
+      });
+    }
+  }
+  for (const cp of source.checkpoints)
+    lost.push({
+      messageId: cp.messageId,
+      reason: 'checkpoint label not carried: Claude Code session files have no labels',
+      detail: cp.label,
+    });
+  return {
+    text: jsonl(lines),
+    fileName: `${sessionId}.jsonl`,
+    report: { format: 'claude-code', messages: p.messages.length, lines: lines.length, lost },
+  };
+};

@@ -1,0 +1,63 @@
+/** What both writers share: which messages a format keeps, and where the others' children go. */
+import { type Message } from '@arbor/domain';
+import { orderTree } from './order';
+import { type ExportNote, type ExportSource } from './types';
+
+export interface Plan {
+  /** The messages to write, in file order (the active branch last). */
+  messages: Message[];
+  /** The written parent of each written message (a left-out parent is skipped over). */
+  parentOf: Map<string, string | null>;
+  /** The tip, or the nearest written message above it. */
+  tip: string | null;
+  byId: Map<string, Message>;
+  lost: ExportNote[];
+}
+
+/**
+ * Orders the tree and leaves out system messages (neither tool's session files hold one: the
+ * harness writes the system prompt itself), noting each; their children hang on their parent.
+ * Message fields no format carries (pinned, metadata) are noted too.
+ */
+export const plan = (source: ExportSource, formatName: string): Plan => {
+  const ordered = orderTree(source.messages, source.tip);
+  const lost: ExportNote[] = [...ordered.notes];
+  const byId = new Map(source.messages.map((m) => [m.id, m]));
+  const kept = (id: string | null): string | null => {
+    let cur = id;
+    for (let steps = 0; cur !== null && steps <= byId.size; steps++) {
+      const m = byId.get(cur);
+      if (m === undefined) return null;
+      if (m.role !== 'system') return cur;
+      cur = m.parentId;
+    }
+    return null;
+  };
+  const messages: Message[] = [];
+  const parentOf = new Map<string, string | null>();
+  for (const m of ordered.messages) {
+    if (m.role === 'system') {
+      lost.push({
+        messageId: m.id,
+        reason: `system message left out: ${formatName} session files hold no system message`,
+      });
+      continue;
+    }
+    if (m.pinned === true)
+      lost.push({ messageId: m.id, reason: `pinned flag not carried: ${formatName} has none` });
+    if (m.metadata !== undefined && Object.keys(m.metadata).length > 0)
+      lost.push({
+        messageId: m.id,
+        reason: `message metadata not carried: ${formatName} has none`,
+      });
+    messages.push(m);
+    parentOf.set(m.id, byId.has(m.parentId ?? '') ? kept(m.parentId) : null);
+  }
+  return { messages, parentOf, tip: kept(source.tip), byId, lost };
+};
+
+/** `2026-01-02T03:04:05.678Z` → `2026-01-02T03-04-05-678Z` (both tools' file-name stamps). */
+export const fileStamp = (iso: string): string => iso.replace(/[:.]/g, '-');
+
+export const jsonl = (lines: readonly unknown[]): string =>
+  lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length > 0 ? '\n' : '');

@@ -1,0 +1,58 @@
+/**
+ * Every fixture (real, and written where no real file exists), imported and committed, exported
+ * to each format and imported again, gives the same tree (ids, parents, roles, content), the same
+ * active branch and, for pi, the same checkpoints; whatever a format cannot carry is in the
+ * export's report.
+ */
+import path from 'node:path';
+import { REAL_FIXTURES, WRITTEN_FIXTURES } from '@arbor/fixtures';
+import { importSessionFile, importSessionText, sessionFiles } from '@arbor/importers';
+import { EXPORT_FORMATS, exportSession } from './index';
+import { commitImported } from './testing/roundtrip';
+
+const FILES = [...sessionFiles(REAL_FIXTURES), ...sessionFiles(WRITTEN_FIXTURES)];
+const name = (f: string) => path.relative(path.dirname(REAL_FIXTURES), f);
+
+const cases = FILES.flatMap((file) =>
+  importSessionFile(file).conversations.map((c, i) => [`${name(file)} #${i}`, c] as const),
+);
+
+describe('round trips through the Claude Code and pi exporters', () => {
+  it('covers every fixture format', () => {
+    const formats = new Set(FILES.map((f) => importSessionFile(f).report.format));
+    expect([...formats].sort()).toEqual(['claude-code', 'codex', 'pi']);
+    expect(FILES.some((f) => f.includes('pi-v3'))).toBe(true);
+  });
+
+  describe.each(cases)('%s', (_, conversation) => {
+    const first = commitImported(conversation);
+
+    it.each(EXPORT_FORMATS.map((f) => [f]))(
+      '→ %s → import: same tree and active branch',
+      (format) => {
+        expect(first.failures).toEqual([]);
+        const out = exportSession(format, first.source);
+        const again = importSessionText(out.fileName, out.text, { format });
+        expect(again.report.format).toBe(format);
+        expect(again.conversations).toHaveLength(1);
+        const second = commitImported(again.conversations[0]);
+        expect(second.failures).toEqual([]);
+        expect(second.tree.messages).toEqual(first.tree.messages);
+        expect(second.tree.activeBranch).toEqual(first.tree.activeBranch);
+        // Nothing the importer had to leave out or reshape on the way back.
+        expect(again.report.skipped).toEqual([]);
+        if (format === 'pi') expect(second.tree.checkpoints).toEqual(first.tree.checkpoints);
+        else {
+          expect(second.tree.checkpoints).toEqual([]);
+          expect(
+            out.report.lost
+              .filter((n) => n.reason.startsWith('checkpoint label not carried'))
+              .map((n) => n.detail)
+              .sort(),
+          ).toEqual(first.tree.checkpoints.map((c) => c.label));
+        }
+        expect(out.report.messages).toBe(first.source.messages.length);
+      },
+    );
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The `arbor` command as the README has users run it: after `npm run build` (which empties
+ * dist/), `npx arbor --help` and `npx arbor import <a real fixture>` work from the repository.
+ * The bin is a committed launcher (bin/arbor.js) with its executable bit in git, so a build can
+ * never take it away; this test fails if the launcher, the build or the CLI cannot start.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { REAL_FIXTURES } from '@arbor/fixtures';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..');
+const FIXTURE = path.join(
+  REAL_FIXTURES,
+  'claude-code',
+  'experiments-ideas__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl',
+);
+
+describe('the arbor bin after a build', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bin-'));
+    await run('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000 });
+  }, 300_000);
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('the bin named in package.json is an executable file tracked with its mode', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    const bin = path.join(ROOT, pkg.bin.arbor);
+    expect(fs.statSync(bin).mode & 0o111).not.toBe(0);
+  });
+
+  it('npx arbor --help prints the usage', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'arbor', '--help'], {
+      cwd: ROOT,
+      timeout: 60_000,
+    });
+    expect(stdout).toContain('usage:');
+    expect(stdout).toContain('arbor import');
+  });
+
+  it('npx arbor import <fixture> imports into the given data directory', async () => {
+    const { stdout } = await run(
+      'npx',
+      ['--no-install', 'arbor', 'import', FIXTURE, '--data-dir', dataDir],
+      { cwd: ROOT, timeout: 120_000, env: { ...process.env, ARBOR_DATA_DIR: undefined } },
+    );
+    expect(stdout).toMatch(/1 conversation/);
+    expect(fs.readdirSync(dataDir).some((f) => f.endsWith('.sqlite'))).toBe(true);
+  });
+});
