@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { assistant, clientFor, type Client, msg, text, toolResult, user } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { openSocket, rawRequest } from './support/raw-http';
@@ -414,4 +417,132 @@ describe('connections: authentication before the body, timeouts, per-client limi
     );
     expect(ok.status).toBe(200);
   });
+});
+
+describe('answers bounded by bytes as well as items; `next` continues where the bytes ran out', () => {
+  const MAX = 4096;
+  let h: Harness;
+  let c: Client;
+  let id: string;
+  beforeAll(async () => {
+    h = await startHarness({ ARBOR_PAGE_MAX_BYTES: String(MAX) });
+    c = clientFor(h, (await h.createTenant('pages')).apiKey);
+    for (let i = 0; i < 12; i++)
+      await c.start({ id: `conv-${i}`, metadata: { pad: 'p'.repeat(900) } });
+    id = 'conv-0';
+    let tip: string | null = null;
+    for (let i = 0; i < 6; i++)
+      tip = (await c.turn(id, tip, [user(`q${i} ${'u'.repeat(900)}`), assistant(`a${i}`)])).tip;
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  /** Follows `next` to the end: every page within the byte cap, the items in order, none twice. */
+  const walk = async (url: string) => {
+    const all: unknown[] = [];
+    let pages = 0;
+    for (let next: string | undefined = undefined; ; pages++) {
+      const r = await c.get(next === undefined ? url : `${url}&cursor=${next}`);
+      expect(r.status).toBe(200);
+      if (r.body.items.length > 1) expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(MAX);
+      all.push(...(r.body.items as unknown[]));
+      next = r.body.next as string | undefined;
+      if (next === undefined) return { all, pages: pages + 1 };
+    }
+  };
+
+  it('conversations: limit=1000 answers a few KB per page, and the walk gives every one once', async () => {
+    const { all, pages } = await walk('/v1/conversations?limit=1000');
+    expect(pages).toBeGreaterThan(2);
+    expect((all as { id: string }[]).map((x) => x.id)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `conv-${i}`),
+    );
+  });
+
+  it('messages and events: the same', async () => {
+    const messages = await walk(c.conv(id, '/messages?limit=1000'));
+    expect(messages.pages).toBeGreaterThan(2);
+    expect(messages.all).toHaveLength(12);
+    const events = await walk(c.conv(id, '/events?limit=1000'));
+    expect(events.pages).toBeGreaterThan(2);
+    const revisions = (events.all as { revision: number }[]).map((e) => e.revision);
+    expect(revisions).toEqual(revisions.map((_, i) => i));
+  });
+
+  it('the jsonl export streams every message', async () => {
+    const r = await c.get(c.conv(id, '/export?format=jsonl&scope=tree'));
+    expect(r.status).toBe(200);
+    expect(r.text.trim().split('\n')).toHaveLength(12);
+  });
+});
+
+describe('the report: 24 MiB of metadata per conversation', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  it('is refused 413 field_too_large by the default 1 MiB rule, so no page can carry it', async () => {
+    const c = clientFor(h, (await h.createTenant('big')).apiKey);
+    const r = await c.post('/v1/conversations', {
+      metadata: { blob: 'x'.repeat(24 * 1024 * 1024) },
+    });
+    expect(problemOf(r)).toEqual({
+      status: 413,
+      type: 'application/problem+json',
+      code: 'field_too_large',
+    });
+    expect((await c.get('/v1/conversations?limit=1000')).body.items).toEqual([]);
+  });
+});
+
+const run = promisify(execFile);
+
+describe('arbor verify over the deepest and largest inputs the API accepts', () => {
+  it('passes', async () => {
+    const h = await startHarness();
+    try {
+      const c = clientFor(h, (await h.createTenant('extremes')).apiKey);
+      const deep = JSON.parse(nested(64)) as Record<string, unknown>;
+      const large = { blob: 'x'.repeat(1024 * 1024 - 100) };
+      for (const metadata of [deep, large]) {
+        const conv = await c.post('/v1/conversations', { metadata });
+        expect(conv.status).toBe(201);
+        const cid = conv.body.id as string;
+        for (const [input, error] of [
+          [deep, large],
+          [large, deep],
+        ]) {
+          expect((await c.post(c.conv(cid, '/failures'), { input, error })).status).toBe(201);
+        }
+        const t = await c.post(c.conv(cid, '/turns'), {
+          messages: [
+            user('q'),
+            msg('assistant', [{ type: 'tool_use', id: 't1', name: 'run', input: metadata }]),
+            msg('user', [toolResult('t1')]),
+            assistant('a'),
+          ],
+        });
+        expect(t.status).toBe(201);
+        expect((await c.post(c.conv(cid, '/forks'), { metadata })).status).toBe(201);
+      }
+      await h.stop();
+      const r = await run(
+        process.execPath,
+        ['-r', '@swc-node/register', path.resolve(__dirname, '../apps/cli/src/main.ts'), 'verify'],
+        {
+          cwd: path.resolve(__dirname, '..'),
+          env: { ...process.env, ARBOR_DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+      expect(r.stdout).toMatch(/^OK: \d+ events in \d+ streams verified/);
+    } finally {
+      await h.destroy();
+    }
+  }, 120_000);
 });

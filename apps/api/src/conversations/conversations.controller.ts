@@ -12,6 +12,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { type Command as DomainCommand, type ResultOf } from '@arbor/domain';
 import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
@@ -22,10 +23,11 @@ import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { type CommandOptions, ConversationCommand } from './commands';
 import { type Executed } from './conversation.repository';
 import { Cursors } from './cursor';
+import { capPageBytes, jsonLines } from '../limits/page-bytes';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import { conversationView } from './views';
-import { toJsonl, toMarkdown } from './export';
+import { toMarkdown } from './export';
 import {
   GetActiveBranch,
   GetBranchOrTree,
@@ -51,8 +53,12 @@ export class ConversationsController {
     private readonly cursors: Cursors,
   ) {}
 
-  /** A list answer; `next` is an opaque cursor bound to the caller's tenant and this list. */
-  private page<T>(caller: Caller, list: string, p: Page<T>) {
+  /**
+   * A list answer, bounded by ARBOR_PAGE_MAX_BYTES as well as by `limit` (`next` then continues
+   * at the first item left out); `next` is an opaque cursor bound to the tenant and this list.
+   */
+  private page<T>(caller: Caller, list: string, whole: Page<T>) {
+    const p = capPageBytes(whole, this.config.limits.pageMaxBytes);
     return p.nextAt === null
       ? { items: p.items }
       : { items: p.items, next: this.cursors.encode(caller.tenantId, list, p.nextAt) };
@@ -328,7 +334,7 @@ export class ConversationsController {
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .send(toJsonl(messages));
+        .send(Readable.from(jsonLines(messages)));
     } else {
       void reply
         .header('content-type', 'text/markdown; charset=utf-8')

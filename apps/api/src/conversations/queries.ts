@@ -18,6 +18,8 @@ export interface Page<T> {
   items: T[];
   /** Where the next page starts; absent on the last page. */
   nextAt: number | null;
+  /** `resumeAt[i]`: the cursor value that starts a page at `items[i]` (to cut a page short). */
+  resumeAt: (index: number) => number;
 }
 
 /** Reads of one conversation; every one scoped to the caller's tenant. */
@@ -134,7 +136,11 @@ export class ListConversationsHandler implements IQueryHandler<ListConversations
   async execute(q: ListConversations) {
     const queries = await this.readModels.consistentFor(q.caller.keyId);
     const page = queries.listConversations(q.caller.tenantId, q.after, q.limit);
-    return { items: page.items, nextAt: page.nextSeq };
+    return {
+      items: page.items,
+      nextAt: page.nextSeq,
+      resumeAt: (i: number) => (i === 0 ? q.after : page.seqs[i - 1]),
+    };
   }
 }
 
@@ -149,7 +155,8 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
       q.fromDepth,
       q.limit,
     );
-    return { items: page.items, nextAt: page.nextDepth };
+    // The active branch is one root → tip path: depths are consecutive.
+    return { items: page.items, nextAt: page.nextDepth, resumeAt: (i: number) => q.fromDepth + i };
   }
 }
 
@@ -234,7 +241,9 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
         },
       );
       const page = events.slice(0, q.limit);
+      const from = q.fromRevision;
       return {
+        resumeAt: (i: number) => (i < page.length ? Number(page[i].revision) : from + i),
         items: page.map((e) => ({
           revision: Number(e.revision),
           type: e.type,
