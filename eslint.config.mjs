@@ -33,6 +33,7 @@ export default tseslint.config(
     // Nest's DI reads constructor parameter types at runtime: a type-only import there would erase them.
     files: [
       'apps/**/*.ts',
+      'libs/application/src/**/*.ts',
       'libs/**/*.module.ts',
       'libs/**/*.controller.ts',
       'libs/**/*.handler.ts',

@@ -1,9 +1,29 @@
 #!/usr/bin/env node
 // The `arbor` command. It lives outside dist/ so that `npm run build` (which empties dist/) never
 // takes away its executable bit; it runs the compiled CLI, and says how to build it when missing.
+// `arbor serve` starts the compiled HTTP app instead: the CLI itself never loads the HTTP edge.
 'use strict';
 const path = require('node:path');
-const main = path.join(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
+const app = process.argv[2] === 'serve' ? ['api', 'src', 'main.js'] : ['cli', 'src', 'main.js'];
+const main = path.join(__dirname, '..', 'dist', 'apps', ...app);
+if (process.argv[2] === 'serve') {
+  // serve takes --data-dir only (over ARBOR_DATA_DIR); anything else is a usage error, as in the
+  // CLI's other commands.
+  const { parseArgs } = require('node:util');
+  try {
+    const { values } = parseArgs({
+      args: process.argv.slice(3),
+      options: { 'data-dir': { type: 'string' } },
+      allowPositionals: false,
+      strict: true,
+    });
+    if (values['data-dir'] === '') throw new Error('--data-dir must name a directory');
+    if (values['data-dir'] !== undefined) process.env.ARBOR_DATA_DIR = values['data-dir'];
+  } catch (e) {
+    process.stderr.write(`arbor: usage: ${e.message}\n  arbor serve [--data-dir <dir>]\n`);
+    process.exit(2);
+  }
+}
 try {
   require.resolve(main);
 } catch {

@@ -18,7 +18,7 @@ import { type Message } from '@arbor/domain';
 import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
 import { createApp } from '../apps/api/src/bootstrap';
-import { readConfig } from '../apps/api/src/config/config';
+import { readConfig } from '@arbor/application';
 import { createEmbeddedClient } from '../apps/cli/src/client/embedded';
 import { type ArborClient } from '../apps/cli/src/client/types';
 import { exportCommand, type Io, replayCommand, treeCommand } from '../apps/cli/src/commands';

@@ -1,5 +1,5 @@
 /**
- * The context service keeps the live window of recent calls (apps/api/src/context/live-window.ts)
+ * The context service keeps the live window of recent calls (libs/application/src/context/live-window.ts)
  * and reads only what changed. Whatever the tip does — stays, moves on, moves back, goes to
  * another branch — each body must be the one a server that never cached anything gives.
  */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ReadModelsService } from '../apps/api/src/conversations/read-models.service';
+import { ReadModelsService } from '@arbor/application';
 import { clientFor, exchange, type MessageIn, toolTurn } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { checkWholeTurns, readLog } from './support/log';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { dumpReadModels, readModelDataPath } from '@arbor/projections';
-import { PROJECTIONS } from '../apps/api/src/conversations/read-models.service';
+import { PROJECTIONS } from '@arbor/application';
 import {
   assistant,
   exchange,

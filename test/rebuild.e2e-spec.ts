@@ -3,12 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type EventStore } from '@arbor/event-store';
 import { createProjector, dumpReadModels, openReadModelDb } from '@arbor/projections';
-import {
-  PROJECTION_FILTER,
-  PROJECTIONS,
-  ReadModelsService,
-} from '../apps/api/src/conversations/read-models.service';
-import { EVENT_STORE } from '../apps/api/src/store/store.provider';
+import { PROJECTION_FILTER, PROJECTIONS, ReadModelsService } from '@arbor/application';
+import { EVENT_STORE } from '@arbor/application';
 import { clientFor, type Client, exchange } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { settle, workloadPhase1, workloadPhase2 } from './support/workload';

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { clientFor, exchange, toolTurn } from './support/api';
@@ -8,19 +10,31 @@ import { type Harness, startHarness } from './support/harness';
 const run = promisify(execFile);
 const MAIN = path.resolve(__dirname, '../apps/cli/src/main.ts');
 
-/** `arbor verify` as a child process; resolves with its exit code and output. */
-const verify = async (dataDir: string): Promise<{ code: number; stdout: string }> => {
+/** `arbor <args>` as a child process in `cwd`; resolves with its exit code and output. */
+const arbor = async (
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = path.resolve(__dirname, '..'),
+): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
+  delete base.ARBOR_DATA_DIR;
+  delete base.ARBOR_AUDIT_SECRET;
   try {
-    const r = await run(process.execPath, ['-r', '@swc-node/register', MAIN, 'verify'], {
-      cwd: path.resolve(__dirname, '..'),
-      env: { ...process.env, ARBOR_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    // Absolute register and project paths: the CLI may run from another directory.
+    const register = require.resolve('@swc-node/register');
+    const project = path.resolve(__dirname, '../tsconfig.json');
+    const r = await run(process.execPath, ['-r', register, MAIN, ...args], {
+      cwd,
+      env: { ...base, ...env, SWC_NODE_PROJECT: project, TS_NODE_PROJECT: project },
     });
-    return { code: 0, stdout: r.stdout };
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, stdout: err.stdout };
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 };
+
+const verify = async (dataDir: string) => arbor(['verify'], { ARBOR_DATA_DIR: dataDir });
 
 describe('arbor verify on the log the server wrote', () => {
   let h: Harness;
@@ -68,4 +82,50 @@ describe('arbor verify on the log the server wrote', () => {
     expect(r.stdout).toContain('TAMPERED');
     expect(r.stdout).toMatch(new RegExp(`modified\\s+position ${row.position} `));
   });
+
+  it('--data-dir is the directory verified; a missing one is an error and is not created', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-verify-cwd-'));
+    try {
+      // From another directory, with no ARBOR_DATA_DIR: the flag alone names the log.
+      const ok = await arbor(['verify', '--data-dir', h.dataDir], {}, elsewhere);
+      expect(ok.stdout).toMatch(/events in \d+ streams verified/);
+      expect(ok.stdout).not.toMatch(/^OK: 0 events/);
+      expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
+      const missing = path.join(elsewhere, 'no-such-dir');
+      const r = await arbor(['verify', '--data-dir', missing], {}, elsewhere);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toContain(`no data directory ${missing}`);
+      expect(fs.existsSync(missing)).toBe(false);
+      expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
+      // A directory with no log in it: an error too, and nothing is created in it.
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-verify-empty-'));
+      const e = await arbor(['verify', '--data-dir', empty], {}, elsewhere);
+      expect(e.code).toBe(1);
+      expect(e.stderr).toContain('no event log');
+      expect(fs.readdirSync(empty)).toEqual([]);
+      fs.rmSync(empty, { recursive: true });
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('unknown flags and stray arguments are usage errors (exit 2) on every command', async () => {
+    for (const args of [
+      ['verify', '--data-dri', h.dataDir],
+      ['verify', 'extra'],
+      ['rebuild', '--force'],
+      ['help', '--verbose'],
+    ]) {
+      const r = await arbor(args);
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
+      expect(r.stderr).toContain('arbor: usage:');
+    }
+    // serve goes through the launcher (bin/arbor.js), which checks its flags before it starts.
+    const bin = path.resolve(__dirname, '../bin/arbor.js');
+    const serve = await run(process.execPath, [bin, 'serve', '--port', '1']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect('code' in serve ? serve.code : 0).toBe(2);
+    expect(serve.stderr).toContain("Unknown option '--port'");
+  }, 180_000);
 });

@@ -78,14 +78,9 @@ export const checkAnswer = (
   contentType: string | null,
   text: string,
 ): void => {
-  let template: string | null;
-  try {
-    // A malformed percent-encoding (a hostile test's request) is no route of the document.
-    const path = decodeURI(url.split('?')[0]).replace(/\/+$/, '') || '/';
-    template = routeOf(method, encodeURI(path));
-  } catch {
-    return;
-  }
+  // Matched as sent (percent-encoded): a parameter is any run of characters but `/`.
+  const path = url.split('?')[0].replace(/\/+$/, '') || '/';
+  const template = routeOf(method, path);
   if (template === null) return;
   const { doc, ajv, validators } = load();
   const m = method.toLowerCase();

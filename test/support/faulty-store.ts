@@ -1,8 +1,8 @@
 import { withHashChain } from '@arbor/audit';
 import { type EventStore } from '@arbor/event-store';
 import { eventStoreDataPath, openSqliteEventStore } from '@arbor/event-store/sqlite';
-import { type ArborConfig } from '../../apps/api/src/config/config';
-import { auditSecretOf } from '../../apps/api/src/store/store.provider';
+import { type ArborConfig } from '@arbor/application';
+import { auditSecretOf } from '@arbor/application';
 
 /** What SQLite throws on a failed write(2): better-sqlite3's SqliteError carries `code`. */
 export const ioError = (): Error =>

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type StoreFactory } from '../../apps/api/src/app.module';
+import { type StoreFactory } from '@arbor/application';
 import { createApp } from '../../apps/api/src/bootstrap';
-import { type ArborConfig, readConfig } from '../../apps/api/src/config/config';
+import { type ArborConfig, readConfig } from '@arbor/application';
 import { checkAnswer } from './contract-check';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

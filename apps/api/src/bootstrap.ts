@@ -5,12 +5,12 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
-import { type ArborConfig } from './config/config';
+import { type ArborConfig } from '@arbor/application';
 import { frameworkErrors } from './problem/problem.filter';
 import { Problem } from './problem/problem';
 import { bearerToken } from './auth/bearer';
 import { safeEqual } from '@arbor/tenancy';
-import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 import {
   authenticateBeforeBody,
   clientErrorHandler,
@@ -83,7 +83,8 @@ export const createApp = async (
     );
   });
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
-  SwaggerModule.setup('docs', app, openApiDocument(), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Built on the first request for it (generating takes about a second), not at every start.
+  SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
   try {
     await app.init();
   } catch (e) {

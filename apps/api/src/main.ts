@@ -1,5 +1,5 @@
 import { createApp } from './bootstrap';
-import { ConfigError, readConfig } from './config/config';
+import { ConfigError, readConfig } from '@arbor/application';
 
 const main = async (): Promise<void> => {
   let config;

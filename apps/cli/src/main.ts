@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { readConfig } from '../../api/src/config/config';
-import { createEventStore } from '../../api/src/store/store.provider';
-import { PROJECTION_FILTER, PROJECTIONS } from '../../api/src/conversations/read-models.service';
+import { parseArgs } from 'node:util';
+import { type ArborConfig, readConfig } from '@arbor/application';
+import { createEventStore } from '@arbor/application';
+import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
-import { CliError } from './errors';
+import { CliError, usageError } from './errors';
 import { createProgress } from './progress';
 import { USAGE } from './usage';
 import { verifyCommand } from './verify';
 
-const rebuild = async (): Promise<void> => {
-  const config = readConfig(process.env);
+const rebuild = async (config: ArborConfig): Promise<void> => {
   const store = createEventStore(config);
   const db = openReadModelDb(readModelDataPath(config.dataDir));
   const projector = createProjector({
@@ -36,6 +36,27 @@ const io: Io = {
   stderr: process.stderr,
 };
 
+/**
+ * The options of rebuild and verify: `--data-dir` only (strict: anything else is a usage
+ * error), over ARBOR_DATA_DIR. Returns the environment the command runs with.
+ */
+const dataDirEnv = (argv: string[]): NodeJS.ProcessEnv => {
+  let dataDir: string | undefined;
+  try {
+    const parsed = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' } },
+      allowPositionals: false,
+      strict: true,
+    });
+    dataDir = parsed.values['data-dir'];
+  } catch (e) {
+    throw usageError(e instanceof Error ? e.message : String(e));
+  }
+  if (dataDir === '') throw usageError('--data-dir must name a directory');
+  return dataDir === undefined ? process.env : { ...process.env, ARBOR_DATA_DIR: dataDir };
+};
+
 const main = async (argv: string[]): Promise<number> => {
   const [command, ...rest] = argv;
   switch (command) {
@@ -48,17 +69,18 @@ const main = async (argv: string[]): Promise<number> => {
     case 'replay':
       return replayCommand(rest, io);
     case 'serve':
-      await import('../../api/src/main');
-      return -1;
+      // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
+      throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
     case 'rebuild':
-      await rebuild();
+      await rebuild(readConfig(dataDirEnv(rest)));
       return 0;
     case 'verify':
-      return verifyCommand((text) => void process.stdout.write(text));
+      return verifyCommand(readConfig(dataDirEnv(rest)), (text) => void process.stdout.write(text));
     case undefined:
     case 'help':
     case '--help':
     case '-h':
+      if (rest.length > 0) throw usageError(`help takes no arguments, got ${rest.join(' ')}`);
       console.log(USAGE);
       return 0;
     default:

@@ -6,7 +6,9 @@ usage:
                                    (stop the server first, or call POST /v1/admin/projections/rebuild)
   arbor verify                     recompute every event's hash chain from the log itself and
                                    report modified, removed, reordered or inserted events with
-                                   their positions (exit code 4 when the log does not verify)
+                                   their positions (exit code 4 when the log does not verify);
+                                   a missing data directory, log or audit secret is an error
+                                   (nothing is created)
   arbor import <file|folder>       import Claude Code, Codex and pi session files (*.jsonl, folders
                                    recursively): one conversation per session (subagent
                                    transcripts their own), real branches kept, committed turn by
@@ -35,6 +37,9 @@ usage:
                                    (exit code 3 on a mismatch)
       --json                       print the API's JSON answer
   arbor help
+
+every command takes --data-dir <dir> (over ARBOR_DATA_DIR, default ./data) for the embedded
+store; an unknown flag or a stray argument is a usage error (exit code 2).
 
 where import, export, tree and replay run (the same results either way):
   embedded (default)               the store in ARBOR_DATA_DIR (or --data-dir <dir>), through the

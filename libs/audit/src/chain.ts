@@ -5,7 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { canonicalJson } from '@arbor/domain/fingerprint';
-import { InvalidEventError, type EventMetadata } from '@arbor/event-store';
+import { type EventMetadata } from '@arbor/event-store';
+import { jsonTextOf } from '@arbor/event-store/event-rules';
 
 export const CHAIN_VERSION = 1;
 
@@ -99,36 +100,40 @@ export const linkHashOf = (metadata: unknown): string | null => {
  * True when JSON.stringify then JSON.parse would give back an equal value, so canonical JSON of
  * the value itself is what the verifier will recompute: only null, booleans, numbers, strings,
  * dense arrays and plain objects (no toJSON, no functions, symbols or bigints anywhere; undefined
- * only as an object value, which both drop). A walk without allocation, cheaper than a round trip.
+ * only as an object value, which both drop). A walk with an explicit stack, not recursion, and
+ * cheaper than a round trip: however deep the value, no stack depth decides the answer.
  */
-const isStoredJson = (value: unknown, depth = 0): boolean => {
-  if (value === null) return true;
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-    case 'number':
-      return true;
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (depth > 64) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value) || value[i] === undefined || !isStoredJson(value[i], depth + 1)) {
+const isStoredJson = (root: unknown): boolean => {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null) continue;
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+      case 'number':
+        continue;
+      case 'object':
+        break;
+      default:
         return false;
-      }
     }
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return false;
-  // An own toJSON is a function value, refused below; an inherited one needs another prototype.
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const item = record[key];
-    if (item !== undefined && !isStoredJson(item, depth + 1)) return false;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value) || value[i] === undefined) return false;
+        stack.push(value[i]);
+      }
+      continue;
+    }
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+    // An own toJSON is a function value, refused when popped; an inherited one needs another
+    // prototype.
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (item !== undefined) stack.push(item);
+    }
   }
   return true;
 };
@@ -140,12 +145,5 @@ const isStoredJson = (value: unknown, depth = 0): boolean => {
  */
 export const asStoredJson = (value: unknown, what: string, index: number): unknown => {
   if (isStoredJson(value)) return value;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidEventError(`event ${index}: ${what} is not JSON (${String(error)})`);
-  }
-  if (text === undefined) throw new InvalidEventError(`event ${index}: ${what} is not JSON`);
-  return JSON.parse(text) as unknown;
+  return JSON.parse(jsonTextOf(value, what, index)) as unknown;
 };

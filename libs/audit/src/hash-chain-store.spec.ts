@@ -9,6 +9,7 @@ import {
 import { describeEventStoreContract } from '@arbor/event-store/testing/event-store-contract';
 import { readChain, withoutChain } from './chain';
 import { withHashChain } from './hash-chain-store';
+import { verifyStore } from './verify-log';
 import { assertChained, tempLog, type TempLog } from './testing/temp-store';
 
 const secret = Buffer.alloc(32, 42);
@@ -71,6 +72,14 @@ describe('withHashChain on a SQLite log', () => {
     const read = await raw.readAll();
     expect(read[0].data).toEqual({ at: '2025-02-03T04:05:06.000Z' });
     assertChained(read, secret);
+  });
+
+  it('chains and verifies data nested 3,500 deep (it made `arbor verify` overflow its stack)', async () => {
+    const deep: unknown = JSON.parse('['.repeat(3_500) + ']'.repeat(3_500));
+    await store.appendToStream('deep', [event('Deep', { deep })]);
+    const all = await raw.readAll();
+    assertChained(all, secret);
+    expect(await verifyStore(raw, secret)).toMatchObject({ ok: true, events: 1, findings: [] });
   });
 
   it('reads pass through unchanged', async () => {

@@ -9,9 +9,11 @@
  * appended in between makes it fail with WrongExpectedVersion instead of breaking the chain.
  */
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import {
   type AppendOptions,
   type AppendResult,
+  createKeyedQueue,
   type CurrentRevision,
   type EventData,
   type EventStore,
@@ -21,8 +23,6 @@ import {
   WrongExpectedVersionError,
 } from '@arbor/event-store';
 import { asStoredJson, chainHash, linkHashOf, withoutChain, type ChainLink } from './chain';
-import { createKeyedQueue } from './keyed-queue';
-import { createLru } from './lru';
 
 export interface HashChainOptions {
   /** Streams whose last revision and hash are kept in memory. Default 10,000. */
@@ -83,7 +83,7 @@ export const withHashChain = (
   if (!Buffer.isBuffer(secret) || secret.length === 0) {
     throw new TypeError('withHashChain needs a non-empty secret');
   }
-  const heads = createLru<string, Head>(options.cacheStreams ?? 10_000);
+  const heads = new LRUCache<string, Head>({ max: options.cacheStreams ?? 10_000 });
   const queue = createKeyedQueue();
   const looseRetries = options.looseRetries ?? 3;
 

@@ -8,7 +8,6 @@ export {
   type ChainState,
 } from './chain';
 export { withHashChain, type HashChainOptions } from './hash-chain-store';
-export { createKeyedQueue, type KeyedQueue } from './keyed-queue';
 export { FINDING_KINDS, type Finding, type FindingKind } from './findings';
 export {
   createVerifier,

@@ -156,4 +156,28 @@ describe('verifyLog', () => {
     expect((await verifyLog(log, secret)).ok).toBe(true);
     expect((await verifyLog(renumberPositions(log.slice(1)), secret)).totals.removed).toBe(1);
   });
+
+  it('verifies an event whose data is nested 100,000 deep (no stack depth decides)', () => {
+    const [first] = chainedLog(secret, ['s']);
+    const data: unknown = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    const metadata = withoutChain(first.metadata);
+    const hash = chainHash(secret, {
+      streamName: 's',
+      revision: 0n,
+      eventId: first.id,
+      type: first.type,
+      data,
+      metadata,
+      prev: null,
+    });
+    const deep = {
+      ...first,
+      data,
+      metadata: { ...first.metadata, chain: { v: 1, prev: null, hash } },
+    };
+    expect(verify([deep])).toMatchObject({ ok: true, events: 1, chained: 1, findings: [] });
+    // …and a change deep inside is still found.
+    const changed = { ...deep, data: JSON.parse('['.repeat(100_000) + '1' + ']'.repeat(100_000)) };
+    expect(verify([changed]).ok).toBe(false);
+  });
 });

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { MESSAGE_ID_PATTERN } from '@arbor/domain';
+import { ID_PATTERN, ID_RULE } from '@arbor/domain';
 
 /** Ids of conversations, messages, turns, tenants, keys and contexts. */
-export const Id = z
-  .string()
-  .regex(MESSAGE_ID_PATTERN, 'must be 1-128 characters of [A-Za-z0-9_-]')
-  .meta({ id: 'Id', description: '1-128 characters of [A-Za-z0-9_-]' });
+export const Id = z.string().regex(ID_PATTERN, ID_RULE).meta({ id: 'Id', description: ID_RULE });
 
 export const Label = z
   .string()

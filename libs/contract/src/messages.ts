@@ -64,7 +64,7 @@ export const ThinkingBlock = z
   .meta({ id: 'ThinkingBlock', description: 'Kept byte-exact, signature included' });
 
 export const RedactedThinkingBlock = z
-  .object({ type: z.literal('redacted_thinking'), data: z.string() })
+  .object({ type: z.literal('redacted_thinking'), data: z.string().min(1) })
   .meta({ id: 'RedactedThinkingBlock', description: 'Kept byte-exact' });
 
 export const BlockSchema = z

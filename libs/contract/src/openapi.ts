@@ -40,6 +40,7 @@ const operation = (route: RouteSpec): ZodOpenApiOperationObject => {
       status,
       {
         description: a.description,
+        ...(a.headers ? { headers: a.headers } : {}),
         ...(a.schema
           ? { content: { 'application/json': { schema: a.schema } } }
           : a.text

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
 import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
+import { toolNameProblem } from '@arbor/context/providers/tool-ids';
+import { ID_PATTERN } from '@arbor/domain';
 import { Cursor, decimalInt, Id, JsonObject, Label, Limit, LimitWithDefault } from './common';
 import { MessageInputSchema } from './messages';
 
@@ -231,9 +233,14 @@ export const ProviderSchema = z.enum(PROVIDERS).meta({ id: 'Provider' });
 
 const Tool = z
   .strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
+    name: z.string().regex(ID_PATTERN),
     description: z.string().max(100_000).optional(),
-    input_schema: JsonObject.meta({ description: 'JSON Schema of the input, passed through' }),
+    // Providers take object schemas only (Anthropic answers 400 for any other `type`); a schema
+    // without `type` is sent as an object schema.
+    input_schema: JsonObject.refine(
+      (schema) => schema.type === undefined || schema.type === 'object',
+      { message: 'input_schema.type must be "object" (or absent)' },
+    ).meta({ description: 'JSON Schema of the input (an object schema), passed through' }),
   })
   .meta({ id: 'ToolDefinition' });
 
@@ -270,6 +277,16 @@ export const ContextBody = z
       "This request's capability overrides: field by field over the tenant's context settings " +
         '(`PUT /v1/settings/context`), which are over the default table',
     ),
+  })
+  // Definition names are not mapped (the model answers with them, the harness dispatches on
+  // them): one the provider would refuse is refused here, with its path.
+  .superRefine((body, ctx) => {
+    (body.tools ?? []).forEach((tool, i) => {
+      const problem = toolNameProblem(body.provider, tool.name);
+      if (problem !== null) {
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: problem });
+      }
+    });
   })
   .meta({ id: 'ContextBody' });
 

@@ -19,6 +19,8 @@ export interface Answer {
   schema?: z.ZodType;
   /** A text answer (export), by content type. */
   text?: string[];
+  /** Response headers worth documenting. */
+  headers?: z.ZodObject;
 }
 
 export interface RouteSpec {
@@ -427,6 +429,16 @@ export const ROUTES: readonly RouteSpec[] = [
       200: {
         description: 'The export',
         text: ['application/x-ndjson', 'text/markdown'],
+        headers: z.object({
+          'Arbor-Export-Report': z.string().optional().meta({
+            description:
+              'claude-code / pi: JSON counts, by reason, of what the format cannot carry',
+          }),
+          'Content-Disposition': z
+            .string()
+            .optional()
+            .meta({ description: 'claude-code / pi: the session file name' }),
+        }),
       },
     },
     errors: missing,

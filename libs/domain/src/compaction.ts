@@ -146,6 +146,11 @@ export interface ContextRequestRecord {
    * ran with the default table, which a reproduction then uses).
    */
   readonly capabilities?: ContextCapabilitiesRecord;
+  /**
+   * The encoders' output version the body was built with (`BODY_ENCODING` of @arbor/context);
+   * absent on contexts recorded before version 2 (those reproduce with version 1).
+   */
+  readonly encoding?: number;
 }
 
 export interface ContextSections {

@@ -1,14 +1,53 @@
 /** Canonical JSON (sorted keys) and its sha256: equal content ⇔ equal fingerprint. */
 import { createHash } from 'node:crypto';
 
-const canonical = (value: unknown): string => {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
+/** Text to write as is, told apart from the values still to write on the work stack. */
+class Text {
+  constructor(readonly text: string) {}
+}
+const OPEN_ARRAY = new Text('[');
+const CLOSE_ARRAY = new Text(']');
+const OPEN_OBJECT = new Text('{');
+const CLOSE_OBJECT = new Text('}');
+const COMMA = new Text(',');
+
+/**
+ * Canonical JSON, written with an explicit stack, not recursion: a value nested 100,000 deep
+ * (which JSON.parse reads back without trouble) is written like a flat one, so no stack depth
+ * decides whether an event can be hashed or verified. Values are read as `JSON.stringify` would
+ * read plain data: object keys sorted, `undefined` members left out, anything else not JSON
+ * (undefined in an array, a function) written as `null`.
+ */
+const canonical = (root: unknown): string => {
+  let out = '';
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value instanceof Text) {
+      out += value.text;
+    } else if (value === null || typeof value !== 'object') {
+      out += JSON.stringify(value) ?? 'null';
+    } else if (Array.isArray(value)) {
+      stack.push(CLOSE_ARRAY);
+      for (let i = value.length - 1; i >= 0; i--) {
+        stack.push(value[i]);
+        if (i > 0) stack.push(COMMA);
+      }
+      stack.push(OPEN_ARRAY);
+    } else {
+      const obj = value as Record<string, unknown>;
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort();
+      stack.push(CLOSE_OBJECT);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push(obj[keys[i]]);
+        stack.push(new Text(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`));
+      }
+      stack.push(OPEN_OBJECT);
+    }
+  }
+  return out;
 };
 
 export const canonicalJson = (value: unknown): string => canonical(value);

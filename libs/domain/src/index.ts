@@ -20,3 +20,4 @@ export { forkPathIds } from './decide/fork';
 export { isValidCheckpointLabel } from './decide/checkpoints';
 export { queryRetry } from './decide/record-failure';
 export { activeCutNodes } from './decide/resume';
+export * from './ids';

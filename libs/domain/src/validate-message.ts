@@ -6,6 +6,7 @@
  * message or block (e.g. `cache_control`, `citations`) are dropped, unknown block *types* are
  * rejected. Strings are kept byte-exact (thinking text and signatures included).
  */
+import { ID_PATTERN } from './ids';
 import {
   checkBase64,
   decodedLength,
@@ -63,7 +64,7 @@ export interface ParseOptions {
   path?: string;
 }
 
-export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+export const MESSAGE_ID_PATTERN = ID_PATTERN;
 export const ROLES: readonly Role[] = ['system', 'user', 'assistant'];
 export const BLOCK_TYPES: readonly BlockType[] = [
   'text',
@@ -378,7 +379,7 @@ const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined
   const out: Optionals = {};
   if (obj.id !== undefined) {
     if (typeof obj.id !== 'string' || !MESSAGE_ID_PATTERN.test(obj.id)) {
-      report(ctx, `${path}.id`, 'invalid_message_id', 'id must match ^[A-Za-z0-9_-]{1,128}$');
+      report(ctx, `${path}.id`, 'invalid_message_id', `id must match ${ID_PATTERN.source}`);
     } else out.id = obj.id;
   }
   if (obj.pinned !== undefined) {

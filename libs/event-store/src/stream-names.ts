@@ -1,3 +1,4 @@
+import { ID_PATTERN, ID_RULE, ID_SOURCE } from '@arbor/domain/ids';
 import { InvalidStreamNameError } from './errors';
 
 /**
@@ -5,16 +6,14 @@ import { InvalidStreamNameError } from './errors';
  * Ids are restricted to `[A-Za-z0-9_-]`, so the `.` separator can never appear inside an id and
  * two different (tenant, entity) pairs can never produce the same stream name.
  */
-const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const CATEGORY = /^[a-z][a-z0-9]{0,31}$/;
+const STREAM_NAME = new RegExp(`^([a-z][a-z0-9]{0,31})-(${ID_SOURCE})\\.(${ID_SOURCE})$`);
 
-export const isValidId = (id: string): boolean => ID.test(id);
+export const isValidId = (id: string): boolean => ID_PATTERN.test(id);
 
 export const assertValidId = (id: string, what = 'id'): string => {
   if (!isValidId(id)) {
-    throw new InvalidStreamNameError(
-      `${what} must be 1-128 characters of [A-Za-z0-9_-], got ${JSON.stringify(id)}`,
-    );
+    throw new InvalidStreamNameError(`${what} ${ID_RULE}, got ${JSON.stringify(id)}`);
   }
   return id;
 };
@@ -33,7 +32,7 @@ export const streamName = ({ category, tenantId, entityId }: StreamNameParts): s
 };
 
 export const parseStreamName = (name: string): StreamNameParts | null => {
-  const m = /^([a-z][a-z0-9]{0,31})-([A-Za-z0-9_-]{1,128})\.([A-Za-z0-9_-]{1,128})$/.exec(name);
+  const m = STREAM_NAME.exec(name);
   return m ? { category: m[1], tenantId: m[2], entityId: m[3] } : null;
 };
 

@@ -88,8 +88,23 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
     cwd: options.cwd ?? '/',
   };
   const lines: unknown[] = [header];
-  /** The last entry each message was written as (what its children hang on). */
+  /** The last entry each message is written as (what its children hang on), known up front:
+   * a child may be written before its parent (the active branch goes last). */
   const lastEntry = new Map<string, string>();
+  for (const m of p.messages) {
+    const results = m.content.filter((b) => b.type === 'tool_result').length;
+    const rest = m.content.length - results;
+    lastEntry.set(
+      m.id,
+      m.role !== 'user' || results === 0
+        ? m.id
+        : rest > 0
+          ? `${m.id}_u`
+          : results === 1
+            ? m.id
+            : `${m.id}_r${results}`,
+    );
+  }
   const toolNames = new Map<string, string>();
   for (const m of p.messages)
     for (const b of m.content) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
@@ -97,14 +112,13 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
 
   for (const m of p.messages) {
     const parent = p.parentOf.get(m.id) ?? null;
-    let parentEntry = parent === null ? null : (lastEntry.get(parent) ?? parent);
+    let parentEntry = parent === null ? null : (lastEntry.get(parent) ?? null);
     const timestamp = m.createdAt;
     const ms = Date.parse(m.createdAt);
     if (timestamp > lastTimestamp) lastTimestamp = timestamp;
     const entry = (id: string, message: Record<string, unknown>) => {
       lines.push({ type: 'message', id, parentId: parentEntry, timestamp, message });
       parentEntry = id;
-      lastEntry.set(m.id, id);
     };
     if (m.role === 'assistant') {
       const names = providerOf(m.model);
@@ -155,7 +169,9 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
     lines.push({ type, id, parentId: leaf, timestamp: lastTimestamp, ...fields });
     leaf = id;
   };
-  for (const cp of source.checkpoints) {
+  const labelled = new Set<string>();
+  const byLabel = [...source.checkpoints].sort((a, b) => a.label.localeCompare(b.label));
+  for (const cp of byLabel) {
     const target = lastEntry.get(cp.messageId);
     if (target === undefined) {
       lost.push({
@@ -165,7 +181,15 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
       });
       continue;
     }
-    if (leaf === null) continue;
+    if (labelled.has(target)) {
+      lost.push({
+        messageId: cp.messageId,
+        reason: 'checkpoint not carried: pi keeps one label per entry, and this message has one',
+        detail: cp.label,
+      });
+      continue;
+    }
+    labelled.add(target);
     trailer('label', { targetId: target, label: cp.label });
   }
   if (source.title !== null && source.title !== '' && leaf !== null)

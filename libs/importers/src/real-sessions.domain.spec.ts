@@ -1,5 +1,5 @@
 /**
- * Real data nobody here shaped, through the domain: the importer's output for real Claude Code
+ * Real data nobody here shaped, through the domain: the importer's output for real Claude Code, Codex
  * and pi sessions (test/fixtures/real) committed through decide/evolve keeps every invariant —
  * the fold equals the live state, every resume cut is clean, and branching, checkpoints, rewind
  * and fork work on the real tree.
@@ -82,7 +82,7 @@ describe('every real session file, through the domain', () => {
   const files = sessionFiles(REAL);
 
   it('finds the fixtures', () => {
-    expect(files.length).toBe(14);
+    expect(files.length).toBe(16);
   });
 
   it.each(files.map((f) => [path.basename(f), f]))('%s stays sound', (_, file) => {

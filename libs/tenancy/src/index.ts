@@ -1,3 +1,4 @@
 export * from './keys';
 export * from './events';
 export * from './directory';
+export * from './decide';

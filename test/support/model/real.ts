@@ -3,7 +3,7 @@
  * last event list seen per conversation, and the checks run after every step against the model
  * (invariants 1–10 (docs/INVARIANTS.md) as far as HTTP can observe them).
  */
-import { ReadModelsService } from '../../../apps/api/src/conversations/read-models.service';
+import { ReadModelsService } from '@arbor/application';
 import { type AuditEvent, type Client, clientFor, conversationRoutes, problemShape } from '../api';
 import { ADMIN_KEY, type Harness, type HttpResult } from '../harness';
 import { settle } from '../workload';

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { safeEqual } from '@arbor/tenancy';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { Problem } from '../problem/problem';
 import { bearerToken } from './bearer';
 import { type ArborRequest, correlationIdOf } from './caller';

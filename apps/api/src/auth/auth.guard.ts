@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Problem } from '../problem/problem';
-import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 import { type ArborRequest, correlationIdOf } from './caller';
 
 /** Tenant routes: a valid, unrevoked key of exactly one tenant, or 401 (whatever the reason). */

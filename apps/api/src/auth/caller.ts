@@ -1,14 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { type Caller } from '@arbor/application';
 
-/** Who is calling: set by the auth guard, read by handlers. */
-export interface Caller {
-  tenantId: string;
-  keyId: string;
-  /** What goes into event metadata as the actor. */
-  actor: string;
-  correlationId?: string;
-}
+export type { Caller };
 
 export type ArborRequest = FastifyRequest & { caller?: Caller };
 

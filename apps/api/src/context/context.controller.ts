@@ -3,7 +3,7 @@ import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
-import { ContextService } from './context.service';
+import { ContextService } from '@arbor/application';
 import { FieldLimits } from '../limits/field-limits';
 import { ContextBody, Id, ReportQuery } from '@arbor/contract';
 

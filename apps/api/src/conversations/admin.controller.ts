@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { type EventStore } from '@arbor/event-store';
-import { EVENT_STORE } from '../store/store.provider';
+import { EVENT_STORE } from '@arbor/application';
 import { AdminGuard } from '../auth/admin.guard';
-import { ReadModelsService } from './read-models.service';
+import { ReadModelsService } from '@arbor/application';
 
 @UseGuards(AdminGuard)
 @Controller('v1/admin')

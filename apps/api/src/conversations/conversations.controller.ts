@@ -12,23 +12,29 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { type Command as DomainCommand, type ResultOf } from '@arbor/domain';
 import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { parseOrThrow, parseTurnBody } from '../validation/zod';
-import { type CommandOptions, ConversationCommand } from './commands';
-import { type Executed } from './conversation.repository';
+import { Readable } from 'node:stream';
 import { Cursors } from './cursor';
 import { capPageBytes, jsonLines } from '../limits/page-bytes';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
-import { conversationView } from './views';
-import { toMarkdown } from './export';
 import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  CommitTurn,
+  conversationView,
+  ForkConversation,
+  MoveTip,
+  RecordFailure,
+  Resume,
+  RewindToCheckpoint,
+  SetCheckpoint,
+  StartConversation,
+  toMarkdown,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -39,7 +45,7 @@ import {
   ListConversations,
   ListEvents,
   type Page,
-} from './queries';
+} from '@arbor/application';
 import * as S from '@arbor/contract';
 
 @UseGuards(AuthGuard)
@@ -64,30 +70,15 @@ export class ConversationsController {
       : { items: p.items, next: this.cursors.encode(caller.tenantId, list, p.nextAt) };
   }
 
-  private run<C extends DomainCommand>(
-    caller: Caller,
-    id: string,
-    command: C,
-    options: CommandOptions = {},
-  ): Promise<Executed<ResultOf<C['type']>>> {
-    parseOrThrow(S.Id, id, 'params');
-    return this.commands.execute(new ConversationCommand(caller, id, command, options)) as Promise<
-      Executed<ResultOf<C['type']>>
-    >;
-  }
-
   @Idempotent()
   @Post()
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
     this.fields.check([['body.metadata', b.metadata]]);
     const id = b.id ?? crypto.randomUUID();
-    const { result } = await this.run(caller, id, {
-      type: 'start',
-      conversationId: id,
-      title: b.title ?? null,
-      metadata: b.metadata,
-    });
+    const { result } = await this.commands.execute(
+      new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+    );
     return { id: result.conversationId, tip: result.tip, revision: result.revision };
   }
 
@@ -122,17 +113,14 @@ export class ConversationsController {
   ) {
     const b = parseTurnBody(body, this.config.maxImageBytes);
     this.fields.check(turnJsonFields(b.messages));
-    const { result } = await this.run(
-      caller,
-      id,
-      {
-        type: 'commitTurn',
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new CommitTurn(caller, id, {
         turnId: b.turnId,
-        parentId: b.parentId ?? null,
+        parentId: b.parentId,
         ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
         messages: b.messages,
-      },
-      { parentFromTip: b.parentId === undefined },
+      }),
     );
     if (result.replayed) void reply.status(200);
     return {
@@ -147,11 +135,13 @@ export class ConversationsController {
   @Put(':id/tip')
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'moveTip',
-      messageId: b.messageId,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new MoveTip(caller, id, {
+        messageId: b.messageId,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
@@ -160,14 +150,15 @@ export class ConversationsController {
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
     this.fields.check([['body.metadata', b.metadata]]);
-    const { result } = await this.run(caller, id, {
-      type: 'fork',
-      forkConversationId: b.id,
-      messageId: b.messageId,
-      title: b.title,
-      metadata: b.metadata,
-      path: [],
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new ForkConversation(caller, id, {
+        forkConversationId: b.id,
+        messageId: b.messageId,
+        title: b.title,
+        metadata: b.metadata,
+      }),
+    );
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
@@ -179,12 +170,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.SetCheckpointBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'setCheckpoint',
-      label: b.label,
-      messageId: b.messageId,
-      replace: b.replace,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new SetCheckpoint(caller, id, { label: b.label, messageId: b.messageId, replace: b.replace }),
+    );
     return {
       label: result.label,
       messageId: result.messageId,
@@ -208,12 +197,14 @@ export class ConversationsController {
   ) {
     parseOrThrow(S.Label, label, 'params');
     const b = parseOrThrow(S.RewindBody, body ?? {});
-    const { result } = await this.run(caller, id, {
-      type: 'rewind',
-      label,
-      digest: b.digest ?? null,
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RewindToCheckpoint(caller, id, {
+        label,
+        digest: b.digest ?? null,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return { tip: result.tip, revision: result.revision };
   }
 
@@ -221,11 +212,10 @@ export class ConversationsController {
   @HttpCode(200)
   async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
-    const { result } = await this.run(caller, id, {
-      type: 'resume',
-      keepMessages: b.keepMessages,
-      keepTokens: b.keepTokens,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new Resume(caller, id, { keepMessages: b.keepMessages, keepTokens: b.keepTokens }),
+    );
     return {
       cutAt: result.cutAt,
       droppedCheckpoints: result.droppedCheckpoints,
@@ -248,11 +238,10 @@ export class ConversationsController {
       ['body.input', b.input],
       ['body.error', b.error],
     ]);
-    const { result } = await this.run(caller, id, {
-      type: 'recordFailure',
-      input: b.input,
-      error: b.error,
-    });
+    parseOrThrow(S.Id, id, 'params');
+    const { result } = await this.commands.execute(
+      new RecordFailure(caller, id, { input: b.input, error: b.error }),
+    );
     return { failureId: result.failureId, revision: result.revision };
   }
 
@@ -321,6 +310,8 @@ export class ConversationsController {
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
     );
+    // A browser must not guess HTML from an export's content (user text may hold `<script>`).
+    void reply.header('x-content-type-options', 'nosniff');
     if (q.format === 'claude-code' || q.format === 'pi') {
       const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
       const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));

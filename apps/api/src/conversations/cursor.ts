@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { Problem } from '../problem/problem';
-import { auditSecretOf } from '../store/store.provider';
+import { auditSecretOf } from '@arbor/application';
 
 const invalid = (): Problem =>
   new Problem('validation_failed', 'query.cursor: not a cursor of this list', {

@@ -11,9 +11,9 @@ import {
 } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable, of } from 'rxjs';
-import { createKeyedQueue } from '@arbor/audit';
+import { createKeyedQueue } from '@arbor/event-store';
 import { type ArborRequest } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { Problem } from '../problem/problem';
 import { IdempotencyStore } from './idempotency.store';
 

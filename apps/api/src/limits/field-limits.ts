@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Message } from '@arbor/domain';
-import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { checkJsonFields, type JsonFieldLimits } from './json-limits';
 
 /** The free-form JSON fields of a parsed turn, with their request paths. */

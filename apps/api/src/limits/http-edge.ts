@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type LimitsConfig } from '../config/config';
+import { type LimitsConfig } from '@arbor/application';
 import { Problem, type ProblemCode } from '../problem/problem';
 
 /**

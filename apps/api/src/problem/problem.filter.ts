@@ -6,6 +6,7 @@ import {
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '@arbor/event-store';
+import { AppError } from '@arbor/application';
 import { Problem } from './problem';
 
 interface ErrorWithCode {
@@ -17,6 +18,8 @@ interface ErrorWithCode {
 /** Maps anything thrown to a problem; pure so it can be tested without a server. */
 export const toProblem = (error: unknown): Problem => {
   if (error instanceof Problem) return error;
+  // The application layer's errors: the catalogue (PROBLEM_CODES) is the one code → status table.
+  if (error instanceof AppError) return new Problem(error.code, error.detail, { ...error.details });
   if (error instanceof WrongExpectedVersionError) {
     return new Problem('concurrency_conflict', 'A concurrent write to this conversation won.');
   }

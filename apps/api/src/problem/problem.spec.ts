@@ -4,7 +4,8 @@ import {
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '@arbor/event-store';
-import { Problem, PROBLEM_CODES } from './problem';
+import { AppError, APP_ERROR_CODES } from '@arbor/application';
+import { Problem, PROBLEM_CODES, problemBodyOf } from './problem';
 import { toProblem } from './problem.filter';
 
 describe('problem details', () => {
@@ -60,5 +61,35 @@ describe('problem details', () => {
 
   it('does not leak internal messages in a 500', () => {
     expect(toProblem(new Error('secret path /etc/x')).body().detail).toBeUndefined();
+  });
+
+  it.each(APP_ERROR_CODES.map((c) => [c]))(
+    'answers the application error %s with its catalogue status, detail and details',
+    (code) => {
+      const body = toProblem(new AppError(code, 'why', { extra: 1 })).body();
+      expect(body).toMatchObject({
+        code,
+        status: PROBLEM_CODES[code].status,
+        detail: 'why',
+        extra: 1,
+      });
+    },
+  );
+
+  it('leaves detail out when the application error has none', () => {
+    expect(toProblem(new AppError('conversation_not_found')).body().detail).toBeUndefined();
+  });
+
+  it('renders an error value carried in an answer as a problem body', () => {
+    expect(
+      problemBodyOf({ code: 'context_mismatch', detail: 'd', reason: 'body_differs' }),
+    ).toEqual({
+      type: 'https://arbor.dev/problems/context-mismatch',
+      title: PROBLEM_CODES.context_mismatch.title,
+      status: 409,
+      code: 'context_mismatch',
+      detail: 'd',
+      reason: 'body_differs',
+    });
   });
 });

@@ -1,3 +1,5 @@
+import { type AppErrorValue } from '@arbor/application';
+
 /**
  * RFC 9457 problem details with a stable machine-readable `code`. The catalogue of codes is part
  * of the wire contract (@arbor/contract), which the OpenAPI document enumerates.
@@ -41,3 +43,7 @@ export class Problem extends Error {
     };
   }
 }
+
+/** An error reported inside a 200 answer (a reproduction's `mismatch`), as a problem body. */
+export const problemBodyOf = ({ code, detail, ...extensions }: AppErrorValue): ProblemBody =>
+  new Problem(code, detail, extensions).body();

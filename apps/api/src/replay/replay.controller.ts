@@ -3,8 +3,9 @@ import { QueryBus } from '@nestjs/cqrs';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { Cursors } from '../conversations/cursor';
+import { problemBodyOf } from '../problem/problem';
 import { parseOrThrow } from '../validation/zod';
-import { ListContexts, ReplayConversation, ReproduceContext } from './queries';
+import { ListContexts, ReplayConversation, ReproduceContext } from '@arbor/application';
 import { ContextsQuery, Id, ReplayQuery } from '@arbor/contract';
 
 /** A branch cursor is only good for the revision it was handed out with. */
@@ -67,6 +68,7 @@ export class ReplayController {
   ) {
     parseOrThrow(Id, id, 'params');
     parseOrThrow(Id, contextId, 'params');
-    return this.queries.execute(new ReproduceContext(caller, id, contextId));
+    const r = await this.queries.execute(new ReproduceContext(caller, id, contextId));
+    return r.mismatch === undefined ? r : { ...r, mismatch: problemBodyOf(r.mismatch) };
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 import { parseOrThrow } from '../validation/zod';
 import { ContextSettingsBody } from '@arbor/contract';
 import { normalizeTable } from './capabilities';

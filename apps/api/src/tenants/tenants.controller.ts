@@ -3,7 +3,7 @@ import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { CreateTenantBody as CreateTenant, Id, IssueKeyBody as IssueKey } from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
-import { TenantDirectoryService } from './tenant-directory.service';
+import { TenantDirectoryService } from '@arbor/application';
 import { Idempotent } from '../idempotency/idempotency';
 
 @UseGuards(AdminGuard)

@@ -1,5 +1,5 @@
 /** Picks the client from the connection options: `--url` (HTTP) or the embedded store. */
-import { readConfig } from '../../../api/src/config/config';
+import { readConfig } from '@arbor/application';
 import { usageError } from '../errors';
 import { createEmbeddedClient } from './embedded';
 import { createHttpClient } from './http';

@@ -1,13 +1,15 @@
 /**
- * The embedded client: the API's own Nest application context on the configured data directory,
- * with writes sent as `ConversationCommand`s on its CommandBus and reads as its queries — the
- * same command path and validation as the HTTP controllers, never events written directly.
+ * The embedded client: the application layer (@arbor/application) booted alone as a Nest
+ * application context on the configured data directory, with writes sent as its use-case commands
+ * (StartConversation, CommitTurn, …) and reads as its queries, validated with the contract's
+ * schemas — the same command path and validation as the HTTP controllers, never events written
+ * directly.
  */
 import 'reflect-metadata';
 import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { type Command as DomainCommand, type Message } from '@arbor/domain';
+import { type Message } from '@arbor/domain';
 import { type EventStore } from '@arbor/event-store';
 import {
   emptyDirectory,
@@ -16,18 +18,30 @@ import {
   TENANT_EVENT_TYPES,
   type TenantEvent,
 } from '@arbor/tenancy';
-import { AppModule } from '../../../api/src/app.module';
-import { type Caller } from '../../../api/src/auth/caller';
-import { type ArborConfig } from '../../../api/src/config/config';
-import { ConversationCommand } from '../../../api/src/conversations/commands';
-import { toJsonl, toMarkdown } from '../../../api/src/conversations/export';
-import { GetBranchOrTree, GetConversation, GetTree } from '../../../api/src/conversations/queries';
+import {
+  AppError,
+  ApplicationModule,
+  type ArborConfig,
+  type Caller,
+  CommitTurn,
+  conversationView,
+  EVENT_STORE,
+  GetBranchOrTree,
+  GetConversation,
+  GetTree,
+  MoveTip,
+  parseOrThrow,
+  parseTurnBody,
+  type ReplayAnswer,
+  ReplayConversation,
+  ReproduceContext,
+  SetCheckpoint,
+  StartConversation,
+  TenantDirectoryService,
+  toJsonl,
+  toMarkdown,
+} from '@arbor/application';
 import * as S from '@arbor/contract';
-import { ReplayConversation, ReproduceContext } from '../../../api/src/replay/queries';
-import { conversationView, type ReplayAnswer } from '../../../api/src/replay/replay-view';
-import { EVENT_STORE } from '../../../api/src/store/store.provider';
-import { TenantDirectoryService } from '../../../api/src/tenants/tenant-directory.service';
-import { parseOrThrow, parseTurnBody } from '../../../api/src/validation/zod';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
@@ -75,7 +89,7 @@ export interface EmbeddedOptions {
 
 export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<ArborClient> => {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(
-    AppModule.forRoot(options.config),
+    ApplicationModule.forRoot(options.config),
     { logger: ['error', 'warn'], abortOnError: false },
   );
   await app.init();
@@ -106,12 +120,9 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
       throw toCliError(e);
     }
   };
-  const run = <C extends DomainCommand>(id: string, command: C, parentFromTip = false) => {
-    parseOrThrow(S.Id, id, 'params');
-    return commands.execute(new ConversationCommand(caller, id, command, { parentFromTip }));
-  };
-  const branchOrTree = (id: string, scope: 'tree' | 'branch') =>
-    queries.execute(new GetBranchOrTree(caller, id, scope));
+  const id = (conversationId: string): string => parseOrThrow(S.Id, conversationId, 'params');
+  const branchOrTree = (conversationId: string, scope: 'tree' | 'branch') =>
+    queries.execute(new GetBranchOrTree(caller, conversationId, scope));
 
   return {
     mode: 'embedded',
@@ -119,53 +130,53 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
     startConversation: (body) =>
       guard(async () => {
         const b = parseOrThrow(S.StartConversationBody, body);
-        const id = b.id ?? crypto.randomUUID();
+        const conversationId = id(b.id ?? crypto.randomUUID());
         try {
-          await run(id, {
-            type: 'start',
-            conversationId: id,
-            title: b.title ?? null,
-            metadata: b.metadata,
-          });
-          return { id, created: true };
+          await commands.execute(
+            new StartConversation(caller, conversationId, {
+              title: b.title ?? null,
+              metadata: b.metadata,
+            }),
+          );
+          return { id: conversationId, created: true };
         } catch (e) {
-          if ((e as { code?: unknown }).code === 'conversation_exists' && b.id !== undefined)
-            return { id, created: false };
+          if (e instanceof AppError && e.code === 'conversation_exists' && b.id !== undefined)
+            return { id: conversationId, created: false };
           throw e;
         }
       }),
-    commitTurn: (id, body) =>
+    commitTurn: (conversationId, body) =>
       guard(async () => {
-        const b = parseTurnBody(body, options.config.maxImageBytes);
-        const { result } = await run(
-          id,
-          {
-            type: 'commitTurn',
+        const b = parseTurnBody(S.CommitTurnBody, body, options.config.maxImageBytes);
+        const { result } = await commands.execute(
+          new CommitTurn(caller, id(conversationId), {
             turnId: b.turnId,
-            parentId: b.parentId ?? null,
+            parentId: b.parentId,
             ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
             messages: b.messages,
-          },
-          b.parentId === undefined,
+          }),
         );
         const { turnId, messageIds, tip, revision, replayed } = result;
         return { turnId, messageIds: [...messageIds], tip, revision, replayed };
       }),
-    moveTip: (id, messageId) =>
+    moveTip: (conversationId, messageId) =>
       guard(async () => {
         const b = parseOrThrow(S.MoveTipBody, { messageId });
-        const { result } = await run(id, { type: 'moveTip', messageId: b.messageId });
+        const { result } = await commands.execute(
+          new MoveTip(caller, id(conversationId), { messageId: b.messageId }),
+        );
         return { tip: result.tip, revision: result.revision };
       }),
-    setCheckpoint: (id, label, messageId) =>
+    setCheckpoint: (conversationId, label, messageId) =>
       guard(async () => {
         const b = parseOrThrow(S.SetCheckpointBody, { label, messageId, replace: true });
-        await run(id, {
-          type: 'setCheckpoint',
-          label: b.label,
-          messageId: b.messageId,
-          replace: b.replace,
-        });
+        await commands.execute(
+          new SetCheckpoint(caller, id(conversationId), {
+            label: b.label,
+            messageId: b.messageId,
+            replace: b.replace,
+          }),
+        );
       }),
     conversation: (id) =>
       guard(

@@ -15,7 +15,7 @@
  * `cannot_fit` means every rung was tried.
  */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
-import { encode } from '../providers';
+import { type encode, encodeWithRenames } from '../providers';
 import { calibrate } from '../tokens/calibration';
 import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
@@ -318,7 +318,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   } else {
     state = await climb(ctx, state, receipts, added);
   }
-  const body = encode(
+  const { body, renames } = encodeWithRenames(
     input.provider,
     state.items.map((i) => i.message),
     {
@@ -326,6 +326,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       ...(input.system !== undefined ? { system: input.system } : {}),
       ...(input.tools !== undefined ? { tools: input.tools } : {}),
       ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+      ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
     },
   );
   const violations = checkBodyFast(ctx, state, body);
@@ -363,6 +364,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       calibration: ctx.factor,
       sections: state.measure.sections,
       notApplied: state.plan.notApplied.filter((n) => !added.some((d) => d.id === n.decisionId)),
+      ...(renames.length > 0 ? { toolRenames: renames } : {}),
     },
   };
 }

@@ -2,13 +2,13 @@ import { createLru, createPageCache, createTokenCache } from './token-cache';
 
 describe('createLru', () => {
   it('keeps what is used and forgets what is not, within its bound', () => {
-    const lru = createLru<number>(4); // two generations of 2
+    const lru = createLru<number>(4);
     lru.set('a', 1);
     lru.set('b', 2);
-    lru.set('c', 3); // a, b age
-    expect(lru.get('a')).toBe(1); // used again: young once more
+    lru.set('c', 3);
+    expect(lru.get('a')).toBe(1); // used again: the most recent
     lru.set('d', 4);
-    lru.set('e', 5); // the generation holding b is dropped
+    lru.set('e', 5); // b is the least recently used
     expect(lru.get('b')).toBeUndefined();
     expect(lru.get('a')).toBe(1);
     expect(lru.get('e')).toBe(5);
@@ -25,8 +25,8 @@ describe('createLru', () => {
     expect(lru.get('k999')).toBe(999);
   });
 
-  it('refuses a size below two', () => {
-    expect(() => createLru(1)).toThrow(RangeError);
+  it('refuses a size below one', () => {
+    expect(() => createLru(0)).toThrow(RangeError);
   });
 
   it('makes a cache of item stats per scope and of numbers', () => {

@@ -9,7 +9,8 @@ import type {
   Rung,
 } from '@arbor/domain/compaction';
 import type { Message } from '@arbor/domain/messages';
-import type { ProviderName, ToolDefinition } from '../types';
+import type { ToolRename } from '../providers/tool-ids';
+import type { BodyEncoding, ProviderName, ToolDefinition } from '../types';
 import type { ModelCapabilities } from './capabilities';
 import type { TokenCache } from './token-cache';
 
@@ -108,6 +109,8 @@ export interface AssembleInput {
    * `ReplayDivergenceError` when the request is over its target, i.e. a rung would be needed.
    */
   replayOnly?: boolean;
+  /** The encoders' output version (default `BODY_ENCODING`); a reproduction passes the recorded one. */
+  encoding?: BodyEncoding;
 }
 
 export interface RungReceipt {
@@ -142,6 +145,11 @@ export interface ContextReceipt {
   sections: ContextSections;
   /** Decisions in force that were not applied, with why. */
   notApplied: { decisionId: string; reason: string }[];
+  /**
+   * Tool-call ids and names the body carries in place of the recorded ones (repeated ids made
+   * unique, characters the provider refuses replaced); absent when there are none.
+   */
+  toolRenames?: ToolRename[];
 }
 
 export interface AssembleResult {

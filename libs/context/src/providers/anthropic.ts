@@ -11,8 +11,9 @@
  * - blank text blocks are dropped (the API answers 400 "text content blocks must contain
  *   non-whitespace text"); a message left with no block is skipped.
  */
+import type { MessageCreateParamsNonStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { Block, ImageSource, Message } from '@arbor/domain/messages';
-import type { EncodeOptions, JsonSchema } from '../types';
+import { BODY_ENCODING, type EncodeOptions, type JsonSchema } from '../types';
 import { collectSystem, isBlankText, originOf, flatMapped } from './shared';
 
 export interface AnthropicTextBlock {
@@ -59,7 +60,7 @@ export interface AnthropicMessage {
 export interface AnthropicTool {
   name: string;
   description?: string;
-  input_schema: JsonSchema;
+  input_schema: Tool.InputSchema;
 }
 export interface AnthropicBody {
   model: string;
@@ -152,6 +153,17 @@ export function encodeAnthropicMessages(messages: readonly Message[]): Anthropic
   return turns.filter((t) => t.content.length > 0).map(toolResultsFirst);
 }
 
+const isObjectSchema = (schema: JsonSchema): schema is Tool.InputSchema => schema.type === 'object';
+
+/**
+ * The API wants `input_schema.type` to be "object" (400 "Field required" otherwise): a schema
+ * without a type gets it (the request refuses any other type). Encoding 1 sent it as given.
+ */
+function inputSchema(schema: JsonSchema, legacy: boolean): Tool.InputSchema {
+  if (isObjectSchema(schema)) return schema;
+  return legacy ? (schema as Tool.InputSchema) : { ...schema, type: 'object' };
+}
+
 export function encodeAnthropic(
   messages: readonly Message[],
   options: EncodeOptions,
@@ -160,7 +172,7 @@ export function encodeAnthropic(
   const tools = (options.tools ?? []).map((t): AnthropicTool => ({
     name: t.name,
     ...(t.description !== undefined ? { description: t.description } : {}),
-    input_schema: t.input_schema,
+    input_schema: inputSchema(t.input_schema, (options.encoding ?? BODY_ENCODING) < 2),
   }));
   return {
     model: options.model,
@@ -168,5 +180,5 @@ export function encodeAnthropic(
     ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
     messages: encodeAnthropicMessages(messages),
     ...(tools.length > 0 ? { tools } : {}),
-  };
+  } satisfies MessageCreateParamsNonStreaming;
 }

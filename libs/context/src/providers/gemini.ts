@@ -21,6 +21,7 @@
  * - tools → `[{functionDeclarations: [{name, description, parametersJsonSchema}]}]`
  *   (`parametersJsonSchema` takes plain JSON Schema, `parameters` only an OpenAPI subset).
  */
+import type { Content, GenerationConfig, Tool } from '@google/genai';
 import type { Block, Message, ThinkingBlock, ToolResultBlock } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
 import {
@@ -234,5 +235,16 @@ export function encodeGemini(
     ...(options.maxTokens !== undefined
       ? { generationConfig: { maxOutputTokens: options.maxTokens } }
       : {}),
-  };
+  } satisfies SdkGenerateContentBody;
+}
+
+/**
+ * The REST body of `generateContent` in the official SDK's types (`@google/genai` wraps them in
+ * its own call parameters, so the body is assembled from its `Content`, `Tool` and config types).
+ */
+interface SdkGenerateContentBody {
+  contents: Content[];
+  systemInstruction?: Content;
+  tools?: Tool[];
+  generationConfig?: GenerationConfig;
 }

@@ -1,8 +1,9 @@
 import type { Message } from '@arbor/domain/messages';
-import type { EncodeOptions, ProviderName } from '../types';
+import { BODY_ENCODING, type EncodeOptions, type ProviderName } from '../types';
 import { type AnthropicBody, encodeAnthropic } from './anthropic';
 import { type GeminiBody, type GeminiEncodeOptions, encodeGemini } from './gemini';
 import { type OpenAIChatBody, type OpenAIChatEncodeOptions, encodeOpenAIChat } from './openai-chat';
+import { assignToolIds, type ToolRename } from './tool-ids';
 import {
   type OpenAIResponsesBody,
   type OpenAIResponsesEncodeOptions,
@@ -37,18 +38,42 @@ const ENCODERS: { [P in ProviderName]: Encoder<P> } = {
   gemini: encodeGemini,
 };
 
+/**
+ * Encodes neutral messages (root → tip, already chosen) into the provider's request body, with
+ * the tool ids and names the body carries in place of the recorded ones (see `tool-ids.ts`;
+ * none with encoding 1).
+ */
+export function encodeWithRenames<P extends ProviderName>(
+  provider: P,
+  messages: readonly Message[],
+  options: EncodeOptionsByProvider[P],
+): { body: BodyByProvider[P]; renames: ToolRename[] } {
+  const encoder: Encoder<P> = ENCODERS[provider];
+  if ((options.encoding ?? BODY_ENCODING) < 2)
+    return { body: encoder(messages, options), renames: [] };
+  const names = (options.tools ?? []).map((t) => t.name);
+  const assigned = assignToolIds(provider, messages, names);
+  return { body: encoder(assigned.messages, options), renames: assigned.renames };
+}
+
 /** Encodes neutral messages (root → tip, already chosen) into the provider's request body. */
 export function encode<P extends ProviderName>(
   provider: P,
   messages: readonly Message[],
   options: EncodeOptionsByProvider[P],
 ): BodyByProvider[P] {
-  const encoder: Encoder<P> = ENCODERS[provider];
-  return encoder(messages, options);
+  return encodeWithRenames(provider, messages, options).body;
 }
 
 export * from './anthropic';
 export * from './gemini';
 export * from './openai-chat';
 export * from './openai-responses';
+export {
+  assignToolIds,
+  toolNameProblem,
+  TOOL_RULES,
+  type ToolRename,
+  type ToolRules,
+} from './tool-ids';
 export { originOf, TOOL_ERROR_PREFIX, EMPTY_TOOL_OUTPUT, type Origin } from './shared';

@@ -12,6 +12,7 @@
  * - thinking / redacted_thinking are dropped: Chat Completions accepts no reasoning input;
  * - blank text is dropped, and a message left empty is skipped.
  */
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
 import {
@@ -184,5 +185,5 @@ export function encodeOpenAIChat(
     messages: [...head, ...encodeOpenAIChatMessages(messages, systemRole)],
     ...(tools.length > 0 ? { tools } : {}),
     ...(options.maxTokens !== undefined ? { max_completion_tokens: options.maxTokens } : {}),
-  };
+  } satisfies ChatCompletionCreateParamsNonStreaming;
 }

@@ -23,11 +23,7 @@ describe('encodeOpenAIResponses', () => {
             { type: 'input_image', image_url: `data:image/png;base64,${PNG_DATA}`, detail: 'auto' },
           ],
         },
-        {
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: 'Checking both files.' }],
-        },
+        { type: 'message', role: 'assistant', content: 'Checking both files.' },
         { type: 'function_call', call_id: 'call_1', name: 'read', arguments: '{"path":"a.txt"}' },
         { type: 'function_call', call_id: 'call_2', name: 'read', arguments: '{"path":"b.txt"}' },
         { type: 'function_call_output', call_id: 'call_1', output: '[tool error] ENOENT: a.txt' },
@@ -50,11 +46,7 @@ describe('encodeOpenAIResponses', () => {
           role: 'user',
           content: [{ type: 'input_text', text: 'What do you see?' }],
         },
-        {
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: 'A login page.' }],
-        },
+        { type: 'message', role: 'assistant', content: 'A login page.' },
       ],
       tools: [{ type: 'function', name: 'read', parameters: { type: 'object' }, strict: false }],
       max_output_tokens: 256,
@@ -76,7 +68,17 @@ describe('encodeOpenAIResponses', () => {
       },
     ]);
     const { input } = encodeOpenAIResponses(messages, { model: 'o3', system: '  ' });
+    // One easy input message (string content) per text block: every Responses backend takes it.
     expect(input.slice(1)).toEqual([
+      { type: 'message', role: 'assistant', content: 'first' },
+      { type: 'function_call', call_id: 'a', name: 'x', arguments: '{"n":1}' },
+      { type: 'message', role: 'assistant', content: 'then' },
+      { type: 'message', role: 'assistant', content: 'more' },
+    ]);
+    expect(JSON.stringify(input)).not.toContain('secret plan');
+    // Encoding 1 (only to reproduce contexts recorded with it) keeps the old output_text form.
+    const legacy = encodeOpenAIResponses(messages, { model: 'o3', encoding: 1 }).input;
+    expect(legacy.slice(1)).toEqual([
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'first' }] },
       { type: 'function_call', call_id: 'a', name: 'x', arguments: '{"n":1}' },
       {
@@ -88,7 +90,6 @@ describe('encodeOpenAIResponses', () => {
         ],
       },
     ]);
-    expect(JSON.stringify(input)).not.toContain('secret plan');
   });
 
   it('uses the developer role for history system messages of reasoning models', () => {

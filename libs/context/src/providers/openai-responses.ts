@@ -3,8 +3,13 @@
  * - the request's system text → `instructions`; history system messages stay in place as
  *   `message` items (role `developer` for o-series and gpt-5 models, else `system`);
  * - user text / images → a `message` item with `input_text` / `input_image` (data URL) parts;
- * - assistant text → a `message` item with `output_text` parts (the API refuses `input_text` in
- *   an assistant message: "Supported values are: 'output_text' and 'refusal'");
+ * - assistant text → one easy input message per text block, `{type:'message', role:'assistant',
+ *   content: "<text>"}` (string content). OpenAI's schema takes an assistant message either so or
+ *   as an output message (`id`, `status`, `annotations` on every `output_text` required); the
+ *   `output_text` parts without those that encoding 1 sent are tolerated by OpenAI's hosted API
+ *   but refused by strict backends (Azure, vLLM, LiteLLM-style: "Required property 'annotations'
+ *   is missing"), and an output message would need ids Arbor does not have. Encoding 1 is kept
+ *   only to reproduce contexts recorded with it;
  * - tool_use → a `function_call` item `{call_id, name, arguments}` (arguments: JSON string), in
  *   its place among the assistant's text;
  * - tool_result → a `function_call_output` item `{call_id, output}`, in the order of the calls,
@@ -14,8 +19,9 @@
  *   reasoning id, which a neutral thinking block does not carry;
  * - function tools are sent with `strict: false` (strict mode would reject ordinary schemas).
  */
+import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
-import type { EncodeOptions, JsonSchema } from '../types';
+import { BODY_ENCODING, type EncodeOptions, type JsonSchema } from '../types';
 import { defaultSystemRole } from './openai-chat';
 import {
   argumentsJson,
@@ -48,7 +54,17 @@ export interface ResponsesInputMessage {
   role: 'user' | 'system' | 'developer';
   content: ResponsesInputContent[];
 }
+/** Assistant text as an `EasyInputMessage` with string content (encoding 2). */
 export interface ResponsesAssistantMessage {
+  type: 'message';
+  role: 'assistant';
+  content: string;
+}
+/**
+ * Assistant text as encoding 1 sent it: `output_text` parts without `annotations` (not an input
+ * item of OpenAI's schema). Only to reproduce contexts recorded with encoding 1.
+ */
+export interface ResponsesLegacyAssistantMessage {
   type: 'message';
   role: 'assistant';
   content: ResponsesOutputText[];
@@ -64,11 +80,13 @@ export interface ResponsesFunctionCallOutput {
   call_id: string;
   output: string | ResponsesInputContent[];
 }
-export type ResponsesItem =
+/** What encoding 2 sends: each one an input item of OpenAI's schema (the compiler checks). */
+export type ResponsesCurrentItem =
   | ResponsesInputMessage
   | ResponsesAssistantMessage
   | ResponsesFunctionCall
   | ResponsesFunctionCallOutput;
+export type ResponsesItem = ResponsesCurrentItem | ResponsesLegacyAssistantMessage;
 
 export interface ResponsesTool {
   type: 'function';
@@ -118,13 +136,21 @@ function encodeUser(message: Message, previous: Message | undefined): ResponsesI
   return items;
 }
 
-function encodeAssistant(message: Message): ResponsesItem[] {
+function encodeAssistant(message: Message, legacy: boolean): ResponsesItem[] {
   const items: ResponsesItem[] = [];
   for (const block of message.content) {
-    if (isUsableText(block)) {
+    if (isUsableText(block) && !legacy) {
+      items.push({ type: 'message', role: 'assistant', content: block.text });
+    } else if (isUsableText(block)) {
       const last = items[items.length - 1];
       const part: ResponsesOutputText = { type: 'output_text', text: block.text };
-      if (last && last.type === 'message' && last.role === 'assistant') last.content.push(part);
+      if (
+        last &&
+        last.type === 'message' &&
+        last.role === 'assistant' &&
+        Array.isArray(last.content)
+      )
+        last.content.push(part);
       else items.push({ type: 'message', role: 'assistant', content: [part] });
     } else if (block.type === 'tool_use') {
       items.push({
@@ -141,6 +167,7 @@ function encodeAssistant(message: Message): ResponsesItem[] {
 export function encodeOpenAIResponsesItems(
   messages: readonly Message[],
   systemRole: 'system' | 'developer',
+  legacy = false,
 ): ResponsesItem[] {
   const items: ResponsesItem[] = [];
   let previous: Message | undefined;
@@ -153,7 +180,9 @@ export function encodeOpenAIResponsesItems(
       continue;
     }
     items.push(
-      ...(message.role === 'user' ? encodeUser(message, previous) : encodeAssistant(message)),
+      ...(message.role === 'user'
+        ? encodeUser(message, previous)
+        : encodeAssistant(message, legacy)),
     );
     previous = message;
   }
@@ -172,13 +201,20 @@ export function encodeOpenAIResponses(
     parameters: t.input_schema,
     strict: false,
   }));
-  return {
+  const legacy = (options.encoding ?? BODY_ENCODING) < 2;
+  const input = encodeOpenAIResponsesItems(messages, systemRole, legacy);
+  const body = {
     model: options.model,
-    input: encodeOpenAIResponsesItems(messages, systemRole),
+    input,
     ...(options.system !== undefined && !isBlankText(options.system)
       ? { instructions: options.system }
       : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(options.maxTokens !== undefined ? { max_output_tokens: options.maxTokens } : {}),
   };
+  return legacy ? body : sdkChecked({ ...body, input: input as ResponsesCurrentItem[] });
 }
+
+/** Encoding 2's body is a `ResponseCreateParamsNonStreaming` of the official SDK (compile time). */
+const sdkChecked = <B extends ResponseCreateParamsNonStreaming & OpenAIResponsesBody>(body: B): B =>
+  body;

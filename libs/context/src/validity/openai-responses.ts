@@ -50,9 +50,15 @@ function blankTexts(
 
 function checkContent(item: ResponsesItem, path: () => string): Violation[] {
   if (item.type === 'message') {
-    return item.content.length === 0
+    const content = item.content;
+    if (typeof content === 'string') {
+      return isBlankText(content)
+        ? [violation('empty_content', `${path()}.content`, 'message text is empty or blank')]
+        : [];
+    }
+    return content.length === 0
       ? [violation('empty_message', path(), 'message has no content')]
-      : blankTexts(item.content, () => `${path()}.content`);
+      : blankTexts(content, () => `${path()}.content`);
   }
   if (item.type === 'function_call_output') {
     if (typeof item.output === 'string') {

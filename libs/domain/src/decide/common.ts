@@ -1,3 +1,4 @@
+import { ID_PATTERN } from '../ids';
 /** Small helpers shared by the command deciders. */
 import { type Decision } from '../commands';
 import { domainError, type DomainError, type DomainErrorCode } from '../errors';
@@ -30,10 +31,7 @@ export const staleTip = (
         tip: state.tip,
       });
 
-/** Ids the decider accepts from callers (turn ids, conversation ids, failure ids). */
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-
 export const badId = (field: string, value: unknown): DomainError | null =>
   value === undefined || (typeof value === 'string' && ID_PATTERN.test(value))
     ? null
-    : domainError('invalid_command', `${field} must match ^[A-Za-z0-9_-]{1,128}$`, { field });
+    : domainError('invalid_command', `${field} must match ${ID_PATTERN.source}`, { field });

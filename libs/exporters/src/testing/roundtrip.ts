@@ -7,7 +7,7 @@ import {
   type Message,
   pmapEntries,
 } from '@arbor/domain';
-import { messagesOf } from '@arbor/domain/testing/session';
+import { messagesOf, type Session } from '@arbor/domain/testing/session';
 import { type ImportedConversation } from '@arbor/importers';
 import { commitConversation } from '@arbor/importers/testing/commit';
 import { type ExportSource } from '../types';
@@ -37,26 +37,22 @@ const normal = (b: Block): unknown => {
   return { ...b, content, is_error: b.is_error === true };
 };
 
-export const commitImported = (c: ImportedConversation, conversationId = 'conv-1'): Committed => {
-  const { session, failures } = commitConversation(c);
+/** The export source and the shape of a committed session. */
+export const fromSession = (
+  session: Session,
+  title: string | null,
+  conversationId = 'conv-1',
+  failures: string[] = [],
+): Committed => {
   const messages = [...messagesOf(session.log).values()];
   const present = new Set([...pmapEntries(session.state.messages)].map(([id]) => id));
   const live = messages.filter((m) => present.has(m.id));
   const checkpoints = listCheckpoints(session.state)
     .filter(isLiveCheckpoint)
-    .map((cp) => ({
-      label: cp.label,
-      messageId: cp.messageId,
-    }));
+    .map((cp) => ({ label: cp.label, messageId: cp.messageId }));
   return {
     failures,
-    source: {
-      conversationId,
-      title: c.title,
-      messages: live,
-      tip: session.state.tip,
-      checkpoints,
-    },
+    source: { conversationId, title, messages: live, tip: session.state.tip, checkpoints },
     tree: {
       messages: live
         .map((m: Message) => ({
@@ -70,4 +66,10 @@ export const commitImported = (c: ImportedConversation, conversationId = 'conv-1
       checkpoints: [...checkpoints].sort((a, b) => a.label.localeCompare(b.label)),
     },
   };
+};
+
+/** An imported conversation committed through the domain's decider. */
+export const commitImported = (c: ImportedConversation, conversationId = 'conv-1'): Committed => {
+  const { session, failures } = commitConversation(c);
+  return fromSession(session, c.title, conversationId, failures);
 };

@@ -105,6 +105,7 @@ describe('pi importer, version 1 (linear, no ids)', () => {
       [
         6,
         'compaction summary not imported: every source message is kept, and Arbor compacts when it builds a context',
+        'firstKeptEntryIndex 3',
       ],
     ]);
     expectSound(r);

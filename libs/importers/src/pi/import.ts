@@ -114,12 +114,24 @@ const entryMessage = (
     case 'custom_message':
       notes.change(line, 'custom message imported as a user message, as pi sends it');
       return { role: 'user', items: piItems(v.content, line, notes) };
-    case 'compaction':
+    case 'compaction': {
+      // What pi kept after it: from `firstKeptEntryId` (v2+), `firstKeptEntryIndex` (v1), or a
+      // retained tail of copies; every one of those messages is in the file and imported.
+      const kept =
+        typeof v.firstKeptEntryId === 'string'
+          ? `firstKeptEntryId ${v.firstKeptEntryId}`
+          : typeof v.firstKeptEntryIndex === 'number'
+            ? `firstKeptEntryIndex ${v.firstKeptEntryIndex}`
+            : Array.isArray(v.retainedTail)
+              ? `retained tail of ${v.retainedTail.length} entries`
+              : undefined;
       notes.skip(
         line,
         'compaction summary not imported: every source message is kept, and Arbor compacts when it builds a context',
+        kept,
       );
       return undefined;
+    }
     case 'label': {
       const target = str(v.targetId);
       if (target !== undefined) extras.labels.set(target, { label: str(v.label), line });

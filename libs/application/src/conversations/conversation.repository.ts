@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import {
   conversationStream,
+  createKeyedQueue,
   type EventData,
   type EventStore,
   type RecordedEvent,
@@ -13,8 +15,11 @@ import {
   type Command,
   type ConversationEvent,
   type ConversationState,
+  type Decision,
   type DecideDeps,
   decide,
+  type ForkCommand,
+  forkPathIds,
   foldEvents,
   initialState,
   type Message,
@@ -22,12 +27,17 @@ import {
   type ResultOf,
   stableId,
 } from '@arbor/domain';
-import { type Caller } from '../auth/caller';
-import { createWeightedLru } from '../common/weighted-lru';
+import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../problem/problem';
+import { AppError, fromDomainError } from '../errors';
+import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
 import { EVENT_STORE } from '../store/store.provider';
-import { domainProblem } from './domain-problem';
+
+/** What a fork writes to its own new stream, before the source records the fork. */
+export interface ForkOpening {
+  conversationId: string;
+  events: readonly ConversationEvent[];
+}
 
 export interface Executed<R> {
   result: R;
@@ -46,8 +56,6 @@ const depsFor = (tenantId: string): DecideDeps => ({
 /** A fork's opening is identified by its first two events: lineage, title, metadata, id map. */
 const OPENING = 2;
 
-const MAX_ATTEMPTS = 3;
-
 /**
  * The write side: each conversation's state is cached (bounded by messages held) and caught up
  * from its last revision; a command is decided over it and its events appended in one call that
@@ -56,25 +64,22 @@ const MAX_ATTEMPTS = 3;
  */
 @Injectable()
 export class ConversationRepository {
-  private readonly cache;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Write-side states by stream, bounded by messages held (not by conversations). */
+  private readonly cache: LRUCache<string, ConversationState>;
+  /** Commands on one conversation run one at a time in this process. */
+  private readonly queue = createKeyedQueue();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) config: ArborConfig,
   ) {
-    this.cache = createWeightedLru<ConversationState>(config.stateCacheMessages);
-  }
-
-  private serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(key) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const tail = run.catch(() => undefined);
-    this.queues.set(key, tail);
-    void tail.then(() => {
-      if (this.queues.get(key) === tail) this.queues.delete(key);
+    const maxSize = config.stateCacheMessages;
+    this.cache = new LRUCache({
+      maxSize,
+      // Capped at the bound: a conversation larger than the whole cache is still kept (alone),
+      // rather than re-read from its first event on every command.
+      sizeCalculation: (state) => Math.min(messageCount(state) + 1, maxSize),
     });
-    return run;
   }
 
   private async readFrom(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
@@ -98,7 +103,7 @@ export class ConversationRepository {
   }
 
   private remember(stream: string, state: ConversationState): void {
-    if (state.status !== 'none') this.cache.set(stream, state, messageCount(state) + 1);
+    if (state.status !== 'none') this.cache.set(stream, state);
   }
 
   /** The full messages of a conversation by id (for forks, which copy content). */
@@ -117,7 +122,7 @@ export class ConversationRepository {
     }
     return ids.map((id) => {
       const m = found.get(id);
-      if (!m) throw new Problem('internal_error', `message ${id} missing from the log`);
+      if (!m) throw new AppError('internal_error', `message ${id} missing from the log`);
       return m;
     });
   }
@@ -130,8 +135,7 @@ export class ConversationRepository {
    */
   private async openFork(
     tenantId: string,
-    forkId: string,
-    events: readonly ConversationEvent[],
+    { conversationId: forkId, events }: ForkOpening,
     caller: Caller,
     causationId: string,
   ): Promise<bigint | null> {
@@ -152,7 +156,7 @@ export class ConversationRepository {
           (x, i) =>
             x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
         );
-      if (!same) throw new Problem('conversation_exists', 'The fork id is taken.');
+      if (!same) throw new AppError('conversation_exists', 'The fork id is taken.');
       return null;
     }
   }
@@ -180,54 +184,99 @@ export class ConversationRepository {
 
   /**
    * Decides `command` for the conversation and appends what it decides, atomically, expecting the
-   * revision it decided on. Domain errors become problems with the same code.
+   * revision it decided on. `command` may be a function of the state, for what only the state
+   * knows when the command runs (the tip to chain from). Domain errors become application errors
+   * with the same code.
    */
-  execute<C extends Command>(
+  execute<C extends Exclude<Command, ForkCommand>>(
     caller: Caller,
     conversationId: string,
-    command: C,
-    prepare?: (state: ConversationState) => Promise<C>,
+    command: C | ((state: ConversationState) => C),
   ): Promise<Executed<ResultOf<C['type']>>> {
+    const commandFor = typeof command === 'function' ? command : () => command;
+    return this.write(
+      caller,
+      conversationId,
+      async (state) => decide(commandFor(state), state, depsFor(caller.tenantId)),
+      () => null,
+    );
+  }
+
+  /**
+   * A fork: two streams. Its path's content is loaded here (the write-side state holds no
+   * content); the new stream is opened first, then the source records the fork. A fork whose
+   * opening an earlier attempt already wrote keeps its id when the source moved under it.
+   */
+  fork(
+    caller: Caller,
+    conversationId: string,
+    command: Omit<ForkCommand, 'path'>,
+  ): Promise<Executed<ResultOf<'fork'>>> {
+    const tenantId = caller.tenantId;
+    let pinnedForkId: string | undefined;
+    return this.write(
+      caller,
+      conversationId,
+      async (state) => {
+        const ids = state.status === 'none' ? [] : forkPathIds(state, command.messageId);
+        if (ids === null)
+          throw new AppError(
+            'message_not_found',
+            `no message ${command.messageId} in this conversation`,
+          );
+        const path = await this.messagesById(tenantId, conversationId, ids);
+        const forkConversationId = pinnedForkId ?? command.forkConversationId;
+        return decide({ ...command, path, forkConversationId }, state, depsFor(tenantId));
+      },
+      (result): ForkOpening => {
+        pinnedForkId = result.forkConversationId;
+        return { conversationId: result.forkConversationId, events: result.forkEvents };
+      },
+    );
+  }
+
+  /**
+   * The one write path: under the conversation's in-process lock, load the cached state caught
+   * up with the log, decide, write a fork's opening when there is one, then append the source's
+   * events expecting the revision decided on; on a conflict, forget the cached state and decide
+   * again (decideAndAppend).
+   */
+  private write<R>(
+    caller: Caller,
+    conversationId: string,
+    decideOn: (state: ConversationState) => Promise<Decision<R>>,
+    openingOf: (result: R) => ForkOpening | null,
+  ): Promise<Executed<R>> {
     const tenantId = caller.tenantId;
     const stream = conversationStream(tenantId, conversationId);
-    return this.serialize(stream, async () => {
+    return this.queue.run(stream, () => {
       const causationId = randomUUID();
-      /** A fork written by an earlier attempt keeps its id when the source moved under it. */
-      let pinnedForkId: string | undefined;
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const state = await this.load(tenantId, conversationId);
-        const prepared = prepare && state.status !== 'none' ? await prepare(state) : command;
-        const cmd =
-          prepared.type === 'fork' && pinnedForkId !== undefined
-            ? { ...prepared, forkConversationId: pinnedForkId }
-            : prepared;
-        const decision = decide(cmd, state, depsFor(tenantId));
-        if (!decision.ok) throw domainProblem(decision.error);
-        if (decision.events.length === 0) return { result: decision.result, position: null };
-        try {
+      return decideAndAppend(
+        async () => {
+          const state = await this.load(tenantId, conversationId);
+          const decision = await decideOn(state);
+          if (!decision.ok) throw fromDomainError(decision.error);
+          if (decision.events.length === 0) return { result: decision.result, position: null };
+          const opening = openingOf(decision.result);
           let position: bigint | null = null;
-          const fork = (decision.result as Partial<ResultOf<'fork'>>).forkEvents;
-          const forkId = (decision.result as Partial<ResultOf<'fork'>>).forkConversationId;
-          if (fork && forkId) {
-            position = await this.openFork(tenantId, forkId, fork, caller, causationId);
-            pinnedForkId = forkId;
+          if (opening !== null && opening.events.length > 0) {
+            position = await this.openFork(tenantId, opening, caller, causationId);
           }
           const r = await this.store.appendToStream(
             stream,
             this.toEventData(decision.events, tenantId, caller, causationId),
-            { expectedRevision: state.revision < 0 ? 'no_stream' : BigInt(state.revision) },
+            { expectedRevision: expectedRevisionOf(state.revision) },
           );
           position = r.position > (position ?? -1n) ? r.position : position;
-          this.remember(stream, foldEvents(decision.events as ConversationEvent[], state));
+          this.remember(stream, foldEvents(decision.events, state));
           return { result: decision.result, position };
-        } catch (e) {
-          if (!(e instanceof WrongExpectedVersionError)) throw e;
+        },
+        (conflict) => {
           this.cache.delete(stream);
-          if (e.streamName !== stream)
-            throw new Problem('conversation_exists', 'The fork id is taken.');
-        }
-      }
-      throw new Problem('concurrency_conflict', 'Concurrent writers kept winning; retry.');
+          if (conflict.streamName !== stream)
+            throw new AppError('conversation_exists', 'The fork id is taken.');
+        },
+      );
     });
   }
 }

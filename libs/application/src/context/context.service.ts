@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   assembleContext,
+  BODY_ENCODING,
   type AssembleInput,
   type AssembleResult,
   CannotFitError,
@@ -21,11 +22,11 @@ import {
 } from '@arbor/context';
 import { type ConversationState, type Message } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { Problem } from '../problem/problem';
+import { AppError } from '../errors';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { RENDER_PAGES, SUMMARIZE } from './context.providers';
 import { LiveWindowCache } from './live-window';
@@ -55,7 +56,7 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 const refuseOpenToolCalls = (messages: readonly Message[]): void => {
   const last = messages[messages.length - 1];
   if (last?.role === 'assistant' && last.content.some((b) => b.type === 'tool_use')) {
-    throw new Problem(
+    throw new AppError(
       'not_a_turn_boundary',
       'The tip is an assistant message whose tool calls are not answered yet: commit the tool results (or move the tip) before asking for a context.',
       { messageId: last.id },
@@ -95,7 +96,7 @@ export class ContextService {
       return layerCapabilities(request.provider, request.model, table, request.capabilities);
     } catch (e) {
       if (e instanceof UnknownSnapshotShapeError) {
-        throw new Problem('unknown_snapshot_shape', e.message, { shape: e.shape });
+        throw new AppError('unknown_snapshot_shape', e.message, { shape: e.shape });
       }
       throw e;
     }
@@ -133,7 +134,10 @@ export class ContextService {
     const key = `${caller.tenantId}/${conversationId}`;
     const messages = this.windows.window(key, from, state.tip, read);
     if ((messages[messages.length - 1]?.id ?? null) !== state.tip) {
-      throw new Problem('projection_lagging', 'The read model has not reached the tip yet; retry.');
+      throw new AppError(
+        'projection_lagging',
+        'The read model has not reached the tip yet; retry.',
+      );
     }
     return messages;
   }
@@ -145,7 +149,7 @@ export class ContextService {
     if (o === undefined || !('error' in o)) return o;
     const parsed = parseOverflowError(o.error);
     if (parsed === null) {
-      throw new Problem(
+      throw new AppError(
         'validation_failed',
         'body.overflow.error: not a provider "too long" error Arbor recognises; send measuredTokens and limitTokens instead',
         {
@@ -201,7 +205,7 @@ export class ContextService {
       return await assembleContext(input);
     } catch (e) {
       if (e instanceof CannotFitError) {
-        throw new Problem('cannot_fit', e.message, {
+        throw new AppError('cannot_fit', e.message, {
           estimatedTokens: e.estimatedTokens,
           targetTokens: e.targetTokens,
           budgetTokens: e.budgetTokens,
@@ -212,14 +216,14 @@ export class ContextService {
         });
       }
       if (e instanceof EmptyContextError)
-        throw new Problem('cannot_fit', e.message, { estimatedTokens: 0 });
+        throw new AppError('cannot_fit', e.message, { estimatedTokens: 0 });
       throw e;
     }
   }
 
   async build(caller: Caller, conversationId: string, request: ContextRequest) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new Problem('conversation_not_found');
+    if (state.status === 'none') throw new AppError('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
     refuseOpenToolCalls(messages);
     const layered = this.capabilities(caller, request);
@@ -242,6 +246,7 @@ export class ContextService {
           maxTokens: request.maxTokens ?? null,
           overflow: overflow ?? null,
           capabilities: layered.record,
+          encoding: BODY_ENCODING,
         },
         tip: state.tip,
         cutAt: messages[0]?.id ?? null,
@@ -284,7 +289,7 @@ export class ContextService {
     overrides: CapabilityOverrides = {},
   ) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new Problem('conversation_not_found');
+    if (state.status === 'none') throw new AppError('conversation_not_found');
     const messages = await this.liveWindow(caller, state, conversationId);
     refuseOpenToolCalls(messages);
     const samples = state.calibration.filter((s) => s.provider === provider);
@@ -309,11 +314,12 @@ export class ContextService {
         calibration: calibrationFactor(samples),
       };
     }
+    // The ladder runs as a context call would (a budget of 10M leaves only what a provider
+    // limit forces, e.g. stripping an image over its size): the report records none of it, it
+    // names the rungs a context call would apply now.
     const { receipt } = await this.assemble({
       ...this.input(caller, conversationId, state, messages, request, layered),
-      newId: () => {
-        throw new Problem('internal_error', 'a report must not decide anything');
-      },
+      newId: () => randomUUID(),
     });
     return {
       provider,
@@ -321,6 +327,7 @@ export class ContextService {
       capabilities,
       messages: messages.length,
       decisionsInForce: state.compactions.length - receipt.notApplied.length,
+      wouldApply: receipt.rungs.filter((r) => r.applied).map((r) => r.rung),
       estimated: {
         total: receipt.estimatedTokens,
         raw: receipt.rawTokens,

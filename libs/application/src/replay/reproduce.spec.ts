@@ -121,7 +121,6 @@ describe('judgeReproduction', () => {
     expect(r.mismatch).toMatchObject({
       code: 'context_mismatch',
       reason: 'body_differs',
-      status: 409,
       contextId: 'c',
     });
     expect(r.mismatch?.detail).toContain(tampered);

@@ -14,7 +14,7 @@ import {
   switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
-import { Problem } from '../problem/problem';
+import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 
 export const PROJECTIONS = [conversationsProjection] as const;
@@ -96,7 +96,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       written === undefined || (this.floor !== null && this.floor > written) ? this.floor : written;
     if (target !== null) {
       const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
-      if (!ok) throw new Problem('projection_lagging', 'Retry shortly.');
+      if (!ok) throw new AppError('projection_lagging', 'Retry shortly.');
     }
     return this.queries;
   }
@@ -118,7 +118,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       position !== undefined &&
       !(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))
     ) {
-      throw new Problem('projection_lagging', 'Retry shortly.');
+      throw new AppError('projection_lagging', 'Retry shortly.');
     }
     return this.queries;
   }

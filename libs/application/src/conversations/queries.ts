@@ -9,8 +9,8 @@ import {
   type ForkRow,
   type TreeNode,
 } from '@arbor/projections';
-import { type Caller } from '../auth/caller';
-import { Problem } from '../problem/problem';
+import { type Caller } from '../caller';
+import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { ReadModelsService } from './read-models.service';
 
@@ -106,7 +106,7 @@ export class ListEvents extends ConversationQuery<Page<AuditEvent>> {
   }
 }
 
-const notFound = (): Problem => new Problem('conversation_not_found');
+const notFound = (): AppError => new AppError('conversation_not_found');
 
 /** Waits for the caller's writes, then checks the conversation exists in the caller's tenant. */
 const existing = async (
@@ -166,7 +166,7 @@ export class GetMessageHandler implements IQueryHandler<GetMessage> {
   async execute(q: GetMessage) {
     const { queries } = await existing(this.readModels, q);
     const m = queries.getMessage(q.caller.tenantId, q.conversationId, q.messageId);
-    if (!m) throw new Problem('message_not_found');
+    if (!m) throw new AppError('message_not_found');
     return m;
   }
 }
@@ -202,7 +202,7 @@ export class GetRetryHandler implements IQueryHandler<GetRetry> {
     const { queries } = await existing(this.readModels, q);
     const failure = queries.pendingFailure(q.caller.tenantId, q.conversationId);
     if (!failure)
-      throw new Problem(
+      throw new AppError(
         'nothing_to_retry',
         'No failed turn is waiting: the last failure (if any) was followed by a committed turn.',
       );

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import {
   type EventStore,
   type RecordedEvent,
+  StreamNotFoundError,
   type Subscription,
   streamName,
 } from '@arbor/event-store';
@@ -9,22 +10,42 @@ import {
   type Authentication,
   type ContextCapabilityOverride,
   authenticate,
+  decideTenant,
   emptyDirectory,
   evolveDirectory,
+  evolveTenant,
+  initialTenantState,
+  type IssuedKey,
   issueKey,
+  type NewKey,
   randomAlphanumeric,
   TENANT_CATEGORY,
   TENANT_ENTITY,
   TENANT_EVENT_TYPES,
+  type TenantCommand,
   type TenantDirectory,
+  type TenantErrorCode,
   type TenantEvent,
+  type TenantState,
 } from '@arbor/tenancy';
-import { canonicalJson } from '@arbor/domain';
-import { Problem } from '../problem/problem';
+import { type AppErrorCode, AppError } from '../errors';
+import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
 import { EVENT_STORE } from '../store/store.provider';
 
 const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>
   (TENANT_EVENT_TYPES as readonly string[]).includes(e.type);
+
+const tenantStream = (tenantId: string): string =>
+  streamName({ category: TENANT_CATEGORY, tenantId, entityId: TENANT_ENTITY });
+
+const storedKey = (key: IssuedKey): NewKey => ({ keyId: key.keyId, secretHash: key.secretHash });
+
+/** A taken tenant id is a lost race like any other (ids are random): decided again, it differs. */
+const TENANT_ERRORS: Record<TenantErrorCode, AppErrorCode> = {
+  tenant_exists: 'concurrency_conflict',
+  tenant_not_found: 'tenant_not_found',
+  key_not_found: 'not_found',
+};
 
 export interface ActorContext {
   actor: string;
@@ -101,24 +122,44 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return this.dir.tenants.has(tenantId);
   }
 
-  private async append(
-    tenantId: string,
-    events: TenantEvent[],
-    ctx: ActorContext,
-    expected: 'no_stream' | 'stream_exists',
-  ) {
-    const timestamp = new Date().toISOString();
-    const result = await this.store.appendToStream(
-      streamName({ category: TENANT_CATEGORY, tenantId, entityId: TENANT_ENTITY }),
-      events.map((e) => ({
-        type: e.type,
-        data: e.data,
-        metadata: { tenantId, actor: ctx.actor, timestamp, correlationId: ctx.correlationId },
-      })),
-      { expectedRevision: expected },
-    );
-    await this.waitFor(result.position);
-    return result;
+  /**
+   * The tenant's own stream folded fresh (a handful of events: one per key and per settings
+   * change), so every write decides on what the log holds, not on the subscription's view.
+   */
+  private async loadTenant(tenantId: string): Promise<TenantState> {
+    try {
+      const events = await this.store.readStream(tenantStream(tenantId));
+      return events.filter(isTenantEvent).reduce(evolveTenant, initialTenantState());
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return initialTenantState();
+      throw e;
+    }
+  }
+
+  /**
+   * The write path of every tenant command (the same as a conversation's): load the tenant's
+   * stream, decide, append at the revision decided on, and on a concurrent append decide again on
+   * fresh state. Own writes then wait for the subscription, so the directory has them.
+   */
+  private write(command: TenantCommand, ctx: ActorContext): Promise<void> {
+    const { tenantId } = command;
+    return decideAndAppend(async () => {
+      const state = await this.loadTenant(tenantId);
+      const decision = decideTenant(command, state);
+      if (!decision.ok) throw new AppError(TENANT_ERRORS[decision.code], decision.message);
+      if (decision.events.length === 0) return;
+      const timestamp = new Date().toISOString();
+      const result = await this.store.appendToStream(
+        tenantStream(tenantId),
+        decision.events.map((e) => ({
+          type: e.type,
+          data: e.data,
+          metadata: { tenantId, actor: ctx.actor, timestamp, correlationId: ctx.correlationId },
+        })),
+        { expectedRevision: expectedRevisionOf(state.revision) },
+      );
+      await this.waitFor(result.position);
+    });
   }
 
   async createTenant(
@@ -127,18 +168,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   ): Promise<{ id: string; apiKey: string; keyId: string }> {
     const tenantId = randomAlphanumeric(16);
     const key = issueKey();
-    await this.append(
-      tenantId,
-      [
-        { type: 'TenantCreated', data: { tenantId, name } },
-        {
-          type: 'ApiKeyIssued',
-          data: { tenantId, keyId: key.keyId, secretHash: key.secretHash, label: 'initial' },
-        },
-      ],
-      ctx,
-      'no_stream',
-    );
+    await this.write({ type: 'createTenant', tenantId, name, key: storedKey(key) }, ctx);
     return { id: tenantId, apiKey: key.apiKey, keyId: key.keyId };
   }
 
@@ -147,33 +177,13 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     label: string | null,
     ctx: ActorContext,
   ): Promise<{ keyId: string; apiKey: string }> {
-    if (!this.exists(tenantId)) throw new Problem('tenant_not_found');
     const key = issueKey();
-    await this.append(
-      tenantId,
-      [
-        {
-          type: 'ApiKeyIssued',
-          data: { tenantId, keyId: key.keyId, secretHash: key.secretHash, label },
-        },
-      ],
-      ctx,
-      'stream_exists',
-    );
+    await this.write({ type: 'issueKey', tenantId, key: { ...storedKey(key), label } }, ctx);
     return { keyId: key.keyId, apiKey: key.apiKey };
   }
 
   async revokeKey(tenantId: string, keyId: string, ctx: ActorContext): Promise<void> {
-    const key = this.dir.keys.get(keyId);
-    if (!this.exists(tenantId) || !key || key.tenantId !== tenantId)
-      throw new Problem('not_found', 'No such key for this tenant.');
-    if (key.revoked) return;
-    await this.append(
-      tenantId,
-      [{ type: 'ApiKeyRevoked', data: { tenantId, keyId } }],
-      ctx,
-      'stream_exists',
-    );
+    await this.write({ type: 'revokeKey', tenantId, keyId }, ctx);
   }
 
   /** The tenant's context capability overrides by model-name prefix, and how often they were set. */
@@ -182,7 +192,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     version: number;
   } {
     const tenant = this.dir.tenants.get(tenantId);
-    if (!tenant) throw new Problem('tenant_not_found');
+    if (!tenant) throw new AppError('tenant_not_found');
     return { models: tenant.contextModels, version: tenant.contextSettingsVersion };
   }
 
@@ -195,21 +205,13 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     models: Record<string, ContextCapabilityOverride>,
     ctx: ActorContext,
   ): Promise<{ models: Readonly<Record<string, ContextCapabilityOverride>>; version: number }> {
-    const current = this.contextSettings(tenantId);
-    if (canonicalJson(current.models) !== canonicalJson(models)) {
-      await this.append(
-        tenantId,
-        [{ type: 'TenantContextSettingsSet', data: { tenantId, models } }],
-        ctx,
-        'stream_exists',
-      );
-    }
+    await this.write({ type: 'setContextSettings', tenantId, models }, ctx);
     return this.contextSettings(tenantId);
   }
 
   listKeys(tenantId: string): { keyId: string; label: string | null; revoked: boolean }[] {
     const tenant = this.dir.tenants.get(tenantId);
-    if (!tenant) throw new Problem('tenant_not_found');
+    if (!tenant) throw new AppError('tenant_not_found');
     return tenant.keyIds.map((id) => {
       const k = this.dir.keys.get(id)!;
       return { keyId: k.keyId, label: k.label, revoked: k.revoked };

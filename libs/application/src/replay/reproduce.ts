@@ -16,7 +16,7 @@ import {
   type ToolDefinition,
 } from '@arbor/context';
 import { type CompactionDecision, type EventDataOf, type Message } from '@arbor/domain';
-import { Problem, type ProblemBody } from '../problem/problem';
+import { type AppErrorValue } from '../errors';
 
 export type ContextAssembledData = EventDataOf<'ContextAssembled'>;
 
@@ -71,8 +71,8 @@ export interface ContextReproduction {
   match: boolean;
   /** Receipt fields recomputed and compared (informational; `match` is the body hash). */
   checks: Check[];
-  /** A problem detail (`code: context_mismatch`, `reason`) whenever `match` is false. */
-  mismatch?: ProblemBody;
+  /** Why `match` is false (`code: context_mismatch`, `reason`); the HTTP edge answers it as a problem body. */
+  mismatch?: AppErrorValue;
 }
 
 /** The hash the context endpoint records: sha256 of the body's JSON text. */
@@ -108,11 +108,13 @@ export const judgeReproduction = (
       bodyHash: null,
       match: false,
       checks: [...extraChecks],
-      mismatch: new Problem('context_mismatch', outcome.detail, {
+      mismatch: {
+        code: 'context_mismatch',
+        detail: outcome.detail,
         reason: outcome.reason,
         contextId: d.contextId,
         ...(outcome.extra ?? {}),
-      }).body(),
+      },
     };
   }
   const bodyHash = hashBody(outcome.body);
@@ -135,12 +137,15 @@ export const judgeReproduction = (
     bodyHash,
     match,
     checks,
-    mismatch: new Problem(
-      'context_mismatch',
-      `the reproduced body hashes to ${bodyHash}, the recorded one to ${d.bodyHash}` +
+    mismatch: {
+      code: 'context_mismatch',
+      detail:
+        `the reproduced body hashes to ${bodyHash}, the recorded one to ${d.bodyHash}` +
         (differing.length > 0 ? `; also differing: ${differing.join(', ')}` : ''),
-      { reason: 'body_differs', contextId: d.contextId, differing },
-    ).body(),
+      reason: 'body_differs',
+      contextId: d.contextId,
+      differing,
+    },
   };
 };
 
@@ -228,6 +233,8 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
         throw new Error('a reproduction must not decide anything');
       },
       replayOnly: true,
+      // Contexts recorded before encoding 2 carry no version: they were built with version 1.
+      encoding: request.encoding === 2 ? 2 : 1,
     });
     const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
     return {

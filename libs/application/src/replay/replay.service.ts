@@ -11,10 +11,10 @@ import {
   type RecordedEvent,
   StreamNotFoundError,
 } from '@arbor/event-store';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { RENDER_PAGES } from '../context/context.providers';
 import { PROJECTIONS, ReadModelsService } from '../conversations/read-models.service';
-import { Problem } from '../problem/problem';
+import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { createReplayFold, type ReplayFold } from './replay-fold';
 import { readBranch, type ReplayAnswer, replayAnswer, windowCut } from './replay-view';
@@ -51,7 +51,7 @@ const isType = <T extends 'ContextAssembled' | 'CompactionApplied' | 'Conversati
   type: T,
 ): e is RecordedEvent<T, EventDataOf<T>> => e.type === type;
 
-const notFound = () => new Problem('conversation_not_found');
+const notFound = () => new AppError('conversation_not_found');
 
 /**
  * Replay and reproduction over the log itself: a conversation's stream, folded up to a revision
@@ -103,7 +103,7 @@ export class ReplayService {
         fromRevision: 'end',
         maxCount: 1,
       });
-      throw new Problem(
+      throw new AppError(
         'revision_not_found',
         `revision ${revision} is past the end of the conversation (last revision ${String(last?.revision ?? -1)})`,
         { revision, lastRevision: last === undefined ? -1 : Number(last.revision) },
@@ -261,7 +261,7 @@ export class ReplayService {
   async reproduce(caller: Caller, id: string, contextId: string): Promise<ContextReproduction> {
     const found = await this.foldToContext(conversationStream(caller.tenantId, id), contextId);
     if (found === null) {
-      throw new Problem('context_not_found', `no context ${contextId} in this conversation`);
+      throw new AppError('context_not_found', `no context ${contextId} in this conversation`);
     }
     const { record, fold } = found;
     try {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Block, type Message } from '@arbor/domain';
 
 /**
@@ -58,13 +59,18 @@ export function messageBytes(message: Message): number {
 }
 
 export class LiveWindowCache {
-  private readonly windows = new Map<string, CachedWindow>();
-  private total = 0;
+  /** A window larger than the whole bound is not kept (lru-cache refuses it). */
+  private readonly windows: LRUCache<string, CachedWindow>;
 
-  constructor(private readonly maxBytes = DEFAULT_LIVE_WINDOW_BYTES) {}
+  constructor(maxBytes = DEFAULT_LIVE_WINDOW_BYTES) {
+    this.windows = new LRUCache({
+      maxSize: maxBytes,
+      sizeCalculation: (w) => Math.max(1, w.bytes),
+    });
+  }
 
   get bytes(): number {
-    return this.total;
+    return this.windows.calculatedSize;
   }
 
   /**
@@ -80,8 +86,8 @@ export class LiveWindowCache {
     // Kept only when complete: a read model behind the tip gives a shorter window, which the
     // caller refuses, and which must not pass for the window of that tip next time.
     const last = next.messages[next.messages.length - 1]?.id ?? null;
-    if (last === tip) this.put(key, next);
-    else this.drop(key);
+    if (last === tip) this.windows.set(key, next);
+    else this.windows.delete(key);
     return next.messages;
   }
 
@@ -108,25 +114,6 @@ export class LiveWindowCache {
   private fresh(from: number, tip: string | null, read: ReadBranch): CachedWindow {
     const messages = read(from);
     return { from, tip, messages, bytes: sumBytes(messages) };
-  }
-
-  private drop(key: string): void {
-    const old = this.windows.get(key);
-    if (old === undefined) return;
-    this.windows.delete(key);
-    this.total -= old.bytes;
-  }
-
-  private put(key: string, window: CachedWindow): void {
-    this.drop(key);
-    if (window.bytes > this.maxBytes) return;
-    this.windows.set(key, window);
-    this.total += window.bytes;
-    for (const [oldest, w] of this.windows) {
-      if (this.total <= this.maxBytes) break;
-      this.windows.delete(oldest);
-      this.total -= w.bytes;
-    }
   }
 }
 

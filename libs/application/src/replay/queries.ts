@@ -1,5 +1,5 @@
 import { type IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import { type Caller } from '../auth/caller';
+import { type Caller } from '../caller';
 import { type ReplayAnswer } from './replay-view';
 import { type ContextSummary, ReplayService } from './replay.service';
 import { type ContextReproduction } from './reproduce';

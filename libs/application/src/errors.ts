@@ -1,0 +1,89 @@
+import { type DomainError, type ValidationIssue } from '@arbor/domain';
+
+/**
+ * Every error the application layer raises, by stable code. The edges decide what a code means
+ * to their caller (apps/api: one code → HTTP status table in its problem catalogue; apps/cli: an
+ * exit code and a line); nothing here knows about HTTP.
+ */
+export const APP_ERROR_CODES = [
+  'validation_failed',
+  'payload_too_large',
+  'unknown_snapshot_shape',
+  'not_found',
+  'conversation_not_found',
+  'message_not_found',
+  'parent_not_found',
+  'checkpoint_not_found',
+  'nothing_to_retry',
+  'tenant_not_found',
+  'revision_not_found',
+  'context_not_found',
+  'stale_tip',
+  'checkpoint_dropped',
+  'checkpoint_exists',
+  'turn_id_conflict',
+  'conversation_exists',
+  'concurrency_conflict',
+  'invalid_turn',
+  'not_a_turn_boundary',
+  'invalid_resume',
+  'cannot_fit',
+  'context_mismatch',
+  'projection_lagging',
+  'internal_error',
+] as const;
+
+export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
+
+/** An application error: a stable `code`, an optional human `detail`, and structured `details`. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  constructor(
+    readonly code: AppErrorCode,
+    readonly detail?: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(detail ?? code);
+  }
+}
+
+/** An error as data, for answers that report one without failing (a reproduction's mismatch). */
+export interface AppErrorValue {
+  code: AppErrorCode;
+  detail?: string;
+  [detail: string]: unknown;
+}
+
+const isAppErrorCode = (code: string): code is AppErrorCode =>
+  (APP_ERROR_CODES as readonly string[]).includes(code);
+
+/** A domain error value becomes the application error with the same stable code. */
+export const fromDomainError = (error: DomainError): AppError => {
+  const details = error.details ? { ...error.details } : {};
+  if (error.code === 'invalid_command')
+    return new AppError('validation_failed', error.message, details);
+  if (isAppErrorCode(error.code)) return new AppError(error.code, error.message, details);
+  return new AppError('internal_error');
+};
+
+/** One invalid input field, located by a path such as `body.messages[0].content`. */
+export interface FieldError {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** Field errors as one `validation_failed`, every path listed. */
+export const validationFailed = (errors: readonly FieldError[]): AppError =>
+  new AppError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
+    errors,
+  });
+
+/** Message validation issues: payload_too_large when an image is over the cap, else validation_failed. */
+export const messagesError = (issues: readonly ValidationIssue[]): AppError => {
+  const errors = issues.map((i) => ({ path: `body.${i.path}`, code: i.code, message: i.message }));
+  const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  return issues.some((i) => i.code === 'image_too_large')
+    ? new AppError('payload_too_large', detail, { errors })
+    : new AppError('validation_failed', detail, { errors });
+};

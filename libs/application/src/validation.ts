@@ -1,0 +1,62 @@
+import { type z } from 'zod';
+import { type MessageInput, parseMessages } from '@arbor/domain';
+import { type FieldError, messagesError, validationFailed } from './errors';
+
+/**
+ * Input checks both edges share: a zod schema (the wire contract's, `@arbor/contract`) applied to
+ * a request part, its issues as one `validation_failed` application error listing every path.
+ */
+export type InputPart = 'body' | 'query' | 'params';
+
+/** `a.b[2].c` from zod's path segments. */
+export const formatPath = (segments: readonly PropertyKey[], root = ''): string =>
+  segments.reduce<string>(
+    (acc, s) =>
+      typeof s === 'number' ? `${acc}[${s}]` : acc === '' ? String(s) : `${acc}.${String(s)}`,
+    root,
+  );
+
+const issuesError = (issues: readonly z.core.$ZodIssue[], root: InputPart) =>
+  validationFailed(
+    issues.map((issue): FieldError => ({
+      path: formatPath(issue.path, root),
+      code: issue.code,
+      message: issue.message,
+    })),
+  );
+
+/** Parses a request part or throws `validation_failed` listing every error path. */
+export const parseOrThrow = <T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  root: InputPart = 'body',
+): z.infer<T> => {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw issuesError(result.error.issues, root);
+};
+
+/**
+ * A turn body by its schema (the contract's `CommitTurnBody`). Inside `messages` the domain parser
+ * speaks first: its errors are precise (`unknown_block_type`, `image_too_large` →
+ * payload_too_large, …) and it checks what JSON Schema cannot (strict base64, the image's real
+ * type and size, blocks per role); the schema still has the last word, so nothing the document
+ * refuses gets through.
+ */
+export const parseTurnBody = <T extends z.ZodType<{ messages: unknown[] }>>(
+  schema: T,
+  body: unknown,
+  maxImageBytes: number,
+): Omit<z.infer<T>, 'messages'> & { messages: MessageInput[] } => {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const envelope = result.error.issues.filter(
+      (i) => !(i.path[0] === 'messages' && i.path.length > 1),
+    );
+    if (envelope.length > 0) throw issuesError(envelope, 'body');
+  }
+  const parsed = parseMessages((body as { messages: unknown }).messages, { maxImageBytes });
+  if (!parsed.ok) throw messagesError(parsed.errors);
+  if (!result.success) throw issuesError(result.error.issues, 'body');
+  return { ...result.data, messages: parsed.value };
+};
