@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/application';
-import { ContextController } from './context/context.controller';
+import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
 import { HealthController } from './health/health.controller';
@@ -32,6 +32,7 @@ export class AppModule {
         ConversationsController,
         AdminController,
         ContextController,
+        CompactionsController,
         ReplayController,
       ],
       providers: [

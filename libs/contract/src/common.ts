@@ -45,6 +45,27 @@ export const Revision = z
 export const Timestamp = z.string().meta({ description: 'ISO-8601 time' });
 
 /**
+ * Any JSON value. At run time it accepts anything (the request parser already produced JSON, and
+ * the depth/size limits live at the edge); on the wire it is documented as the recursive JSON
+ * type, so generated clients get `JsonValue` rather than `unknown`.
+ */
+const JSON_VALUE_REF = { $ref: '#/components/schemas/JsonValue' };
+export const JsonValue = z.unknown().meta({
+  id: 'JsonValue',
+  description: 'Any JSON value',
+  override: {
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: JSON_VALUE_REF },
+      { type: 'object', additionalProperties: JSON_VALUE_REF },
+    ],
+  },
+});
+
+/**
  * Free-form JSON object (caller metadata, tool inputs and schemas, event data, provider bodies),
  * passed through as parsed — not rebuilt key by key, which drops (or, with `__proto__`,
  * mis-assigns) keys a client sent as data. Its depth and size are the API's to bound (one rule
@@ -55,7 +76,7 @@ export const JsonObject = z
     (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
     { message: 'must be an object' },
   )
-  .meta({ type: 'object', additionalProperties: true });
+  .meta({ override: { type: 'object', additionalProperties: JSON_VALUE_REF } });
 
 /** A cursor-paginated list: `{items, next?}`; `next` is absent on the last page. */
 export const page = <T extends z.ZodType>(item: T) =>

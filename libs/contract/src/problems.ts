@@ -4,6 +4,7 @@
  * route and status, and apps/api throws nothing else).
  */
 import { z } from 'zod';
+import { JsonValue } from './common';
 
 export const PROBLEM_CODES = {
   validation_failed: { status: 400, title: 'The request is not valid' },
@@ -23,6 +24,7 @@ export const PROBLEM_CODES = {
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   revision_not_found: { status: 404, title: 'The conversation has no event at that revision' },
   context_not_found: { status: 404, title: 'No context with this id was handed out' },
+  compaction_not_found: { status: 404, title: 'No compaction decision with this id' },
   stale_tip: { status: 409, title: 'The conversation tip is not the expected one' },
   checkpoint_dropped: { status: 409, title: 'The checkpoint was dropped' },
   checkpoint_exists: { status: 409, title: 'A checkpoint with this label exists' },
@@ -79,15 +81,22 @@ export const FieldErrorSchema = z
  * object is open beyond the fields named here.
  */
 export const problemSchema = (codes: readonly ProblemCode[] = PROBLEM_CODE_LIST) =>
-  z.looseObject({
-    type: z.string().meta({ description: 'https://arbor.dev/problems/<code with dashes>' }),
-    title: z.string(),
-    status: z.number().int(),
-    code: z.enum(codes as [ProblemCode, ...ProblemCode[]]),
-    detail: z.string().optional(),
-    instance: z.string().optional().meta({ description: 'The request path' }),
-    errors: z.array(FieldErrorSchema).optional(),
-  });
+  z
+    .object({
+      type: z.string().meta({ description: 'https://arbor.dev/problems/<code with dashes>' }),
+      title: z.string(),
+      status: z.number().int(),
+      code: z.enum(codes as [ProblemCode, ...ProblemCode[]]),
+      detail: z.string().optional(),
+      instance: z.string().optional().meta({ description: 'The request path' }),
+      errors: z.array(FieldErrorSchema).optional(),
+      violations: z
+        .array(FieldErrorSchema)
+        .optional()
+        .meta({ description: '`invalid_turn`: every broken turn rule, with its path and code' }),
+    })
+    // Open beyond the named fields: per-code extensions (numbers, `lastRevision`, …) as JSON.
+    .catchall(JsonValue);
 
 export const ProblemSchema = problemSchema().meta({ id: 'Problem' });
 export type ProblemBody = z.infer<typeof ProblemSchema>;

@@ -222,6 +222,26 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: missing,
   },
   {
+    method: 'put',
+    path: CONV,
+    operationId: 'ensureConversation',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary: 'Create the conversation with this id, or get it when it exists (retry-safe)',
+    description:
+      '201 with a new conversation (title and metadata from the body); 200 when the id exists, ' +
+      'unchanged (the body is not applied to it). Lets a client use its own session id as the ' +
+      'conversation id without a check first.',
+    params: conversation,
+    body: { schema: Q.EnsureConversationBody, required: false },
+    responses: {
+      201: { description: 'Created', schema: R.StartedAnswerSchema },
+      200: { description: 'It existed', schema: R.StartedAnswerSchema },
+    },
+    errors: [],
+    writes: true,
+  },
+  {
     method: 'post',
     path: `${CONV}/turns`,
     operationId: 'commitTurn',
@@ -475,6 +495,34 @@ export const ROUTES: readonly RouteSpec[] = [
     query: Q.ReportQuery,
     responses: { 200: { description: 'The report', schema: R.ContextReportSchema } },
     errors: [...missing, 'not_a_turn_boundary', 'unknown_snapshot_shape', 'cannot_fit'],
+  },
+  {
+    method: 'get',
+    path: `${CONV}/compactions`,
+    operationId: 'listCompactions',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Every compaction decision recorded, oldest first, with its status',
+    params: conversation,
+    responses: { 200: { description: 'The decisions', schema: R.CompactionList } },
+    errors: missing,
+  },
+  {
+    method: 'post',
+    path: `${CONV}/compactions/{decisionId}/revoke`,
+    operationId: 'revokeCompaction',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Undo a compaction decision: later contexts no longer apply it',
+    description:
+      'Appends `CompactionRevoked`. The next context leaves the decision out (its receipt says ' +
+      'whether the cached prefix changed); contexts handed out before still reproduce byte for ' +
+      'byte. Revoking a revoked decision appends nothing (`replayed: true`).',
+    params: inConversation({ decisionId: z.string().min(1).max(200) }),
+    body: { schema: Q.RevokeCompactionBody, required: false },
+    responses: { 200: { description: 'Revoked', schema: R.CompactionRevokedAnswer } },
+    errors: [...missing, 'compaction_not_found'],
+    writes: true,
   },
   {
     method: 'get',

@@ -103,6 +103,32 @@ export class ConversationsController {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
+  @Put(':id')
+  async ensure(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const b = parseOrThrow(S.EnsureConversationBody, body ?? {});
+    try {
+      parseOrThrow(S.Id, id, 'params');
+      const { result } = await this.commands.execute(
+        new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+      );
+      reply.status(201);
+      return { id: result.conversationId, tip: result.tip, revision: result.revision };
+    } catch (e) {
+      if (!(e instanceof Error && (e as { code?: unknown }).code === 'conversation_exists'))
+        throw e;
+      const existing = conversationView(
+        await this.queries.execute(new GetConversation(caller, id)),
+      );
+      reply.status(200);
+      return { id: existing.id, tip: existing.tip, revision: existing.revision };
+    }
+  }
+
   @Idempotent()
   @Post(':id/turns')
   async commitTurn(
@@ -256,13 +282,13 @@ export class ConversationsController {
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    const q = parseOrThrow(S.PageQuery, query, 'query');
+    const q = parseOrThrow(S.BranchQuery, query, 'query');
     const list = `${id}/messages`;
     const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
     return this.page(
       caller,
       list,
-      await this.queries.execute(new GetActiveBranch(caller, id, from, q.limit ?? 100)),
+      await this.queries.execute(new GetActiveBranch(caller, id, from, q.limit ?? 100, q.last)),
     );
   }
 

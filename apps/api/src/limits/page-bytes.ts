@@ -14,10 +14,10 @@ export const itemsWithinBytes = (items: readonly unknown[], maxBytes: number): n
 
 /** A page cut to `maxBytes`: `nextAt` then points at the first item left out. */
 export const capPageBytes = <T>(
-  page: { items: T[]; nextAt: number | null; resumeAt: (index: number) => number },
+  page: { items: T[]; nextAt: number | null; resumeAt: (index: number) => number; whole?: boolean },
   maxBytes: number,
 ): { items: T[]; nextAt: number | null } => {
-  const n = itemsWithinBytes(page.items, maxBytes);
+  const n = page.whole === true ? page.items.length : itemsWithinBytes(page.items, maxBytes);
   return n >= page.items.length
     ? { items: page.items, nextAt: page.nextAt }
     : { items: page.items.slice(0, n), nextAt: page.resumeAt(n) };

@@ -124,7 +124,8 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
   }
   return {
     port: int(env, 'PORT', 3000),
-    host: env.HOST ?? '0.0.0.0',
+    // Loopback unless told otherwise: the Docker image sets HOST=0.0.0.0.
+    host: env.HOST ?? '127.0.0.1',
     dataDir: path.resolve(cwd, env.ARBOR_DATA_DIR ?? './data'),
     adminKey,
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),

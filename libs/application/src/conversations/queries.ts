@@ -20,6 +20,8 @@ export interface Page<T> {
   nextAt: number | null;
   /** `resumeAt[i]`: the cursor value that starts a page at `items[i]` (to cut a page short). */
   resumeAt: (index: number) => number;
+  /** A page that must not be cut (it has no cursor to continue from). */
+  whole?: boolean;
 }
 
 /** Reads of one conversation; every one scoped to the caller's tenant. */
@@ -48,6 +50,8 @@ export class GetActiveBranch extends ConversationQuery<Page<Message>> {
     conversationId: string,
     readonly fromDepth: number,
     readonly limit: number,
+    /** The tail instead: the last N messages, root → tip. */
+    readonly last?: number,
   ) {
     super(caller, conversationId);
   }
@@ -149,14 +153,18 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetActiveBranch) {
     const { queries } = await existing(this.readModels, q);
-    const page = queries.activeBranchPage(
-      q.caller.tenantId,
-      q.conversationId,
-      q.fromDepth,
-      q.limit,
-    );
-    // The active branch is one root → tip path: depths are consecutive.
-    return { items: page.items, nextAt: page.nextDepth, resumeAt: (i: number) => q.fromDepth + i };
+    const page =
+      q.last !== undefined
+        ? queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
+        : queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
+    // The active branch is one root → tip path: depths are consecutive. A tail (`last`) is one
+    // page by definition: a byte cut there has no cursor to continue, so it keeps every item.
+    return {
+      items: page.items,
+      nextAt: page.nextDepth,
+      resumeAt: (i: number) => q.fromDepth + i,
+      ...(q.last !== undefined ? { whole: true } : {}),
+    };
   }
 }
 

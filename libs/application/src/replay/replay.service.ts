@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type RenderPages } from '@arbor/context';
 import {
   type CompactionDecision,
+  compactionsInForce,
   type ContextCapabilitiesRecord,
   type EventDataOf,
 } from '@arbor/domain';
@@ -287,7 +288,8 @@ export class ReplayService {
         {
           conversationId: id,
           record,
-          decisionsBefore: state.compactions,
+          // Revoked before the context was built: it did not apply them.
+          decisionsBefore: compactionsInForce(state),
           window,
           renderPages: this.renderPages,
         },
