@@ -13,6 +13,9 @@ import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
 import { ReplayController } from './replay/replay.controller';
 import { SettingsController } from './settings/settings.controller';
+import { FieldLimits } from './limits/field-limits';
+import { Cursors } from './conversations/cursor';
+import { Idempotency } from './idempotency/idempotency';
 
 export type { StoreFactory };
 
@@ -36,8 +39,15 @@ export class AppModule {
         VerifyController,
         AdminTenantsController,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, AuthGuard, AdminGuard],
-      exports: [AuthGuard],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        AuthGuard,
+        AdminGuard,
+        FieldLimits,
+        Cursors,
+        Idempotency,
+      ],
+      exports: [AuthGuard, FieldLimits, Cursors, Idempotency],
     };
   }
 }

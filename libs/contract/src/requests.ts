@@ -4,7 +4,16 @@ import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
 import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
 import { toolNameProblem } from '@arbor/context/providers/tool-ids';
 import { ID_PATTERN } from '@arbor/domain';
-import { Cursor, Id, JsonObject, JsonValue, Label, Limit } from './common';
+import {
+  Cursor,
+  decimalInt,
+  Id,
+  JsonObject,
+  JsonValue,
+  Label,
+  Limit,
+  LimitWithDefault,
+} from './common';
 import { MessageInputSchema } from './messages';
 
 const Title = z.string().max(500).nullable();
@@ -112,13 +121,13 @@ export const PageQuery = z.strictObject({
 /** `GET /v1/conversations` pages 50 by default, the other lists 100. */
 export const ConversationsQuery = z.strictObject({
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 50 }),
+  limit: LimitWithDefault(50).optional(),
 });
 
 export const BranchQuery = z
   .strictObject({
     cursor: Cursor.optional(),
-    limit: Limit.optional().meta({ default: 100 }),
+    limit: LimitWithDefault(100).optional(),
     last: Limit.optional().meta({
       description:
         'The last N messages of the branch (its tail up to the tip), still root → tip; ' +
@@ -131,9 +140,9 @@ export const BranchQuery = z
   });
 
 export const EventsQuery = z.strictObject({
-  fromRevision: z.coerce.number().int().min(0).optional(),
+  fromRevision: decimalInt(0, Number.MAX_SAFE_INTEGER).optional(),
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 export const ExportQuery = z.strictObject({
@@ -154,13 +163,13 @@ const RevisionParam = z
 export const ReplayQuery = z.strictObject({
   revision: RevisionParam,
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 export const ContextsQuery = z.strictObject({
   fromRevision: RevisionParam.optional(),
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 /* ---- context capabilities and settings ---- */

@@ -127,14 +127,17 @@ export const TreeSchema = z
 export const AuditEventSchema = z
   .object({
     revision: Revision,
-    position: Int.meta({ description: 'Position in the whole log' }),
     type: z.string().meta({ description: 'ConversationStarted, TurnCommitted, TipMoved, …' }),
     data: JsonObject,
     metadata: JsonObject.meta({
       description: 'tenantId, actor, timestamp, correlation and causation ids',
     }),
   })
-  .meta({ id: 'AuditEvent' });
+  .meta({
+    id: 'AuditEvent',
+    description:
+      'Stream revision only: a global position would show how much other tenants write (it is at the admin route `GET /v1/admin/log`)',
+  });
 
 export const EventsPage = page(AuditEventSchema).meta({ id: 'EventsPage' });
 
@@ -398,7 +401,7 @@ export const ReplayViewSchema = z
   .object({
     conversationId: Id,
     revision: Revision,
-    event: z.object({ revision: Revision, position: Int, type: z.string(), timestamp: Timestamp }),
+    event: z.object({ revision: Revision, type: z.string(), timestamp: Timestamp }),
     conversation: ConversationSchema,
     tip: Tip,
     branch: z.object({
@@ -498,12 +501,12 @@ export const ProjectorStatusSchema = z
   })
   .meta({ id: 'ProjectorStatus' });
 
-export const HealthSchema = z
+/** Unauthenticated: that the service is up, nothing more (no positions, no store details). */
+export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const LogHeadSchema = z
   .object({
-    status: z.literal('ok'),
-    store: z.object({
-      kind: z.string().meta({ example: 'sqlite' }),
-      position: z.string().nullable().meta({ description: 'Last global position' }),
-    }),
+    kind: z.string().meta({ example: 'sqlite' }),
+    position: z.string().nullable().meta({ description: 'Last global ($all) position' }),
   })
-  .meta({ id: 'Health' });
+  .meta({ id: 'LogHead' });

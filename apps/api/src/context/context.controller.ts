@@ -4,6 +4,7 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
 import { ContextService } from '@arbor/application';
+import { FieldLimits } from '../limits/field-limits';
 import { ContextBody, Id, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
 import { z } from 'zod';
 import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
@@ -32,13 +33,21 @@ const checkReserve = (request: { budgetTokens: number; maxTokens?: number }): vo
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id/context')
 export class ContextController {
-  constructor(private readonly context: ContextService) {}
+  constructor(
+    private readonly context: ContextService,
+    private readonly fields: FieldLimits,
+  ) {}
 
   @Post()
   @HttpCode(200)
   async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     parseOrThrow(Id, id, 'params');
     const request = parseOrThrow(ContextBody, body);
+    this.fields.check(
+      (request.tools ?? []).map(
+        (t, k) => [`body.tools[${k}].input_schema`, t.input_schema] as const,
+      ),
+    );
     checkShapes(request.capabilities, 'body.capabilities');
     checkReserve(request);
     return this.context.build(caller, id, request);

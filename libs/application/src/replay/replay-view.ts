@@ -105,9 +105,9 @@ export const compactionsFor = (
   };
 };
 
+/** Stream revision only: tenant answers carry no global positions. */
 export interface ReplayEventRef {
   revision: number;
-  position: number;
   type: string;
   timestamp: string;
 }

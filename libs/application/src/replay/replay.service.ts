@@ -173,7 +173,6 @@ export class ReplayService {
         conversationId: id,
         event: {
           revision,
-          position: Number(at.position),
           type: at.type,
           timestamp: at.metadata.timestamp,
         },

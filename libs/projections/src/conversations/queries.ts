@@ -139,6 +139,8 @@ export const createConversationQueries = (db: Database.Database) => {
     return {
       items: page.map(toConversation),
       nextSeq: rows.length > limit ? page[page.length - 1].seq : null,
+      /** Each item's own seq: a page cut short before item i continues after `seqs[i - 1]`. */
+      seqs: page.map((r) => r.seq),
     };
   };
 
