@@ -8,7 +8,17 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { buildOpenApiDocument, ROUTES } from '@arbor/contract';
-import { clientFor, exchange, toolTurn } from './support/api';
+import {
+  assistant,
+  clientFor,
+  exchange,
+  msg,
+  text,
+  toolResult,
+  toolTurn,
+  toolUse,
+  user,
+} from './support/api';
 import { checkAnswer, ContractMismatch, reachedRoutes } from './support/contract-check';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
@@ -156,6 +166,34 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await api.get(api.conv(id, '/contexts?limit=1'))).status).toBe(200);
     expect((await api.get(api.conv(id, `/contexts/${context.body.contextId}`))).status).toBe(200);
     expect((await api.get(api.conv(id, '/verify'))).status).toBe(200);
+
+    // A compaction decision to list and revoke: old tool output elided at a small budget.
+    const long = await api.start({ title: 'compactions' });
+    let tip: string | null = (await api.turn(long, null, [user('The task.'), assistant('Ok.')]))
+      .tip;
+    for (let i = 0; i < 6; i++) {
+      const output = `line ${i} of tool output nobody will reread\n`.repeat(400);
+      tip = (
+        await api.turn(long, tip, [
+          user(`step ${i}`),
+          msg('assistant', [text(`running ${i}`), toolUse(`call_${i}`, 'bash', { i })]),
+          msg('user', [toolResult(`call_${i}`, output)]),
+          assistant(`step ${i} done`),
+        ])
+      ).tip;
+    }
+    const compacted = await api.post(api.conv(long, '/context'), {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      budgetTokens: 12_000,
+    });
+    expect(compacted.status).toBe(200);
+    const listed = await api.get(api.conv(long, '/compactions'));
+    expect(listed.status).toBe(200);
+    const decisionId = (listed.body.items as { decision: { id: string } }[])[0].decision.id;
+    expect(
+      (await api.post(api.conv(long, `/compactions/${decisionId}/revoke`), { reason: 'x' })).status,
+    ).toBe(200);
 
     const missing = ROUTES.flatMap((r) =>
       Object.keys(r.responses).map((s) => `${r.method.toUpperCase()} ${r.path} ${s}`),

@@ -233,6 +233,18 @@ export class MoveTip implements Cmd {
     const from = c.tip;
     const res = await r.a.put(r.a.conv(c.id, '/tip'), { messageId: to });
     expectStatus('move tip', res, 200);
+    if (to === from) {
+      // A move to where the tip is changes nothing: it appends nothing (no TipMoved from = to).
+      note('tip moved onto itself');
+      expect(res.body).toEqual({ tip: to, revision: revisionOf(r, c.id) });
+      await afterStep(
+        m,
+        r,
+        [c.id],
+        only(c.id, (s) => expect(s).toEqual([])),
+      );
+      return;
+    }
     expect(res.body).toEqual({ tip: to, revision: revisionOf(r, c.id) + 1 });
     c.tip = to;
     if (!c.nodes.get(to)?.boundary) note('tip moved mid-turn');
@@ -440,25 +452,42 @@ export class Rewind implements Cmd {
     expectStatus('rewind', res, 200);
     if (cp.status === 'rewound') note('rewind to a rewound label');
     const from = c.tip;
+    // A TipMoved only when the tip moves; a CheckpointRewound unless nothing changes at all (on
+    // the target already, the label already rewound, no digest to keep): a no-op appends nothing.
+    const moves = from !== cp.messageId;
+    const rewinds = moves || digest !== null || cp.status !== 'rewound';
+    const expected: [string, unknown][] = [
+      ...(rewinds
+        ? [
+            ['CheckpointRewound', { label, messageId: cp.messageId, from, digest }] as [
+              string,
+              unknown,
+            ],
+          ]
+        : []),
+      ...(moves
+        ? [['TipMoved', { from, to: cp.messageId, reason: 'rewind' }] as [string, unknown]]
+        : []),
+    ];
+    if (!moves) note(rewinds ? 'rewind on its target' : 'rewind that changes nothing');
     // invariant 5: lands exactly on the target.
-    expect(res.body).toEqual({ tip: cp.messageId, revision: revisionOf(r, c.id) + 2 });
-    c.tip = cp.messageId;
-    c.checkpoints.set(label, {
-      label,
-      messageId: cp.messageId,
-      status: 'rewound',
-      ...(digest !== null ? { digest } : {}),
+    expect(res.body).toEqual({
+      tip: cp.messageId,
+      revision: revisionOf(r, c.id) + expected.length,
     });
+    c.tip = cp.messageId;
+    if (rewinds)
+      c.checkpoints.set(label, {
+        label,
+        messageId: cp.messageId,
+        status: 'rewound',
+        ...(digest !== null ? { digest } : {}),
+      });
     await afterStep(
       m,
       r,
       [c.id],
-      only(c.id, (s) =>
-        expect(s.map((e) => [e.type, e.data])).toEqual([
-          ['CheckpointRewound', { label, messageId: cp.messageId, from, digest }],
-          ['TipMoved', { from, to: cp.messageId, reason: 'rewind' }],
-        ]),
-      ),
+      only(c.id, (s) => expect(s.map((e) => [e.type, e.data])).toEqual(expected)),
     );
   }
   toString = () =>
@@ -484,6 +513,23 @@ export class Resume implements Cmd {
       return;
     }
     expectStatus('resume', res, 200);
+    if (cut.dropped.length === 0 && c.cutAt === cut.cutAt && c.cutTip === c.tip) {
+      // Already cut exactly here: a second RunResumed would record nothing, so none is appended.
+      note('resume that changes nothing');
+      expect(res.body).toMatchObject({
+        cutAt: cut.cutAt,
+        droppedCheckpoints: [],
+        keptCount: cut.kept.length,
+        revision: revisionOf(r, c.id),
+      });
+      await afterStep(
+        m,
+        r,
+        [c.id],
+        only(c.id, (s) => expect(s).toEqual([])),
+      );
+      return;
+    }
     if (cut.dropped.length > 0) note('resume dropped checkpoints');
     expect(res.body).toMatchObject({
       cutAt: cut.cutAt,
