@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type { createClient } from 'redis';
 import { type ConversationEvent, type Message } from '@arbor/domain';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
 import {
