@@ -10,6 +10,7 @@ describe('readConfig', () => {
       adminKey: null,
       eventStoreConnectionString: null,
       redisUrl: null,
+      redisPrefix: 'arbor',
       synchronous: 'FULL',
       groupCommit: true,
     });
