@@ -49,6 +49,7 @@ module.exports = {
       testMatch: [
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/packages/**/*.spec.ts',
         '<rootDir>/test/**/*.e2e-spec.ts',
       ],
       testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.esdb\\.spec\\.ts$'],

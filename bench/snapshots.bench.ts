@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MessageInput } from '@arbor/domain/messages';
-import { defaultSnapshotShape } from '@arbor/context';
+import { DENSER_SHAPE, defaultSnapshotShape } from '@arbor/context';
 import { REAL_FIXTURES, REAL_PI } from '@arbor/fixtures';
 import { activeBranchTurns, importSessionFile, sessionFiles } from '@arbor/importers';
 import {
@@ -50,6 +50,10 @@ const FIXTURE = flagValue(argv, 'fixture') ?? path.join(REAL_PI, 'large-session.
 const PAGES = numberFlag(argv, 'pages', 12);
 const OCR_PAGES = numberFlag(argv, 'ocr-pages', 3);
 const UPSCALE = numberFlag(argv, 'upscale', 2);
+/** `--shapes a,b`: measure only these shape ids (default: every shape). */
+const ONLY = flagValue(argv, 'shapes')
+  ?.split(',')
+  .filter((x) => x !== '');
 
 // ---- the fixture, as Arbor imports it -------------------------------------------------------
 
@@ -225,7 +229,8 @@ async function main(): Promise<void> {
   const body = text.slice(Math.min(20_000, Math.floor(text.length / 10)));
 
   const rows: Row[] = [];
-  for (const id of SHAPE_IDS) rows.push(await measureShape(SHAPES[id], body, counter, ocr));
+  const ids = ONLY === undefined ? SHAPE_IDS : SHAPE_IDS.filter((id) => ONLY.includes(id));
+  for (const id of ids) rows.push(await measureShape(SHAPES[id], body, counter, ocr));
 
   console.log(
     '\n' +
@@ -289,8 +294,10 @@ async function main(): Promise<void> {
     defaultSnapshotShape('openai-chat', 'gpt-4o').name,
   ];
   console.log(`default shapes: ${defaults.join(', ')} (claude-sonnet-4-5, gpt-4o)`);
+  // The defaults and their denser companions (the oldest stretch of a foveated snapshot).
+  const companions = defaults.map((id) => DENSER_SHAPE[id]).filter((id) => id !== undefined);
   const corpus = corpusDensity(
-    defaults.map((id) => SHAPES[id as ShapeId]),
+    [...defaults, ...companions].map((id) => SHAPES[id as ShapeId]),
     counter,
   );
   console.log(
@@ -300,7 +307,8 @@ async function main(): Promise<void> {
   );
   const verdicts: Verdict[] = [];
   for (const id of defaults) {
-    const r = rows.find((x) => x.shape.id === id) as Row;
+    const r = rows.find((x) => x.shape.id === id);
+    if (r === undefined) continue; // not measured (--shapes)
     const ratio = r.textTokensPerPage / r.imageTokens;
     verdicts.push({
       target: `${id} density ≥ 3×`,

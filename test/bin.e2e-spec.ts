@@ -21,8 +21,16 @@ const FIXTURE = path.join(
 
 describe('the arbor bin after a build', () => {
   let dataDir: string;
+  // npx keeps state in npm's cache; a cache of its own keeps concurrent npx runs (other suites,
+  // other checkouts) from racing on it.
+  let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bin-'));
+    env = {
+      ...process.env,
+      ARBOR_DATA_DIR: undefined,
+      npm_config_cache: path.join(dataDir, '.npm'),
+    };
     await run('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000 });
   }, 300_000);
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -38,19 +46,20 @@ describe('the arbor bin after a build', () => {
   it('npx arbor --help prints the usage', async () => {
     const { stdout } = await run('npx', ['--no-install', 'arbor', '--help'], {
       cwd: ROOT,
-      timeout: 60_000,
+      timeout: 120_000,
+      env,
     });
     expect(stdout).toContain('usage:');
     expect(stdout).toContain('arbor import');
-  });
+  }, 200_000);
 
   it('npx arbor import <fixture> imports into the given data directory', async () => {
     const { stdout } = await run(
       'npx',
       ['--no-install', 'arbor', 'import', FIXTURE, '--data-dir', dataDir],
-      { cwd: ROOT, timeout: 120_000, env: { ...process.env, ARBOR_DATA_DIR: undefined } },
+      { cwd: ROOT, timeout: 180_000, env },
     );
     expect(stdout).toMatch(/1 conversation/);
     expect(fs.readdirSync(dataDir).some((f) => f.endsWith('.sqlite'))).toBe(true);
-  });
+  }, 200_000);
 });

@@ -164,6 +164,9 @@ describe('POST /v1/conversations/{id}/context', () => {
       provider: 'openai-chat',
       model: 'gpt-x',
       budgetTokens: 300,
+      // Room for the answer, and a system prompt no rung can shorten that is over the rest.
+      maxTokens: 50,
+      system: 'word '.repeat(400),
     });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('cannot_fit');

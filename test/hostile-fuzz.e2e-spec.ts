@@ -4,13 +4,14 @@ import {
   assistant,
   clientFor,
   type Client,
+  conversationRoutes,
   msg,
   text,
   toolResult,
   toolUse,
   user,
 } from './support/api';
-import { type Harness, startHarness } from './support/harness';
+import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
 type Body = Record<string, unknown>;
 type Mutation = (body: Body) => unknown;
@@ -71,7 +72,8 @@ describe('fuzzing POST /turns: valid and read back, or a catalogued 4xx that app
     await h.destroy();
   });
 
-  const position = async () => (await h.call('GET', '/health')).body.store.position as unknown;
+  const position = async () =>
+    (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position as unknown;
 
   it('never answers 5xx', async () => {
     let n = 0;
@@ -115,4 +117,239 @@ describe('fuzzing POST /turns: valid and read back, or a catalogued 4xx that app
       { numRuns: 150 },
     );
   }, 60_000);
+});
+
+/* ---- every route, the attacks of the hardening issue ---- */
+
+/** A JSON text spliced in as is (deep nesting, odd number literals, proto keys). */
+class Raw {
+  constructor(readonly text: string) {}
+}
+/** Bytes that are not UTF-8, spliced into the body. */
+const BAD_UTF8 = Buffer.from([0xc3, 0x28, 0xff, 0xfe]);
+class BadUtf8 {}
+
+const attackValue = (): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    fc.constantFrom(100_000, 1_200_000).map((n) => 'x'.repeat(n)),
+    fc
+      .constantFrom(65, 200, 4500, 100_000)
+      .map((d) => new Raw('{"a":'.repeat(d) + '1' + '}'.repeat(d))),
+    fc.constantFrom(65, 4500).map((d) => new Raw('['.repeat(d) + ']'.repeat(d))),
+    fc.constant(new Raw('{"__proto__":{"polluted":true},"constructor":{"prototype":{"p":1}}}')),
+    fc
+      .constantFrom('1e308', '-0', '1e-400', '9007199254740993', '1' + '0'.repeat(400), '0.1e1')
+      .map((n) => new Raw(n)),
+    fc.constant(new BadUtf8()),
+    fc.anything({ maxDepth: 3 }),
+  );
+
+/** The body as bytes: Raw and BadUtf8 markers replaced after serializing the rest. */
+const encode = (value: unknown): Buffer => {
+  const parts: (Raw | BadUtf8)[] = [];
+  const text = JSON.stringify(value, (_k, v: unknown) => {
+    if (v instanceof Raw || v instanceof BadUtf8) {
+      parts.push(v);
+      return `\u0000${parts.length - 1}\u0000`;
+    }
+    return v;
+  });
+  if (text === undefined) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/"\\u0000(\d+)\\u0000"/g)) {
+    chunks.push(Buffer.from(text.slice(last, m.index)));
+    const p = parts[Number(m[1])];
+    chunks.push(
+      p instanceof Raw
+        ? Buffer.from(p.text)
+        : Buffer.concat([Buffer.from('"'), BAD_UTF8, Buffer.from('"')]),
+    );
+    last = (m.index ?? 0) + m[0].length;
+  }
+  chunks.push(Buffer.from(text.slice(last)));
+  return Buffer.concat(chunks);
+};
+
+const QUERY_KEYS = [
+  'limit',
+  'cursor',
+  'fromRevision',
+  'revision',
+  'format',
+  'scope',
+  'provider',
+  'x',
+];
+const queryValue = fc.oneof(
+  fc.constantFrom(
+    '0x10',
+    '1e3',
+    ' 5',
+    '-1',
+    '99999999999999999999',
+    '',
+    '%00',
+    '..%2F',
+    'é',
+    '1.5',
+  ),
+  fc.string({ maxLength: 300 }),
+);
+
+describe('fuzzing every route with the attacks of the hardening issue', () => {
+  let h: Harness;
+  let c: Client;
+  let other: Client;
+  let id: string;
+  let messageId: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    c = clientFor(h, (await h.createTenant('attacker')).apiKey);
+    other = clientFor(h, (await h.createTenant('bystander')).apiKey);
+    id = await c.start();
+    const t = await c.turn(id, null, [user('q'), assistant('a')]);
+    messageId = t.tip;
+    await c.post(c.conv(id, '/checkpoints'), { label: 'cp', messageId });
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  const head = async () =>
+    (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position as unknown;
+
+  const routes = () => [
+    ...conversationRoutes(id, messageId),
+    { name: 'start', method: 'POST', url: '/v1/conversations', body: { title: 't', metadata: {} } },
+    { name: 'list', method: 'GET', url: '/v1/conversations?limit=2' },
+    {
+      name: 'context',
+      method: 'POST',
+      url: c.conv(id, '/context'),
+      body: {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        budgetTokens: 10_000,
+        tools: [{ name: 'run', input_schema: { type: 'object' } }],
+      },
+    },
+    { name: 'report', method: 'GET', url: c.conv(id, '/context/report?provider=anthropic') },
+    { name: 'settings', method: 'PUT', url: '/v1/settings/context', body: { models: {} } },
+  ];
+
+  const send = async (method: string, url: string, body: Buffer | undefined) => {
+    const res = await fetch(h.baseUrl + url, {
+      method,
+      headers: {
+        authorization: `Bearer ${c.key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body,
+    });
+    const text = await res.text();
+    let json: { code?: unknown } | undefined;
+    try {
+      json = JSON.parse(text) as { code?: unknown };
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, type: res.headers.get('content-type') ?? '', json };
+  };
+
+  it('never answers 5xx; every refusal is a catalogued problem and appends nothing; a bystander is measured', async () => {
+    // The bystander's reads and writes, timed before and during the attack (printed, not asserted).
+    const bystanderConv = await other.start();
+    const timeOne = async () => {
+      const t0 = performance.now();
+      const r = await other.get(other.conv(bystanderConv));
+      expect(r.status).toBe(200);
+      return performance.now() - t0;
+    };
+    const quantiles = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(1);
+      return `n=${s.length} p50=${q(0.5)} ms p99=${q(0.99)} ms max=${s[s.length - 1].toFixed(1)} ms`;
+    };
+    const baseline: number[] = [];
+    for (let i = 0; i < 100; i++) baseline.push(await timeOne());
+    const during: number[] = [];
+    let attacking = true;
+    const bystander = (async () => {
+      while (attacking) {
+        during.push(await timeOne());
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+
+    const mutation = fc.oneof(
+      fc.record({
+        kind: fc.constant('field' as const),
+        key: fc.option(
+          fc.constantFrom(
+            'metadata',
+            'input',
+            'error',
+            'title',
+            'messages',
+            'tools',
+            'label',
+            'messageId',
+            'models',
+            'keepMessages',
+            'digest',
+            'extra',
+          ),
+          { nil: undefined },
+        ),
+        value: attackValue(),
+      }),
+      fc.record({ kind: fc.constant('body' as const), value: attackValue() }),
+      fc.record({
+        kind: fc.constant('query' as const),
+        key: fc.constantFrom(...QUERY_KEYS),
+        value: queryValue,
+      }),
+    );
+    let runs = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), mutation, async (pick, m) => {
+          runs++;
+          const all = routes();
+          const route = all[pick % all.length];
+          let url = route.url;
+          let body: unknown = route.body;
+          if (m.kind === 'query') {
+            url += `${url.includes('?') ? '&' : '?'}${m.key}=${encodeURIComponent(m.value)}`;
+          } else if (m.kind === 'body') body = m.value;
+          else if (typeof body === 'object' && body !== null)
+            body = { ...(body as object), [m.key ?? 'extra']: m.value };
+          else body = { [m.key ?? 'extra']: m.value };
+          const bytes = route.method === 'GET' && m.kind !== 'body' ? undefined : encode(body);
+          const method = route.method === 'GET' && bytes !== undefined ? 'POST' : route.method;
+          const before = await head();
+          const r = await send(method, url, bytes);
+          expect({ route: route.name, status: r.status < 500 }).toEqual({
+            route: route.name,
+            status: true,
+          });
+          if (r.status >= 400) {
+            expect(r.type).toMatch(/^application\/problem\+json/);
+            expect(isProblemCode(String(r.json?.code))).toBe(true);
+            expect(await head()).toEqual(before);
+          }
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        }),
+        { numRuns: 400, interruptAfterTimeLimit: 45_000 },
+      );
+    } finally {
+      attacking = false;
+      await bystander;
+    }
+    console.log(
+      `fuzz: ${runs} attacks over ${routes().length} routes\n` +
+        `bystander GET before: ${quantiles(baseline)}\nbystander GET during: ${quantiles(during)}`,
+    );
+  }, 120_000);
 });

@@ -163,7 +163,8 @@ describe('state across a real process restart (kill -9, new process, same files)
   const dumpReadModelsFile = async (): Promise<string> => {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const head = JSON.parse((await raw('GET', '/health', key)).text).store.position as string;
+      const head = JSON.parse((await raw('GET', '/v1/admin/log', ADMIN_KEY)).text)
+        .position as string;
       const status = await raw('GET', '/v1/admin/projections', ADMIN_KEY);
       const p = JSON.parse(status.text).position as string | null;
       if (p !== null && BigInt(p) >= BigInt(head)) break;

@@ -44,9 +44,9 @@ describe('POST /v1/conversations/{id}/turns', () => {
       'TurnCommitted',
     ]);
     const turnEvents = events.slice(1);
-    // One append: consecutive global positions and one causation id for the whole turn.
-    const positions = turnEvents.map((e) => e.position);
-    expect(positions).toEqual(positions.map((_, i) => positions[0] + i));
+    // One append: consecutive revisions and one causation id for the whole turn.
+    const revisions = turnEvents.map((e) => e.revision);
+    expect(revisions).toEqual(revisions.map((_, i) => revisions[0] + i));
     expect(new Set(turnEvents.map((e) => e.metadata.causationId)).size).toBe(1);
     expect(turnEvents[4].data).toMatchObject({
       turnId: r.body.turnId,

@@ -60,7 +60,6 @@ export interface TurnResult {
 
 export interface AuditEvent {
   revision: number;
-  position: number;
   type: string;
   data: Record<string, unknown> & { [k: string]: unknown };
   metadata: Record<string, unknown>;

@@ -102,7 +102,8 @@ export const workloadPhase2 = async (c: Client, tag: string, s: WorkloadState): 
 export const settle = async (h: Harness, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const head = (await h.call('GET', '/health')).body.store.position as string | null;
+    const head = (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position as
+      string | null;
     const p = (await h.call('GET', '/v1/admin/projections', { key: ADMIN_KEY })).body.position as
       string | null;
     if (head === null || (p !== null && BigInt(p) >= BigInt(head))) return;

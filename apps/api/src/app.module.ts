@@ -1,9 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/application';
-import { ContextController } from './context/context.controller';
+import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { AdminTenantsController } from './console/admin-tenants.controller';
+import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AdminGuard } from './auth/admin.guard';
@@ -11,6 +13,9 @@ import { TenantsController } from './tenants/tenants.controller';
 import { ProblemFilter } from './problem/problem.filter';
 import { ReplayController } from './replay/replay.controller';
 import { SettingsController } from './settings/settings.controller';
+import { FieldLimits } from './limits/field-limits';
+import { Cursors } from './conversations/cursor';
+import { Idempotency } from './idempotency/idempotency';
 
 export type { StoreFactory };
 
@@ -29,10 +34,20 @@ export class AppModule {
         ConversationsController,
         AdminController,
         ContextController,
+        CompactionsController,
         ReplayController,
+        VerifyController,
+        AdminTenantsController,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, AuthGuard, AdminGuard],
-      exports: [AuthGuard],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        AuthGuard,
+        AdminGuard,
+        FieldLimits,
+        Cursors,
+        Idempotency,
+      ],
+      exports: [AuthGuard, FieldLimits, Cursors, Idempotency],
     };
   }
 }

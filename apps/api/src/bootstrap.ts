@@ -6,7 +6,20 @@ import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from '@arbor/application';
+import { serveConsole } from './console/serve-console';
 import { frameworkErrors } from './problem/problem.filter';
+import { Problem } from './problem/problem';
+import { bearerToken } from './auth/bearer';
+import { safeEqual } from '@arbor/tenancy';
+import { TenantDirectoryService } from '@arbor/application';
+import {
+  authenticateBeforeBody,
+  clientErrorHandler,
+  limitConnections,
+  serverOptions,
+} from './limits/http-edge';
+import { installJsonBodyParser } from './limits/json-body-parser';
+import { Idempotency } from './idempotency/idempotency';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -31,20 +44,49 @@ export const createApp = async (
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 512 },
     frameworkErrors,
+    ...serverOptions(config.limits),
+    clientErrorHandler: clientErrorHandler(config.limits),
   });
   // Bodies are JSON only. Nest's own parsers (JSON + urlencoded) are off (`bodyParser: false`), so
   // Fastify's built-in JSON parser reads application/json; its text/plain parser goes too. Any
   // other content type is then FST_ERR_CTP_INVALID_MEDIA_TYPE → 415 unsupported_media_type.
   adapter.getInstance().removeContentTypeParser('text/plain');
+  // Our own JSON parser: UTF-8 checked, nesting bounded before parsing, `__proto__` kept as data.
+  installJsonBodyParser(adapter.getInstance(), config.limits.jsonMaxDepth);
+  limitConnections(adapter.getInstance().server, config.limits);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, storeFactory),
     adapter,
     { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
   );
   app.enableShutdownHooks();
+  app.get(Idempotency).install(adapter.getInstance());
+  const directory = app.get(TenantDirectoryService);
+  authenticateBeforeBody(adapter.getInstance(), (request) => {
+    const path = request.url.split('?')[0];
+    if (!path.startsWith('/v1/')) return null;
+    const token = bearerToken(request.headers.authorization);
+    if (/^\/v1\/(tenants|admin)(\/|$)/.test(path)) {
+      if (config.adminKey === null) {
+        return new Problem('forbidden', 'Admin calls are disabled: set ARBOR_ADMIN_KEY.');
+      }
+      return token !== null && safeEqual(token, config.adminKey)
+        ? null
+        : new Problem('unauthorized', 'The admin key is not valid.');
+    }
+    const auth = directory.authenticate(request.headers.authorization);
+    if (auth.ok) return null;
+    return new Problem(
+      'unauthorized',
+      auth.reason === 'missing'
+        ? 'Send Authorization: Bearer <api key>.'
+        : 'The API key is not valid.',
+    );
+  });
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
   // Built on the first request for it (generating takes about a second), not at every start.
   SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
+  await serveConsole(app);
   try {
     await app.init();
   } catch (e) {

@@ -18,6 +18,7 @@ export const APP_ERROR_CODES = [
   'tenant_not_found',
   'revision_not_found',
   'context_not_found',
+  'compaction_not_found',
   'stale_tip',
   'checkpoint_dropped',
   'checkpoint_exists',

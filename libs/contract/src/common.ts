@@ -15,12 +15,26 @@ export const Cursor = z
   .max(200)
   .meta({ description: 'The `next` of the previous page, unchanged (opaque)' });
 
-export const Limit = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(1000)
-  .meta({ description: 'Page size (1-1000)' });
+/**
+ * A query integer written in plain decimal digits, nothing else: `0x10`, `1e3`, ` 5`, `5.0` and
+ * `+5` are refused (a coercing `Number()` would take them all).
+ */
+export const decimalInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, 'must be a decimal integer (digits only)')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ override: { type: 'integer', minimum: min, maximum: max } });
+
+export const Limit = decimalInt(1, 1000).meta({ description: 'Page size (1-1000)' });
+
+/** A page size with its route's default, as the document shows it. */
+export const LimitWithDefault = (fallback: number) =>
+  decimalInt(1, 1000).meta({
+    description: 'Page size (1-1000)',
+    override: { type: 'integer', minimum: 1, maximum: 1000, default: fallback },
+  });
 
 export const Revision = z
   .number()
@@ -30,8 +44,39 @@ export const Revision = z
 
 export const Timestamp = z.string().meta({ description: 'ISO-8601 time' });
 
-/** Free-form JSON object (caller metadata, event data, provider bodies). */
-export const JsonObject = z.record(z.string(), z.unknown());
+/**
+ * Any JSON value. At run time it accepts anything (the request parser already produced JSON, and
+ * the depth/size limits live at the edge); on the wire it is documented as the recursive JSON
+ * type, so generated clients get `JsonValue` rather than `unknown`.
+ */
+const JSON_VALUE_REF = { $ref: '#/components/schemas/JsonValue' };
+export const JsonValue = z.unknown().meta({
+  id: 'JsonValue',
+  description: 'Any JSON value',
+  override: {
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: JSON_VALUE_REF },
+      { type: 'object', additionalProperties: JSON_VALUE_REF },
+    ],
+  },
+});
+
+/**
+ * Free-form JSON object (caller metadata, tool inputs and schemas, event data, provider bodies),
+ * passed through as parsed — not rebuilt key by key, which drops (or, with `__proto__`,
+ * mis-assigns) keys a client sent as data. Its depth and size are the API's to bound (one rule
+ * for every free-form field: ARBOR_JSON_MAX_DEPTH / ARBOR_JSON_MAX_BYTES).
+ */
+export const JsonObject = z
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    { message: 'must be an object' },
+  )
+  .meta({ override: { type: 'object', additionalProperties: JSON_VALUE_REF } });
 
 /** A cursor-paginated list: `{items, next?}`; `next` is absent on the last page. */
 export const page = <T extends z.ZodType>(item: T) =>

@@ -8,5 +8,6 @@ export * from './problems';
 export * from './requests';
 export * from './responses';
 export * from './routes';
+export * from './console-routes';
 export * from './openapi';
 export * from './types';

@@ -8,7 +8,7 @@ import {
   type ZodOpenApiPathsObject,
 } from 'zod-openapi';
 import { PROBLEM_CODES, type ProblemCode, problemSchema, ProblemSchema } from './problems';
-import { errorCodes, ROUTES, type RouteSpec } from './routes';
+import { errorCodes, IdempotencyKeyHeader, ROUTES, type RouteSpec } from './routes';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
@@ -59,11 +59,12 @@ const operation = (route: RouteSpec): ZodOpenApiOperationObject => {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     security: SECURITY[route.auth],
-    ...(route.params || route.query
+    ...(route.params || route.query || route.idempotent
       ? {
           requestParams: {
             ...(route.params ? { path: route.params } : {}),
             ...(route.query ? { query: route.query } : {}),
+            ...(route.idempotent ? { header: IdempotencyKeyHeader } : {}),
           },
         }
       : {}),

@@ -4,7 +4,16 @@ import { PROVIDER_NAMES, type ProviderName } from '@arbor/context/types';
 import { SNAPSHOT_SHAPES } from '@arbor/context/ladder/capabilities';
 import { toolNameProblem } from '@arbor/context/providers/tool-ids';
 import { ID_PATTERN } from '@arbor/domain';
-import { Cursor, Id, JsonObject, Label, Limit } from './common';
+import {
+  Cursor,
+  decimalInt,
+  Id,
+  JsonObject,
+  JsonValue,
+  Label,
+  Limit,
+  LimitWithDefault,
+} from './common';
 import { MessageInputSchema } from './messages';
 
 const Title = z.string().max(500).nullable();
@@ -16,6 +25,14 @@ export const StartConversationBody = z
     metadata: JsonObject.optional(),
   })
   .meta({ id: 'StartConversationBody' });
+
+/** `PUT /v1/conversations/{id}`: the id is in the path. */
+export const EnsureConversationBody = z
+  .strictObject({
+    title: Title.optional(),
+    metadata: JsonObject.optional(),
+  })
+  .meta({ id: 'EnsureConversationBody' });
 
 export const CommitTurnBody = z
   .strictObject({
@@ -84,14 +101,12 @@ const present = (v: unknown) => v !== undefined;
 
 export const FailureBody = z
   .strictObject({
-    input: z
-      .unknown()
-      .refine(present, 'required')
-      .meta({ description: 'The input of the failed turn (any JSON)' }),
-    error: z
-      .unknown()
-      .refine(present, 'required')
-      .meta({ description: 'What went wrong (any JSON)' }),
+    input: JsonValue.refine(present, 'required').meta({
+      description: 'The input of the failed turn (any JSON)',
+    }),
+    error: JsonValue.refine(present, 'required').meta({
+      description: 'What went wrong (any JSON)',
+    }),
   })
   .meta({
     id: 'FailureBody',
@@ -106,18 +121,28 @@ export const PageQuery = z.strictObject({
 /** `GET /v1/conversations` pages 50 by default, the other lists 100. */
 export const ConversationsQuery = z.strictObject({
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 50 }),
+  limit: LimitWithDefault(50).optional(),
 });
 
-export const BranchQuery = z.strictObject({
-  cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
-});
+export const BranchQuery = z
+  .strictObject({
+    cursor: Cursor.optional(),
+    limit: LimitWithDefault(100).optional(),
+    last: Limit.optional().meta({
+      description:
+        'The last N messages of the branch (its tail up to the tip), still root → tip; ' +
+        'one page, without `cursor` or `limit`',
+    }),
+  })
+  .refine((q) => q.last === undefined || (q.cursor === undefined && q.limit === undefined), {
+    message: '`last` takes no `cursor` or `limit`',
+    path: ['last'],
+  });
 
 export const EventsQuery = z.strictObject({
-  fromRevision: z.coerce.number().int().min(0).optional(),
+  fromRevision: decimalInt(0, Number.MAX_SAFE_INTEGER).optional(),
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 export const ExportQuery = z.strictObject({
@@ -138,13 +163,13 @@ const RevisionParam = z
 export const ReplayQuery = z.strictObject({
   revision: RevisionParam,
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 export const ContextsQuery = z.strictObject({
   fromRevision: RevisionParam.optional(),
   cursor: Cursor.optional(),
-  limit: Limit.optional().meta({ default: 100 }),
+  limit: LimitWithDefault(100).optional(),
 });
 
 /* ---- context capabilities and settings ---- */
@@ -289,6 +314,12 @@ export const ContextBody = z
     });
   })
   .meta({ id: 'ContextBody' });
+
+export const RevokeCompactionBody = z
+  .strictObject({
+    reason: z.string().max(2_000).optional().describe('Why, for the audit log'),
+  })
+  .meta({ id: 'RevokeCompactionBody' });
 
 export const ReportQuery = z.strictObject({
   provider: ProviderSchema.default('anthropic'),

@@ -1,7 +1,7 @@
 /** Every 2xx answer body of the HTTP API. Objects are closed: a field the server adds is a contract change. */
 import { z } from 'zod';
 import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
-import { Id, JsonObject, list, page, Revision, Timestamp } from './common';
+import { Id, JsonObject, JsonValue, list, page, Revision, Timestamp } from './common';
 import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
 import { CapabilityOverridesSchema, ProviderSchema } from './requests';
@@ -103,13 +103,11 @@ export const FailureAnswer = z
   .object({ failureId: Id, revision: Revision })
   .meta({ id: 'FailureAnswer' });
 
-export const RetryAnswer = z
-  .object({ failureId: Id, input: z.unknown(), error: z.unknown() })
-  .meta({
-    id: 'RetryAnswer',
-    description: 'The failed turn as it was recorded (`input` and `error` are the JSON sent)',
-    override: { required: ['failureId', 'input', 'error'] },
-  });
+export const RetryAnswer = z.object({ failureId: Id, input: JsonValue, error: JsonValue }).meta({
+  id: 'RetryAnswer',
+  description: 'The failed turn as it was recorded (`input` and `error` are the JSON sent)',
+  override: { required: ['failureId', 'input', 'error'] },
+});
 
 export const BranchPageSchema = page(BranchMessageSchema).meta({ id: 'BranchPage' });
 
@@ -129,14 +127,17 @@ export const TreeSchema = z
 export const AuditEventSchema = z
   .object({
     revision: Revision,
-    position: Int.meta({ description: 'Position in the whole log' }),
     type: z.string().meta({ description: 'ConversationStarted, TurnCommitted, TipMoved, …' }),
     data: JsonObject,
     metadata: JsonObject.meta({
       description: 'tenantId, actor, timestamp, correlation and causation ids',
     }),
   })
-  .meta({ id: 'AuditEvent' });
+  .meta({
+    id: 'AuditEvent',
+    description:
+      'Stream revision only: a global position would show how much other tenants write (it is at the admin route `GET /v1/admin/log`)',
+  });
 
 export const EventsPage = page(AuditEventSchema).meta({ id: 'EventsPage' });
 
@@ -189,6 +190,21 @@ export const RungReceiptSchema = z
 
 const NotApplied = z.object({ decisionId: z.string(), reason: z.string() });
 
+const ToolRename = z
+  .object({
+    messageId: Id,
+    block: Int.meta({ description: "The block's index in the message content" }),
+    field: z.enum(['id', 'tool_use_id', 'name']),
+    from: z.string().meta({ description: 'As recorded' }),
+    to: z.string().meta({ description: 'As the body carries it' }),
+  })
+  .meta({
+    id: 'ToolRename',
+    description:
+      'A tool-call id (repeated, or refused by the provider) or a history tool name the body ' +
+      'carries in place of the recorded one; deterministic from the messages',
+  });
+
 export const ReceiptSchema = z
   .object({
     rungs: z.array(RungReceiptSchema),
@@ -202,6 +218,18 @@ export const ReceiptSchema = z
     calibration: z.number(),
     sections: SectionsSchema,
     notApplied: z.array(NotApplied),
+    toolRenames: z
+      .array(ToolRename)
+      .optional()
+      .meta({ description: 'Absent when the body carries every id and name as recorded' }),
+    revoked: z
+      .object({ decisionIds: z.array(z.string()), cachedPrefixChanged: z.boolean() })
+      .optional()
+      .meta({
+        description:
+          'Decisions revoked since the previous context, no longer applied; whether that ' +
+          'changed the prefix the provider may have cached',
+      }),
     capabilities: ReceiptCapabilities,
   })
   .meta({ id: 'ContextReceipt' });
@@ -212,6 +240,9 @@ export const ContextAnswerSchema = z
     body: JsonObject.meta({ description: "The provider's request body, ready to send" }),
     receipt: ReceiptSchema,
     revision: Revision,
+    tip: Id.nullable().meta({
+      description: "The tip it was built on: the next commit's `expectedTip`",
+    }),
   })
   .meta({ id: 'ContextAnswer' });
 
@@ -224,6 +255,14 @@ export const ContextReportSchema = z
     capabilities: ReceiptCapabilities,
     messages: Int.meta({ description: 'Messages in the live window' }),
     decisionsInForce: Int.optional(),
+    wouldApply: z
+      .array(RungSchema)
+      .optional()
+      .meta({
+        description:
+          'Rungs a context call would apply now (e.g. strip_images for an image over a provider ' +
+          'limit); the report applies and records none, its estimate is after them',
+      }),
     estimated: z
       .object({ total: Int, raw: Int, sections: SectionsSchema })
       .nullable()
@@ -248,53 +287,87 @@ const DecisionBase = {
 };
 const Covered = { fromId: Id, toId: Id, coveredIds: z.array(Id) };
 
+// Open: a decision may carry more fields than these (as JSON).
 export const CompactionDecisionSchema = z
   .discriminatedUnion('rung', [
-    z.looseObject({
-      ...DecisionBase,
-      rung: z.literal('elide'),
-      results: z.array(z.object({ messageId: Id, toolUseId: z.string(), originalTokens: Int })),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      rung: z.literal('strip_images'),
-      images: z.array(
-        z.object({
-          messageId: Id,
-          path: z.string(),
-          mediaType: z.string(),
-          bytes: Int,
-          width: Int.nullable(),
-          height: Int.nullable(),
-        }),
-      ),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('snapshot'),
-      shape: z.string(),
-      pageCount: Int,
-      sourceChars: Int,
-      sourceHash: z.string(),
-      textFormat: z.string().optional(),
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('summary'),
-      summary: z.string(),
-      summarizerModel: z.string(),
-      windows: Int,
-    }),
-    z.looseObject({
-      ...DecisionBase,
-      ...Covered,
-      rung: z.literal('drop'),
-      droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
-    }),
+    z
+      .object({
+        ...DecisionBase,
+        rung: z.literal('elide'),
+        results: z.array(z.object({ messageId: Id, toolUseId: z.string(), originalTokens: Int })),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        rung: z.literal('strip_images'),
+        images: z.array(
+          z.object({
+            messageId: Id,
+            path: z.string(),
+            mediaType: z.string(),
+            bytes: Int,
+            width: Int.nullable(),
+            height: Int.nullable(),
+          }),
+        ),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('snapshot'),
+        shape: z.string(),
+        pageCount: Int,
+        sourceChars: Int,
+        sourceHash: z.string(),
+        textFormat: z.string().optional(),
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('summary'),
+        summary: z.string(),
+        summarizerModel: z.string(),
+        windows: Int,
+      })
+      .catchall(JsonValue),
+    z
+      .object({
+        ...DecisionBase,
+        ...Covered,
+        rung: z.literal('drop'),
+        droppedTokens: Int.meta({ description: 'Estimated tokens of what was left out' }),
+      })
+      .catchall(JsonValue),
   ])
   .meta({ id: 'CompactionDecision' });
+
+export const CompactionRowSchema = z
+  .object({
+    decision: CompactionDecisionSchema,
+    status: z.enum(['in_force', 'revoked']).meta({
+      description:
+        'in_force: later contexts apply it where it still fits the live window; revoked: not any more',
+    }),
+  })
+  .meta({ id: 'CompactionRow' });
+
+export const CompactionList = z
+  .object({ items: z.array(CompactionRowSchema) })
+  .meta({ id: 'CompactionList' });
+
+export const CompactionRevokedAnswer = z
+  .object({
+    decisionId: z.string(),
+    status: z.literal('revoked'),
+    revision: Revision,
+    replayed: z.boolean().meta({ description: 'It was revoked already; nothing was appended' }),
+  })
+  .meta({ id: 'CompactionRevokedAnswer' });
 
 export const ContextSummarySchema = z
   .object({
@@ -328,7 +401,7 @@ export const ReplayViewSchema = z
   .object({
     conversationId: Id,
     revision: Revision,
-    event: z.object({ revision: Revision, position: Int, type: z.string(), timestamp: Timestamp }),
+    event: z.object({ revision: Revision, type: z.string(), timestamp: Timestamp }),
     conversation: ConversationSchema,
     tip: Tip,
     branch: z.object({
@@ -379,8 +452,8 @@ export const ReproductionSchema = z
     checks: z.array(
       z.object({
         name: z.string(),
-        recorded: z.unknown(),
-        reproduced: z.unknown(),
+        recorded: JsonValue,
+        reproduced: JsonValue,
         equal: z.boolean(),
       }),
     ),
@@ -428,12 +501,12 @@ export const ProjectorStatusSchema = z
   })
   .meta({ id: 'ProjectorStatus' });
 
-export const HealthSchema = z
+/** Unauthenticated: that the service is up, nothing more (no positions, no store details). */
+export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const LogHeadSchema = z
   .object({
-    status: z.literal('ok'),
-    store: z.object({
-      kind: z.string().meta({ example: 'sqlite' }),
-      position: z.string().nullable().meta({ description: 'Last global position' }),
-    }),
+    kind: z.string().meta({ example: 'sqlite' }),
+    position: z.string().nullable().meta({ description: 'Last global ($all) position' }),
   })
-  .meta({ id: 'Health' });
+  .meta({ id: 'LogHead' });

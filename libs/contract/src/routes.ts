@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { Id, Label } from './common';
+import { CONSOLE_ROUTES } from './console-routes';
 import { MessageSchema } from './messages';
 import { type ProblemCode } from './problems';
 import * as Q from './requests';
@@ -40,7 +41,24 @@ export interface RouteSpec {
   errors: ProblemCode[];
   /** The route writes to the log (adds the storage and concurrency codes). */
   writes?: boolean;
+  /** The route takes an `Idempotency-Key` header (adds `idempotency_key_reused`). */
+  idempotent?: boolean;
 }
+
+/** The `Idempotency-Key` request header of the creating POSTs (IETF httpapi draft). */
+export const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the same key with the same request answers the first answer again ' +
+        '(same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same ' +
+        'key with another request is `422 idempotency_key_reused`. Per tenant, kept ' +
+        'ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string).',
+    }),
+});
 
 const conversation = z.object({ id: Id });
 const inConversation = <T extends z.ZodRawShape>(shape: T) => z.object({ id: Id, ...shape });
@@ -54,7 +72,7 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'health',
     tag: 'health',
     auth: 'none',
-    summary: 'Liveness and the store it runs on',
+    summary: 'Liveness: the service is up (nothing else, no credentials needed)',
     responses: { 200: { description: 'Up', schema: R.HealthSchema } },
     errors: [],
   },
@@ -62,6 +80,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/v1/tenants',
     operationId: 'createTenant',
+    idempotent: true,
     tag: 'tenants (admin)',
     auth: 'admin',
     summary: 'Create a tenant; returns its id and an API key shown once',
@@ -74,6 +93,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/v1/tenants/{tenantId}/keys',
     operationId: 'issueKey',
+    idempotent: true,
     tag: 'tenants (admin)',
     auth: 'admin',
     summary: 'Issue another API key for a tenant (shown once)',
@@ -114,6 +134,16 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'admin',
     summary: 'Drop every read model and replay the log from position 0',
     responses: { 200: { description: 'Rebuilt', schema: R.RebuildAnswer } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/log',
+    operationId: 'logHead',
+    tag: 'admin',
+    auth: 'admin',
+    summary: "The log's head: its last global ($all) position (never in tenant answers)",
+    responses: { 200: { description: 'The head', schema: R.LogHeadSchema } },
     errors: [],
   },
   {
@@ -161,6 +191,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/v1/conversations',
     operationId: 'startConversation',
+    idempotent: true,
     tag: 'conversations',
     auth: 'tenant',
     summary: 'Start a conversation',
@@ -192,9 +223,30 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: missing,
   },
   {
+    method: 'put',
+    path: CONV,
+    operationId: 'ensureConversation',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary: 'Create the conversation with this id, or get it when it exists (retry-safe)',
+    description:
+      '201 with a new conversation (title and metadata from the body); 200 when the id exists, ' +
+      'unchanged (the body is not applied to it). Lets a client use its own session id as the ' +
+      'conversation id without a check first.',
+    params: conversation,
+    body: { schema: Q.EnsureConversationBody, required: false },
+    responses: {
+      201: { description: 'Created', schema: R.StartedAnswerSchema },
+      200: { description: 'It existed', schema: R.StartedAnswerSchema },
+    },
+    errors: [],
+    writes: true,
+  },
+  {
     method: 'post',
     path: `${CONV}/turns`,
     operationId: 'commitTurn',
+    idempotent: true,
     tag: 'conversations',
     auth: 'tenant',
     summary: 'Commit one whole turn atomically (idempotent by turnId)',
@@ -240,6 +292,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: `${CONV}/forks`,
     operationId: 'fork',
+    idempotent: true,
     tag: 'conversations',
     auth: 'tenant',
     summary:
@@ -259,6 +312,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: `${CONV}/checkpoints`,
     operationId: 'setCheckpoint',
+    idempotent: true,
     tag: 'conversations',
     auth: 'tenant',
     summary: 'Set a checkpoint label at a turn boundary (default: the tip)',
@@ -310,6 +364,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: `${CONV}/failures`,
     operationId: 'recordFailure',
+    idempotent: true,
     tag: 'conversations',
     auth: 'tenant',
     summary: 'Record a failed turn so it can be retried after a restart',
@@ -444,6 +499,34 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: `${CONV}/compactions`,
+    operationId: 'listCompactions',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Every compaction decision recorded, oldest first, with its status',
+    params: conversation,
+    responses: { 200: { description: 'The decisions', schema: R.CompactionList } },
+    errors: missing,
+  },
+  {
+    method: 'post',
+    path: `${CONV}/compactions/{decisionId}/revoke`,
+    operationId: 'revokeCompaction',
+    tag: 'context',
+    auth: 'tenant',
+    summary: 'Undo a compaction decision: later contexts no longer apply it',
+    description:
+      'Appends `CompactionRevoked`. The next context leaves the decision out (its receipt says ' +
+      'whether the cached prefix changed); contexts handed out before still reproduce byte for ' +
+      'byte. Revoking a revoked decision appends nothing (`replayed: true`).',
+    params: inConversation({ decisionId: z.string().min(1).max(200) }),
+    body: { schema: Q.RevokeCompactionBody, required: false },
+    responses: { 200: { description: 'Revoked', schema: R.CompactionRevokedAnswer } },
+    errors: [...missing, 'compaction_not_found'],
+    writes: true,
+  },
+  {
+    method: 'get',
     path: `${CONV}/replay`,
     operationId: 'replay',
     tag: 'replay',
@@ -490,6 +573,7 @@ export const ROUTES: readonly RouteSpec[] = [
     responses: { 200: { description: 'The reproduction', schema: R.ReproductionSchema } },
     errors: [...missing, 'context_not_found'],
   },
+  ...CONSOLE_ROUTES,
 ];
 
 /**
@@ -497,14 +581,29 @@ export const ROUTES: readonly RouteSpec[] = [
  * the storage codes, and the few any request can meet.
  */
 export const errorCodes = (route: RouteSpec): ProblemCode[] => {
-  const codes = new Set<ProblemCode>(['internal_error', 'validation_failed', 'store_unavailable']);
+  const codes = new Set<ProblemCode>([
+    'internal_error',
+    'validation_failed',
+    'store_unavailable',
+    // Refused by the HTTP edge before any route runs (header size, framing, timeouts, sockets).
+    'headers_too_large',
+    'malformed_header',
+    'request_timeout',
+    'too_many_connections',
+  ]);
   if (route.params) codes.add('uri_too_long');
   if (route.auth !== 'none') codes.add('unauthorized');
   if (route.auth === 'admin') codes.add('forbidden');
   if (route.body)
-    ['malformed_json', 'payload_too_large', 'unsupported_media_type'].forEach((c) =>
-      codes.add(c as ProblemCode),
-    );
+    [
+      'malformed_json',
+      'invalid_utf8',
+      'json_too_deep',
+      'field_too_large',
+      'payload_too_large',
+      'unsupported_media_type',
+    ].forEach((c) => codes.add(c as ProblemCode));
+  if (route.idempotent) codes.add('idempotency_key_reused');
   if (route.writes)
     ['concurrency_conflict', 'insufficient_storage'].forEach((c) => codes.add(c as ProblemCode));
   if (route.auth === 'tenant') codes.add('projection_lagging');

@@ -1,4 +1,4 @@
-/** Strict base64 and image sniffing for image blocks. Pure; decodes only the first bytes. */
+/** Strict base64 for image blocks (their headers are read by image-header.ts). Pure. */
 
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
@@ -37,21 +37,3 @@ export const decodedLength = (data: string): number => {
   const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return (data.length / 4) * 3 - pad;
 };
-
-const startsWith = (bytes: Uint8Array, prefix: readonly number[], offset = 0): boolean =>
-  prefix.every((b, i) => bytes[offset + i] === b);
-
-const ascii = (text: string): number[] => Array.from(text, (c) => c.charCodeAt(0));
-
-/** The media type the magic bytes say, or null when the data is none of the four. */
-export const sniffImageType = (bytes: Uint8Array): ImageMediaType | null => {
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'image/gif';
-  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'image/webp';
-  return null;
-};
-
-/** The first bytes of valid base64 data (16 chars → 12 bytes, enough for every signature). */
-export const headBytes = (data: string): Uint8Array =>
-  new Uint8Array(Buffer.from(data.slice(0, 16), 'base64'));

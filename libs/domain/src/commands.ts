@@ -86,6 +86,13 @@ export interface RecordContextCommand {
   readonly assembled: ContextAssembled['data'];
 }
 
+/** Undo a compaction decision: later contexts no longer apply it. */
+export interface RevokeCompactionCommand {
+  readonly type: 'revokeCompaction';
+  readonly decisionId: string;
+  readonly reason?: string | null;
+}
+
 export type Command =
   | StartCommand
   | CommitTurnCommand
@@ -95,7 +102,8 @@ export type Command =
   | RewindCommand
   | ResumeCommand
   | RecordFailureCommand
-  | RecordContextCommand;
+  | RecordContextCommand
+  | RevokeCompactionCommand;
 
 export type CommandType = Command['type'];
 
@@ -133,6 +141,8 @@ export interface CommandResults {
   };
   recordFailure: { failureId: string; revision: number };
   recordContext: { contextId: string; revision: number };
+  /** `replayed`: it was revoked already (nothing appended). */
+  revokeCompaction: { decisionId: string; revision: number; replayed: boolean };
 }
 
 export type ResultOf<C extends CommandType> = CommandResults[C];

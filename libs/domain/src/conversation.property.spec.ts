@@ -165,10 +165,12 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
       if (run.ids.length === 0) break;
       const to = run.ids[action.pick % run.ids.length];
       const d = exec(s, { type: 'moveTip', messageId: to });
-      // (b) exactly one TipMoved, and no message changed.
-      expect(d.ok && d.events).toEqual([
-        { type: 'TipMoved', data: { from: before.tip, to, reason: 'branch' } },
-      ]);
+      // (b) exactly one TipMoved (none when the tip is already there), and no message changed.
+      expect(d.ok && d.events).toEqual(
+        before.tip === to
+          ? []
+          : [{ type: 'TipMoved', data: { from: before.tip, to, reason: 'branch' } }],
+      );
       expect(s.state.messages).toBe(before.messages);
       break;
     }
@@ -197,9 +199,12 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
         action.pick % 5 === 0 || labels.length === 0 ? 'zz' : labels[action.pick % labels.length];
       const target = getCheckpoint(before, label);
       const d = exec(s, { type: 'rewind', label });
-      // (d) lands exactly on the target, or fails with a clear code.
-      if (d.ok) expect(s.state.tip).toBe(target?.messageId);
-      else
+      // (d) lands exactly on the target, or fails with a clear code; never a TipMoved from = to.
+      if (d.ok) {
+        expect(s.state.tip).toBe(target?.messageId);
+        if (before.tip === target?.messageId)
+          expect(d.events.map((e) => e.type)).not.toContain('TipMoved');
+      } else
         expect(d.error.code).toBe(
           target === undefined ? 'checkpoint_not_found' : 'checkpoint_dropped',
         );
@@ -218,6 +223,11 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
       }
       expect(d.ok).toBe(true);
       if (!d.ok) break;
+      // A resume that cuts exactly where the window is already cut appends nothing.
+      if (d.events.length === 0) {
+        expect(before.resume).toMatchObject({ cutAt: d.result.cutAt, tip: before.tip });
+        break;
+      }
       checkResumeBatch(before, d.events);
       break;
     }

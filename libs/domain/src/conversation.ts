@@ -17,6 +17,7 @@ import { decideMoveTip } from './decide/move-tip';
 import { decideRecordContext } from './decide/record-context';
 import { decideRecordFailure } from './decide/record-failure';
 import { decideResume } from './decide/resume';
+import { decideRevokeCompaction } from './decide/revoke-compaction';
 import { decideStart } from './decide/start';
 import { type ConversationState } from './state';
 
@@ -36,6 +37,7 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
   resume: decideResume,
   recordFailure: decideRecordFailure,
   recordContext: decideRecordContext,
+  revokeCompaction: decideRevokeCompaction,
 };
 
 export const decide = <C extends Command>(

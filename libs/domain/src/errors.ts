@@ -14,6 +14,7 @@ export type DomainErrorCode =
   | 'turn_id_conflict'
   | 'nothing_to_retry'
   | 'invalid_resume'
+  | 'compaction_not_found'
   | 'invalid_command';
 
 export interface DomainError {

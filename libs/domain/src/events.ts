@@ -134,6 +134,15 @@ export type CompactionApplied = DomainEvent<
   { readonly decision: CompactionDecision }
 >;
 
+/**
+ * A compaction decision undone: later contexts no longer apply it (contexts handed out before
+ * still reproduce with it, from their recorded decision ids).
+ */
+export type CompactionRevoked = DomainEvent<
+  'CompactionRevoked',
+  { readonly decisionId: string; readonly reason: string | null }
+>;
+
 /** The audit receipt of a context handed out: enough to reproduce its body byte for byte. */
 export type ContextAssembled = DomainEvent<
   'ContextAssembled',
@@ -172,6 +181,7 @@ export type ConversationEvent =
   | RunResumed
   | TurnFailed
   | CompactionApplied
+  | CompactionRevoked
   | ContextAssembled;
 
 export type ConversationEventType = ConversationEvent['type'];
@@ -199,6 +209,7 @@ export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
   'RunResumed',
   'TurnFailed',
   'CompactionApplied',
+  'CompactionRevoked',
   'ContextAssembled',
 ];
 

@@ -70,6 +70,12 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
     }
     case 'CompactionApplied':
       return { ...s, compactions: [...s.compactions, e.data.decision] };
+    case 'CompactionRevoked':
+      return {
+        ...s,
+        revokedCompactions: [...s.revokedCompactions, e.data.decisionId],
+        revokedSinceContext: [...s.revokedSinceContext, e.data.decisionId],
+      };
     case 'ContextAssembled': {
       const { request, rawTokens, overflowSample } = e.data;
       const withSample =
@@ -79,6 +85,7 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       return {
         ...withSample,
         pendingContext: { provider: request.provider, estimatedTokens: rawTokens },
+        revokedSinceContext: s.revokedSinceContext.length === 0 ? s.revokedSinceContext : [],
       };
     }
     case 'ConversationForked':

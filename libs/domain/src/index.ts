@@ -2,6 +2,7 @@ export * from './messages';
 export * from './compaction';
 export * from './errors';
 export * from './base64-image';
+export * from './image-header';
 export * from './validate-message';
 export * from './token-estimate';
 export * from './turn-rules';

@@ -85,6 +85,10 @@ export interface ConversationState {
   /** Every compaction decision recorded, oldest first; the ladder applies those that still fit
    * the active branch. Few per conversation (one per rung application), so kept whole. */
   readonly compactions: readonly CompactionDecision[];
+  /** Ids of revoked decisions (`CompactionRevoked`), in revocation order. */
+  readonly revokedCompactions: readonly string[];
+  /** Of those, the ones revoked since the last context was handed out. */
+  readonly revokedSinceContext: readonly string[];
   readonly calibration: readonly CalibrationSample[];
   readonly pendingContext: PendingContext | null;
 }
@@ -105,6 +109,8 @@ const INITIAL: ConversationState = Object.freeze({
   lastFailure: null,
   resume: null,
   compactions: Object.freeze([]) as readonly CompactionDecision[],
+  revokedCompactions: Object.freeze([]) as readonly string[],
+  revokedSinceContext: Object.freeze([]) as readonly string[],
   calibration: Object.freeze([]) as readonly CalibrationSample[],
   pendingContext: null,
 });
@@ -169,3 +175,10 @@ export const pendingRetry = (state: ConversationState): PendingRetry | null => {
   if (f === null || f.turnCountAt !== state.turnCount) return null;
   return { failureId: f.failureId, input: f.input, error: f.error };
 };
+
+/** The recorded decisions not revoked, oldest first: what the ladder is given to apply. */
+export function compactionsInForce(state: ConversationState): readonly CompactionDecision[] {
+  if (state.revokedCompactions.length === 0) return state.compactions;
+  const revoked = new Set(state.revokedCompactions);
+  return state.compactions.filter((d) => !revoked.has(d.id));
+}

@@ -11,11 +11,10 @@ import {
   checkBase64,
   decodedLength,
   DEFAULT_MAX_IMAGE_BYTES,
-  headBytes,
   IMAGE_MEDIA_TYPES,
-  sniffImageType,
   type ImageMediaType,
 } from './base64-image';
+import { isImageHeader, readImageHeaderBase64 } from './image-header';
 import { type Violation } from './errors';
 import {
   type Block,
@@ -46,6 +45,8 @@ export type ValidationCode =
   | 'unsupported_media_type'
   | 'media_type_mismatch'
   | 'unrecognized_image'
+  | 'invalid_image'
+  | 'image_dimensions'
   | 'image_too_large'
   | 'invalid_message_id'
   | 'invalid_number'
@@ -148,11 +149,18 @@ const checkImageData = (
     );
     return false;
   }
-  const actual = sniffImageType(headBytes(data));
-  if (actual === null) {
-    report(ctx, `${path}.data`, 'unrecognized_image', 'data is not a PNG, JPEG, GIF or WebP image');
+  const header = readImageHeaderBase64(data);
+  if (!isImageHeader(header)) {
+    const code =
+      header.problem === 'unknown_format'
+        ? 'unrecognized_image'
+        : header.problem === 'dimensions'
+          ? 'image_dimensions'
+          : 'invalid_image';
+    report(ctx, `${path}.data`, code, header.detail);
     return false;
   }
+  const actual = header.mediaType;
   if (declared !== undefined && actual !== declared) {
     report(
       ctx,

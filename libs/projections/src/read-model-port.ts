@@ -22,13 +22,24 @@ export interface ReadModelQueries {
     tenantId: string,
     afterSeq: number,
     limit: number,
-  ): Promise<{ items: ConversationRow[]; nextSeq: number | null }>;
+  ): Promise<{
+    items: ConversationRow[];
+    nextSeq: number | null;
+    /** Each item's own seq: a page cut short before item i continues after `seqs[i - 1]`. */
+    seqs: number[];
+  }>;
   activeBranchPage(
     tenantId: string,
     id: string,
     fromDepth: number,
     limit: number,
   ): Promise<{ items: Message[]; nextDepth: number | null }>;
+  /** The last `last` messages of the active branch, root → tip. */
+  activeBranchTail(
+    tenantId: string,
+    id: string,
+    last: number,
+  ): Promise<{ items: Message[]; nextDepth: null }>;
   depthOf(tenantId: string, id: string, messageId: string): Promise<number | null>;
   getMessage(tenantId: string, id: string, messageId: string): Promise<Message | null>;
   tree(tenantId: string, id: string): Promise<TreeNode[]>;
@@ -57,6 +68,7 @@ export const asyncQueries = (q: ConversationQueries): ReadModelQueries => ({
   getConversation: async (t, id) => q.getConversation(t, id),
   listConversations: async (t, after, limit) => q.listConversations(t, after, limit),
   activeBranchPage: async (t, id, from, limit) => q.activeBranchPage(t, id, from, limit),
+  activeBranchTail: async (t, id, last) => q.activeBranchTail(t, id, last),
   depthOf: async (t, id, m) => q.depthOf(t, id, m),
   getMessage: async (t, id, m) => q.getMessage(t, id, m),
   tree: async (t, id) => q.tree(t, id),

@@ -8,19 +8,13 @@ import {
   toolNames,
   truncateMiddle,
 } from './serialize';
+import { pngHeader } from '@arbor/domain/testing/images';
 
 type M = Pick<Message, 'role' | 'content'>;
 
-// A 3×2 PNG: signature + IHDR is all the size reader needs.
-function pngBase64(width: number, height: number): string {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b.toString('base64');
-}
+// Signature + a valid IHDR (CRC included) is all the header reader needs.
+const pngBase64 = (width: number, height: number): string =>
+  pngHeader(width, height).toString('base64');
 
 describe('serializeMessages', () => {
   const conversation: M[] = [

@@ -91,7 +91,8 @@ export const authenticate = (
   authorization: string | undefined,
 ): Authentication => {
   if (!authorization) return { ok: false, reason: 'missing' };
-  const m = /^Bearer ([^\s]+)$/.exec(authorization.trim());
+  // The scheme is case-insensitive (RFC 9110 §11.1).
+  const m = /^bearer[ \t]+([^\s]+)$/i.exec(authorization.trim());
   if (!m) return { ok: false, reason: 'malformed' };
   const parsed = parseKey(m[1]);
   if (!parsed) return { ok: false, reason: 'malformed' };

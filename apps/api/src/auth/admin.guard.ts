@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { safeEqual } from '@arbor/tenancy';
 import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { Problem } from '../problem/problem';
+import { bearerToken } from './bearer';
 import { type ArborRequest, correlationIdOf } from './caller';
 
 /** Admin routes: `Authorization: Bearer $ARBOR_ADMIN_KEY`; refused outright when it is unset. */
@@ -14,8 +15,8 @@ export class AdminGuard implements CanActivate {
     if (this.config.adminKey === null) {
       throw new Problem('forbidden', 'Admin calls are disabled: set ARBOR_ADMIN_KEY.');
     }
-    const m = /^Bearer (\S+)$/.exec(request.headers.authorization?.trim() ?? '');
-    if (!m || !safeEqual(m[1], this.config.adminKey)) {
+    const token = bearerToken(request.headers.authorization);
+    if (token === null || !safeEqual(token, this.config.adminKey)) {
       throw new Problem('unauthorized', 'The admin key is not valid.');
     }
     request.caller = {

@@ -4,19 +4,52 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
 import { ContextService } from '@arbor/application';
-import { ContextBody, Id, ReportQuery } from '@arbor/contract';
+import { FieldLimits } from '../limits/field-limits';
+import { ContextBody, Id, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
+import { z } from 'zod';
+import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
+import { Problem } from '../problem/problem';
+
+/** The answer's room (`maxTokens`, or the default reserve) must leave the budget room for input. */
+const checkReserve = (request: { budgetTokens: number; maxTokens?: number }): void => {
+  const reserve = request.maxTokens ?? DEFAULT_RESERVE_TOKENS;
+  if (reserve < request.budgetTokens) return;
+  const named = request.maxTokens === undefined ? 'the default maxTokens reserve' : 'maxTokens';
+  throw new Problem(
+    'validation_failed',
+    `budgetTokens ${request.budgetTokens} cannot hold ${named} ${reserve}: raise budgetTokens or lower maxTokens`,
+    {
+      errors: [
+        {
+          path: request.maxTokens === undefined ? 'body.budgetTokens' : 'body.maxTokens',
+          code: 'budget_below_max_tokens',
+          message: `budgetTokens ${request.budgetTokens} must exceed maxTokens ${reserve}`,
+        },
+      ],
+    },
+  );
+};
 
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id/context')
 export class ContextController {
-  constructor(private readonly context: ContextService) {}
+  constructor(
+    private readonly context: ContextService,
+    private readonly fields: FieldLimits,
+  ) {}
 
   @Post()
   @HttpCode(200)
   async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     parseOrThrow(Id, id, 'params');
     const request = parseOrThrow(ContextBody, body);
+    this.fields.check(
+      (request.tools ?? []).map(
+        (t, k) => [`body.tools[${k}].input_schema`, t.input_schema] as const,
+      ),
+    );
     checkShapes(request.capabilities, 'body.capabilities');
+    checkReserve(request);
     return this.context.build(caller, id, request);
   }
 
@@ -27,5 +60,34 @@ export class ContextController {
     const capabilities = overridesFromQuery(q);
     checkShapes(capabilities, 'query');
     return this.context.report(caller, id, q.provider, q.model, capabilities);
+  }
+}
+
+const DecisionId = z.string().min(1).max(200);
+
+/** Compaction decisions: the list with status, and revoking one. */
+@UseGuards(AuthGuard)
+@Controller('v1/conversations/:id/compactions')
+export class CompactionsController {
+  constructor(private readonly context: ContextService) {}
+
+  @Get()
+  async list(@Param('id') id: string, @CallerParam() caller: Caller) {
+    parseOrThrow(Id, id, 'params');
+    return this.context.compactions(caller, id);
+  }
+
+  @Post(':decisionId/revoke')
+  @HttpCode(200)
+  async revoke(
+    @Param('id') id: string,
+    @Param('decisionId') decisionId: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    parseOrThrow(DecisionId, decisionId, 'params');
+    const b = parseOrThrow(RevokeCompactionBody, body ?? {});
+    return this.context.revoke(caller, id, decisionId, b.reason);
   }
 }

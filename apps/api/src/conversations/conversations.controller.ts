@@ -17,7 +17,11 @@ import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow, parseTurnBody } from '../validation/zod';
-import { decodeCursor, encodeCursor } from './cursor';
+import { Readable } from 'node:stream';
+import { Cursors } from './cursor';
+import { capPageBytes, jsonLines } from '../limits/page-bytes';
+import { FieldLimits, turnJsonFields } from '../limits/field-limits';
+import { Idempotent } from '../idempotency/idempotency';
 import {
   ARBOR_CONFIG,
   type ArborConfig,
@@ -30,7 +34,6 @@ import {
   RewindToCheckpoint,
   SetCheckpoint,
   StartConversation,
-  toJsonl,
   toMarkdown,
   GetActiveBranch,
   GetBranchOrTree,
@@ -45,9 +48,6 @@ import {
 } from '@arbor/application';
 import * as S from '@arbor/contract';
 
-const page = <T>(p: Page<T>, kind: string) =>
-  p.nextAt === null ? { items: p.items } : { items: p.items, next: encodeCursor(kind, p.nextAt) };
-
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
 export class ConversationsController {
@@ -55,11 +55,26 @@ export class ConversationsController {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    private readonly fields: FieldLimits,
+    private readonly cursors: Cursors,
   ) {}
 
+  /**
+   * A list answer, bounded by ARBOR_PAGE_MAX_BYTES as well as by `limit` (`next` then continues
+   * at the first item left out); `next` is an opaque cursor bound to the tenant and this list.
+   */
+  private page<T>(caller: Caller, list: string, whole: Page<T>) {
+    const p = capPageBytes(whole, this.config.limits.pageMaxBytes);
+    return p.nextAt === null
+      ? { items: p.items }
+      : { items: p.items, next: this.cursors.encode(caller.tenantId, list, p.nextAt) };
+  }
+
+  @Idempotent()
   @Post()
   async start(@Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.StartConversationBody, body ?? {});
+    this.fields.check([['body.metadata', b.metadata]]);
     const id = b.id ?? crypto.randomUUID();
     const { result } = await this.commands.execute(
       new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
@@ -71,12 +86,16 @@ export class ConversationsController {
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
     const q = parseOrThrow(S.ConversationsQuery, query, 'query');
     const p = await this.queries.execute(
-      new ListConversations(caller, decodeCursor('conversations', q.cursor) ?? -1, q.limit ?? 50),
+      new ListConversations(
+        caller,
+        this.cursors.decode(caller.tenantId, 'conversations', q.cursor) ?? -1,
+        q.limit ?? 50,
+      ),
     );
-    return page(
-      { ...p, items: p.items.map((c) => conversationView({ ...c, forks: [] })) },
-      'conversations',
-    );
+    return this.page(caller, 'conversations', {
+      ...p,
+      items: p.items.map((c) => conversationView({ ...c, forks: [] })),
+    });
   }
 
   @Get(':id')
@@ -84,6 +103,33 @@ export class ConversationsController {
     return conversationView(await this.queries.execute(new GetConversation(caller, id)));
   }
 
+  @Put(':id')
+  async ensure(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const b = parseOrThrow(S.EnsureConversationBody, body ?? {});
+    try {
+      parseOrThrow(S.Id, id, 'params');
+      const { result } = await this.commands.execute(
+        new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
+      );
+      reply.status(201);
+      return { id: result.conversationId, tip: result.tip, revision: result.revision };
+    } catch (e) {
+      if (!(e instanceof Error && (e as { code?: unknown }).code === 'conversation_exists'))
+        throw e;
+      const existing = conversationView(
+        await this.queries.execute(new GetConversation(caller, id)),
+      );
+      reply.status(200);
+      return { id: existing.id, tip: existing.tip, revision: existing.revision };
+    }
+  }
+
+  @Idempotent()
   @Post(':id/turns')
   async commitTurn(
     @Param('id') id: string,
@@ -92,6 +138,7 @@ export class ConversationsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const b = parseTurnBody(body, this.config.maxImageBytes);
+    this.fields.check(turnJsonFields(b.messages));
     parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new CommitTurn(caller, id, {
@@ -124,9 +171,11 @@ export class ConversationsController {
     return { tip: result.tip, revision: result.revision };
   }
 
+  @Idempotent()
   @Post(':id/forks')
   async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
+    this.fields.check([['body.metadata', b.metadata]]);
     parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new ForkConversation(caller, id, {
@@ -139,6 +188,7 @@ export class ConversationsController {
     return { id: result.forkConversationId, idMap: result.idMap, revision: result.forkRevision };
   }
 
+  @Idempotent()
   @Post(':id/checkpoints')
   async setCheckpoint(
     @Param('id') id: string,
@@ -202,6 +252,7 @@ export class ConversationsController {
     };
   }
 
+  @Idempotent()
   @Post(':id/failures')
   async recordFailure(
     @Param('id') id: string,
@@ -209,6 +260,10 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.FailureBody, body);
+    this.fields.check([
+      ['body.input', b.input],
+      ['body.error', b.error],
+    ]);
     parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new RecordFailure(caller, id, { input: b.input, error: b.error }),
@@ -227,12 +282,13 @@ export class ConversationsController {
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    const q = parseOrThrow(S.PageQuery, query, 'query');
-    return page(
-      await this.queries.execute(
-        new GetActiveBranch(caller, id, decodeCursor('branch', q.cursor) ?? 0, q.limit ?? 100),
-      ),
-      'branch',
+    const q = parseOrThrow(S.BranchQuery, query, 'query');
+    const list = `${id}/messages`;
+    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
+    return this.page(
+      caller,
+      list,
+      await this.queries.execute(new GetActiveBranch(caller, id, from, q.limit ?? 100, q.last)),
     );
   }
 
@@ -258,11 +314,13 @@ export class ConversationsController {
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(S.EventsQuery, query, 'query');
-    const from = decodeCursor('events', q.cursor) ?? q.fromRevision ?? 0;
     parseOrThrow(S.Id, id, 'params');
-    return page(
+    const list = `${id}/events`;
+    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? q.fromRevision ?? 0;
+    return this.page(
+      caller,
+      list,
       await this.queries.execute(new ListEvents(caller, id, from, q.limit ?? 100)),
-      'events',
     );
   }
 
@@ -293,7 +351,7 @@ export class ConversationsController {
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .send(toJsonl(messages));
+        .send(Readable.from(jsonLines(messages)));
     } else {
       void reply
         .header('content-type', 'text/markdown; charset=utf-8')

@@ -1,17 +1,13 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { type EventStore } from '@arbor/event-store';
-import { EVENT_STORE } from '@arbor/application';
+import { Controller, Get } from '@nestjs/common';
 
+/**
+ * Unauthenticated liveness: it says the service is up and nothing else. The log's position (which
+ * would show anyone how much every tenant writes) is at the admin route `GET /v1/admin/log`.
+ */
 @Controller('health')
 export class HealthController {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
-
   @Get()
-  async health(): Promise<{ status: 'ok'; store: { kind: string; position: string | null } }> {
-    const head = await this.store.headPosition();
-    return {
-      status: 'ok',
-      store: { kind: this.store.kind, position: head === null ? null : head.toString() },
-    };
+  health(): { status: 'ok' } {
+    return { status: 'ok' };
   }
 }

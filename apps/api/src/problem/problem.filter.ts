@@ -80,8 +80,10 @@ export const toProblem = (error: unknown): Problem => {
 };
 
 const sendProblem = (reply: FastifyReply, request: FastifyRequest, problem: Problem): void => {
+  if (problem.status === 401) void reply.header('www-authenticate', 'Bearer realm="arbor"');
   void reply
     .status(problem.status)
+    .header('cache-control', 'no-store')
     .header('content-type', 'application/problem+json')
     .send(problem.body(request.url.split('?')[0]));
 };

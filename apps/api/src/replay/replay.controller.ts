@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query as QueryParams, UseGuards } from '@nestjs
 import { QueryBus } from '@nestjs/cqrs';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { decodeCursor, encodeCursor } from '../conversations/cursor';
+import { Cursors } from '../conversations/cursor';
 import { problemBodyOf } from '../problem/problem';
 import { parseOrThrow } from '../validation/zod';
 import { ListContexts, ReplayConversation, ReproduceContext } from '@arbor/application';
@@ -14,7 +14,10 @@ const branchCursorKind = (revision: number) => `replay-branch@${revision}`;
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id')
 export class ReplayController {
-  constructor(private readonly queries: QueryBus) {}
+  constructor(
+    private readonly queries: QueryBus,
+    private readonly cursors: Cursors,
+  ) {}
 
   @Get('replay')
   async replay(
@@ -25,7 +28,8 @@ export class ReplayController {
     parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ReplayQuery, query, 'query');
     const revision = Number(q.revision);
-    const fromDepth = decodeCursor(branchCursorKind(revision), q.cursor) ?? 0;
+    const list = `${id}/${branchCursorKind(revision)}`;
+    const fromDepth = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
     const answer = await this.queries.execute(
       new ReplayConversation(caller, id, revision, fromDepth, q.limit ?? 100),
     );
@@ -35,7 +39,7 @@ export class ReplayController {
       branch:
         nextDepth === null
           ? branch
-          : { ...branch, next: encodeCursor(branchCursorKind(revision), nextDepth) },
+          : { ...branch, next: this.cursors.encode(caller.tenantId, list, nextDepth) },
     };
   }
 
@@ -47,11 +51,13 @@ export class ReplayController {
   ) {
     parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ContextsQuery, query, 'query');
-    const from = decodeCursor('contexts', q.cursor) ?? Number(q.fromRevision ?? 0);
+    const from =
+      this.cursors.decode(caller.tenantId, `${id}/contexts`, q.cursor) ??
+      Number(q.fromRevision ?? 0);
     const p = await this.queries.execute(new ListContexts(caller, id, from, q.limit ?? 100));
     return p.nextAt === null
       ? { items: p.items }
-      : { items: p.items, next: encodeCursor('contexts', p.nextAt) };
+      : { items: p.items, next: this.cursors.encode(caller.tenantId, `${id}/contexts`, p.nextAt) };
   }
 
   @Get('contexts/:contextId')

@@ -5,12 +5,16 @@ import { TenantDirectoryService } from '@arbor/application';
 import { parseOrThrow } from '../validation/zod';
 import { ContextSettingsBody } from '@arbor/contract';
 import { normalizeTable } from './capabilities';
+import { FieldLimits } from '../limits/field-limits';
 
 /** The calling tenant's own settings (tenant key). */
 @UseGuards(AuthGuard)
 @Controller('v1/settings')
 export class SettingsController {
-  constructor(private readonly directory: TenantDirectoryService) {}
+  constructor(
+    private readonly directory: TenantDirectoryService,
+    private readonly fields: FieldLimits,
+  ) {}
 
   @Get('context')
   getContext(@CallerParam() caller: Caller) {
@@ -20,6 +24,7 @@ export class SettingsController {
   @Put('context')
   async putContext(@Body() body: unknown, @CallerParam() caller: Caller) {
     const { models } = parseOrThrow(ContextSettingsBody, body);
+    this.fields.check([['body.models', models]]);
     return this.directory.setContextSettings(caller.tenantId, normalizeTable(models), caller);
   }
 }

@@ -4,18 +4,21 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { CreateTenantBody as CreateTenant, Id, IssueKeyBody as IssueKey } from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
 import { TenantDirectoryService } from '@arbor/application';
+import { Idempotent } from '../idempotency/idempotency';
 
 @UseGuards(AdminGuard)
 @Controller('v1/tenants')
 export class TenantsController {
   constructor(private readonly directory: TenantDirectoryService) {}
 
+  @Idempotent()
   @Post()
   async create(@Body() body: unknown, @CallerParam() caller: Caller) {
     const { name } = parseOrThrow(CreateTenant, body ?? {});
     return this.directory.createTenant(name ?? null, caller);
   }
 
+  @Idempotent()
   @Post(':tenantId/keys')
   async issueKey(
     @Param('tenantId') tenantId: string,

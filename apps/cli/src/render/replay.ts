@@ -4,7 +4,7 @@ import { preview, roleLetter } from './preview';
 
 export const renderReplay = (r: ReplayView, options: { width: number }): string => {
   const out = [
-    `${r.conversationId} as of revision ${r.revision} (${r.event.type} at ${r.event.timestamp}, position ${r.event.position})`,
+    `${r.conversationId} as of revision ${r.revision} (${r.event.type} at ${r.event.timestamp})`,
     `  title: ${r.conversation.title ?? '(none)'}`,
     `  tip: ${r.tip ?? 'none'} · active branch ${r.branch.length} message(s) · ` +
       `${r.tree.nodes.length} in the tree · ${r.tree.branchPoints.length} branch point(s)`,

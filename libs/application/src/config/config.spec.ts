@@ -5,6 +5,7 @@ describe('readConfig', () => {
   it('defaults to the embedded shape', () => {
     const c = readConfig({}, '/srv');
     expect(c).toMatchObject({
+      host: '127.0.0.1',
       port: 3000,
       dataDir: path.resolve('/srv/data'),
       adminKey: null,
@@ -20,6 +21,7 @@ describe('readConfig', () => {
     const c = readConfig(
       {
         PORT: '8080',
+        HOST: '0.0.0.0',
         ARBOR_DATA_DIR: '/var/arbor',
         ARBOR_ADMIN_KEY: 'a-long-enough-admin-key',
         EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false',
@@ -30,6 +32,7 @@ describe('readConfig', () => {
       '/srv',
     );
     expect(c.port).toBe(8080);
+    expect(c.host).toBe('0.0.0.0');
     expect(c.dataDir).toBe('/var/arbor');
     expect(c.adminKey).toBe('a-long-enough-admin-key');
     expect(c.eventStoreConnectionString).toBe('esdb://localhost:2113?tls=false');

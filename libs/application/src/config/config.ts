@@ -29,6 +29,8 @@ export interface ArborConfig {
   stateCacheMessages: number;
   /** ARBOR_AUDIT_SECRET (hex or base64, ≥ 32 bytes); unset → `<dataDir>/audit.key`, created once. */
   auditSecret: string | null;
+  /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
+  limits: LimitsConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -47,6 +49,49 @@ const summaryConfig = (env: NodeJS.ProcessEnv): ArborConfig['summary'] => {
 };
 
 export class ConfigError extends Error {}
+
+/** Every bound on what a client may send or be sent; see the README's limits table. */
+export interface LimitsConfig {
+  /** ARBOR_JSON_MAX_DEPTH: deepest nesting of any free-form JSON field (metadata, inputs, …). */
+  jsonMaxDepth: number;
+  /** ARBOR_JSON_MAX_BYTES: largest JSON text of any free-form field. */
+  jsonMaxBytes: number;
+  /** ARBOR_PAGE_MAX_BYTES: a list page stops before passing this many bytes of items. */
+  pageMaxBytes: number;
+  /** ARBOR_MAX_HEADER_BYTES: all request headers together (Node's maxHeaderSize). */
+  maxHeaderBytes: number;
+  /** ARBOR_HEADERS_TIMEOUT_MS: the whole header block must arrive within this. */
+  headersTimeoutMs: number;
+  /** ARBOR_REQUEST_TIMEOUT_MS: headers and body must arrive within this (slow bodies are cut). */
+  requestTimeoutMs: number;
+  /** ARBOR_CONNECTION_TIMEOUT_MS: a socket idle this long is closed. */
+  connectionTimeoutMs: number;
+  /** ARBOR_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** ARBOR_MAX_CONNECTIONS: open connections in total. */
+  maxConnections: number;
+  /** ARBOR_MAX_CONNECTIONS_PER_IP: open connections from one client address. */
+  maxConnectionsPerIp: number;
+  /** ARBOR_MAX_REQUESTS_PER_SOCKET: requests on one keep-alive connection before it is closed. */
+  maxRequestsPerSocket: number;
+  /** ARBOR_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key and its answer are kept. */
+  idempotencyTtlHours: number;
+}
+
+const limitsConfig = (env: NodeJS.ProcessEnv): LimitsConfig => ({
+  jsonMaxDepth: int(env, 'ARBOR_JSON_MAX_DEPTH', 64, 2),
+  jsonMaxBytes: int(env, 'ARBOR_JSON_MAX_BYTES', 1024 * 1024, 64),
+  pageMaxBytes: int(env, 'ARBOR_PAGE_MAX_BYTES', 4 * 1024 * 1024, 1024),
+  maxHeaderBytes: int(env, 'ARBOR_MAX_HEADER_BYTES', 16 * 1024, 1024),
+  headersTimeoutMs: int(env, 'ARBOR_HEADERS_TIMEOUT_MS', 10_000, 100),
+  requestTimeoutMs: int(env, 'ARBOR_REQUEST_TIMEOUT_MS', 30_000, 100),
+  connectionTimeoutMs: int(env, 'ARBOR_CONNECTION_TIMEOUT_MS', 60_000, 100),
+  keepAliveTimeoutMs: int(env, 'ARBOR_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100),
+  maxConnections: int(env, 'ARBOR_MAX_CONNECTIONS', 1024, 1),
+  maxConnectionsPerIp: int(env, 'ARBOR_MAX_CONNECTIONS_PER_IP', 128, 1),
+  maxRequestsPerSocket: int(env, 'ARBOR_MAX_REQUESTS_PER_SOCKET', 10_000, 1),
+  idempotencyTtlHours: int(env, 'ARBOR_IDEMPOTENCY_TTL_HOURS', 24, 1),
+});
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => {
   const raw = env[name];
@@ -82,7 +127,8 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
   }
   return {
     port: int(env, 'PORT', 3000),
-    host: env.HOST ?? '0.0.0.0',
+    // Loopback unless told otherwise: the Docker image sets HOST=0.0.0.0.
+    host: env.HOST ?? '127.0.0.1',
     dataDir: path.resolve(cwd, env.ARBOR_DATA_DIR ?? './data'),
     adminKey,
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
@@ -96,6 +142,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     logLevel: env.LOG_LEVEL ?? 'info',
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
     summary: summaryConfig(env),
+    limits: limitsConfig(env),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
   };
 };

@@ -20,7 +20,7 @@ import {
   type ToolDefinition,
   UnknownSnapshotShapeError,
 } from '@arbor/context';
-import { type ConversationState, type Message } from '@arbor/domain';
+import { type ConversationState, type Message, compactionsInForce } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -181,7 +181,19 @@ export class ContextService {
       provider: request.provider,
       model: request.model,
       messages,
-      decisions: state.compactions,
+      decisions: compactionsInForce(state),
+      ...(state.revokedSinceContext.length > 0
+        ? {
+            revoked: {
+              decisionIds: state.revokedSinceContext,
+              previousDecisions: state.compactions.filter(
+                (d) =>
+                  !state.revokedCompactions.includes(d.id) ||
+                  state.revokedSinceContext.includes(d.id),
+              ),
+            },
+          }
+        : {}),
       budgetTokens: request.budgetTokens,
       system: request.system,
       tools: request.tools,
@@ -252,7 +264,7 @@ export class ContextService {
         tip: state.tip,
         cutAt: messages[0]?.id ?? null,
         decisionIds: [
-          ...state.compactions.map((d) => d.id),
+          ...compactionsInForce(state).map((d) => d.id),
           ...newDecisions.map((d) => d.id),
         ].filter((id) => !receipt.notApplied.some((n) => n.decisionId === id)),
         newDecisionIds: newDecisions.map((d) => d.id),
@@ -278,6 +290,37 @@ export class ContextService {
       body,
       receipt: { ...receipt, capabilities: ContextService.receiptCapabilities(layered, request) },
       revision: result.revision,
+      // The tip it was built on: pass it as the next commit's expectedTip.
+      tip: state.tip,
+    };
+  }
+
+  /** Every decision recorded, oldest first, with whether later contexts still apply it. */
+  async compactions(caller: Caller, conversationId: string) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new AppError('conversation_not_found');
+    const revoked = new Set(state.revokedCompactions);
+    return {
+      items: state.compactions.map((decision) => ({
+        decision,
+        status: revoked.has(decision.id) ? ('revoked' as const) : ('in_force' as const),
+      })),
+    };
+  }
+
+  /** Undo a decision (`CompactionRevoked`): later contexts leave it out. */
+  async revoke(caller: Caller, conversationId: string, decisionId: string, reason?: string) {
+    const { result, position } = await this.repository.execute(caller, conversationId, {
+      type: 'revokeCompaction',
+      decisionId,
+      reason: reason ?? null,
+    });
+    this.readModels.noteWrite(caller.keyId, position);
+    return {
+      decisionId: result.decisionId,
+      status: 'revoked' as const,
+      revision: result.revision,
+      replayed: result.replayed,
     };
   }
 
@@ -327,7 +370,7 @@ export class ContextService {
       model,
       capabilities,
       messages: messages.length,
-      decisionsInForce: state.compactions.length - receipt.notApplied.length,
+      decisionsInForce: compactionsInForce(state).length - receipt.notApplied.length,
       wouldApply: receipt.rungs.filter((r) => r.applied).map((r) => r.rung),
       estimated: {
         total: receipt.estimatedTokens,

@@ -18,6 +18,10 @@ export interface Page<T> {
   items: T[];
   /** Where the next page starts; absent on the last page. */
   nextAt: number | null;
+  /** `resumeAt[i]`: the cursor value that starts a page at `items[i]` (to cut a page short). */
+  resumeAt: (index: number) => number;
+  /** A page that must not be cut (it has no cursor to continue from). */
+  whole?: boolean;
 }
 
 /** Reads of one conversation; every one scoped to the caller's tenant. */
@@ -46,6 +50,8 @@ export class GetActiveBranch extends ConversationQuery<Page<Message>> {
     conversationId: string,
     readonly fromDepth: number,
     readonly limit: number,
+    /** The tail instead: the last N messages, root → tip. */
+    readonly last?: number,
   ) {
     super(caller, conversationId);
   }
@@ -83,9 +89,12 @@ export class GetBranchOrTree extends ConversationQuery<{
     super(caller, conversationId);
   }
 }
+/**
+ * An event as a tenant sees it: its stream revision, never its global (`$all`) position, which
+ * would tell the tenant how much every other tenant writes.
+ */
 export interface AuditEvent {
   revision: number;
-  position: number;
   type: string;
   data: unknown;
   metadata: Record<string, unknown>;
@@ -131,7 +140,11 @@ export class ListConversationsHandler implements IQueryHandler<ListConversations
   async execute(q: ListConversations) {
     const queries = await this.readModels.consistentFor(q.caller.keyId);
     const page = await queries.listConversations(q.caller.tenantId, q.after, q.limit);
-    return { items: page.items, nextAt: page.nextSeq };
+    return {
+      items: page.items,
+      nextAt: page.nextSeq,
+      resumeAt: (i: number) => (i === 0 ? q.after : page.seqs[i - 1]),
+    };
   }
 }
 
@@ -140,13 +153,18 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetActiveBranch) {
     const { queries } = await existing(this.readModels, q);
-    const page = await queries.activeBranchPage(
-      q.caller.tenantId,
-      q.conversationId,
-      q.fromDepth,
-      q.limit,
-    );
-    return { items: page.items, nextAt: page.nextDepth };
+    const page =
+      q.last !== undefined
+        ? await queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
+        : await queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
+    // The active branch is one root → tip path: depths are consecutive. A tail (`last`) is one
+    // page by definition: a byte cut there has no cursor to continue, so it keeps every item.
+    return {
+      items: page.items,
+      nextAt: page.nextDepth,
+      resumeAt: (i: number) => q.fromDepth + i,
+      ...(q.last !== undefined ? { whole: true } : {}),
+    };
   }
 }
 
@@ -234,10 +252,11 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
         },
       );
       const page = events.slice(0, q.limit);
+      const from = q.fromRevision;
       return {
+        resumeAt: (i: number) => (i < page.length ? Number(page[i].revision) : from + i),
         items: page.map((e) => ({
           revision: Number(e.revision),
-          position: Number(e.position),
           type: e.type,
           data: e.data,
           metadata: e.metadata,

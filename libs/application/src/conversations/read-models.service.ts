@@ -134,8 +134,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       written === undefined || (this.floor !== null && this.floor > written) ? this.floor : written;
     if (target !== null) {
       const ok = await this.projector.waitFor(target, this.config.readYourWritesTimeoutMs);
-      if (!ok)
-        throw new AppError('projection_lagging', 'Retry shortly.', { position: target.toString() });
+      if (!ok) throw new AppError('projection_lagging', 'Retry shortly.');
     }
     return this.queries;
   }
@@ -157,7 +156,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       position !== undefined &&
       !(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))
     ) {
-      throw new AppError('projection_lagging', 'Retry shortly.', { position: position.toString() });
+      throw new AppError('projection_lagging', 'Retry shortly.');
     }
     return this.queries;
   }

@@ -132,7 +132,7 @@ describe('replayAnswer', () => {
       const a = replayAnswer({
         tenantId: 't1',
         conversationId: 'c1',
-        event: { revision: last, position: 10 * (last + 1), type: 'RunResumed', timestamp: 't' },
+        event: { revision: last, type: 'RunResumed', timestamp: 't' },
         queries: fold.queries,
         state: fold.state(),
         page: { fromDepth: 0, limit: 2 },

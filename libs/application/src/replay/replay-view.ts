@@ -70,13 +70,23 @@ export interface CompactionsView {
 export const compactionsFor = (
   conversationId: string,
   window: readonly Message[],
-  decisions: readonly CompactionDecision[],
+  recorded: readonly CompactionDecision[],
+  revokedIds: readonly string[] = [],
 ): CompactionsView => {
+  const revoked = new Set(revokedIds);
+  const decisions = recorded;
+  const live = recorded.filter((d) => !revoked.has(d.id));
+  const revokedOut = recorded
+    .filter((d) => revoked.has(d.id))
+    .map((d) => ({ decisionId: d.id, reason: 'revoked' }));
   if (window.length === 0) {
     return {
       decisions,
       inForce: [],
-      notInForce: decisions.map((d) => ({ decisionId: d.id, reason: 'the window is empty' })),
+      notInForce: [
+        ...revokedOut,
+        ...live.map((d) => ({ decisionId: d.id, reason: 'the window is empty' })),
+      ],
     };
   }
   const plan = planView(
@@ -86,18 +96,18 @@ export const compactionsFor = (
       indexById: new Map(window.map((m, i) => [m.id, i])),
       shape: analyzeWindow(window),
     },
-    decisions,
+    live,
   );
   return {
     decisions,
-    inForce: decisions.filter((d) => plan.applied.has(d.id)).map((d) => d.id),
-    notInForce: plan.notApplied,
+    inForce: live.filter((d) => plan.applied.has(d.id)).map((d) => d.id),
+    notInForce: [...revokedOut, ...plan.notApplied],
   };
 };
 
+/** Stream revision only: tenant answers carry no global positions. */
 export interface ReplayEventRef {
   revision: number;
-  position: number;
   type: string;
   timestamp: string;
 }
@@ -157,7 +167,7 @@ export const replayAnswer = (input: ReplayAnswerInput): ReplayAnswer => {
     checkpoints: queries.checkpoints(tenantId, id),
     window: { cutAt: window[0]?.id ?? null, tip, messages: window.length },
     resume: state.resume,
-    compactions: compactionsFor(id, window, state.compactions),
+    compactions: compactionsFor(id, window, state.compactions, state.revokedCompactions),
     pendingFailure: queries.pendingFailure(tenantId, id),
     lastContext: input.lastContext,
   };

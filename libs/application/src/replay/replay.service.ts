@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type RenderPages } from '@arbor/context';
 import {
   type CompactionDecision,
+  compactionsInForce,
   type ContextCapabilitiesRecord,
   type EventDataOf,
 } from '@arbor/domain';
@@ -171,7 +172,6 @@ export class ReplayService {
         conversationId: id,
         event: {
           revision,
-          position: Number(at.position),
           type: at.type,
           timestamp: at.metadata.timestamp,
         },
@@ -287,7 +287,8 @@ export class ReplayService {
         {
           conversationId: id,
           record,
-          decisionsBefore: state.compactions,
+          // Revoked before the context was built: it did not apply them.
+          decisionsBefore: compactionsInForce(state),
           window,
           renderPages: this.renderPages,
         },

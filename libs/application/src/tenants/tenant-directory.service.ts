@@ -217,4 +217,14 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
       return { keyId: k.keyId, label: k.label, revoked: k.revoked };
     });
   }
+
+  /** Every tenant with its key counts (never a secret or a hash), in creation order. */
+  tenants(): { id: string; name: string | null; keys: number; activeKeys: number }[] {
+    return [...this.dir.tenants.values()].map((t) => ({
+      id: t.tenantId,
+      name: t.name,
+      keys: t.keyIds.length,
+      activeKeys: t.keyIds.filter((k) => this.dir.keys.get(k)?.revoked === false).length,
+    }));
+  }
 }

@@ -38,12 +38,13 @@ import {
   type LadderContext,
   type LadderState,
   buildState,
+  changesSentPrefix,
   createPageStore,
   firstDifference,
   prefixHash,
 } from './state';
 import { createTokenCache } from './token-cache';
-import type { AssembleInput, AssembleResult, RungReceipt } from './types';
+import type { AssembleInput, AssembleResult, ContextReceipt, RungReceipt } from './types';
 import { indexMessages } from './view';
 import { analyzeWindow } from './window';
 
@@ -299,6 +300,14 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   const ctx = createContext(input);
   let state = await buildState(ctx, input.decisions);
   const initial = state;
+  let revoked: ContextReceipt['revoked'];
+  if (input.revoked !== undefined && input.revoked.decisionIds.length > 0) {
+    const before = await buildState(ctx, input.revoked.previousDecisions);
+    revoked = {
+      decisionIds: [...input.revoked.decisionIds],
+      cachedPrefixChanged: changesSentPrefix(ctx, before.items, initial.items),
+    };
+  }
   if (input.overflow !== undefined && input.replayOnly !== true) {
     const [lo, hi] = OVERFLOW_FACTOR_RANGE;
     const ratio = input.overflow.measuredTokens / Math.max(1, state.measure.raw);
@@ -364,6 +373,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       calibration: ctx.factor,
       sections: state.measure.sections,
       notApplied: state.plan.notApplied.filter((n) => !added.some((d) => d.id === n.decisionId)),
+      ...(revoked !== undefined ? { revoked } : {}),
       ...(renames.length > 0 ? { toolRenames: renames } : {}),
     },
   };

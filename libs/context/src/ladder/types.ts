@@ -103,6 +103,12 @@ export interface AssembleInput {
    */
   previousTipId?: string;
   /**
+   * Revocations since the previous context: the ids revoked, and the decisions that were in
+   * force then (oldest first, the revoked ones included). The receipt says whether leaving them
+   * out changed the prefix the provider may have cached.
+   */
+  revoked?: { decisionIds: readonly string[]; previousDecisions: readonly CompactionDecision[] };
+  /**
    * Reproduce a recorded assembly: apply `decisions` as given and run no rung, so nothing new is
    * decided (`newId` is never called). `calibration` is the factor that was used (an overflow
    * report then only sets the target, it does not recompute the factor). Throws
@@ -145,6 +151,8 @@ export interface ContextReceipt {
   sections: ContextSections;
   /** Decisions in force that were not applied, with why. */
   notApplied: { decisionId: string; reason: string }[];
+  /** Decisions revoked since the previous context (no longer applied), when there are any. */
+  revoked?: { decisionIds: string[]; cachedPrefixChanged: boolean };
   /**
    * Tool-call ids and names the body carries in place of the recorded ones (repeated ids made
    * unique, characters the provider refuses replaced); absent when there are none.

@@ -90,14 +90,15 @@ export const decideRewind = (
   const stale = staleTip(state, cmd.expectedTip);
   if (stale !== null) return failWith(stale);
   const { messageId } = checkpoint;
+  const digest = cmd.digest ?? null;
+  const moves = state.tip !== messageId;
+  // Already on the target and already rewound, with no digest to keep: nothing changes, so
+  // nothing is appended. A TipMoved is written only when the tip actually moves.
   const events = [
-    event('CheckpointRewound', {
-      label: cmd.label,
-      messageId,
-      from: state.tip,
-      digest: cmd.digest ?? null,
-    }),
-    event('TipMoved', { from: state.tip, to: messageId, reason: 'rewind' }),
+    ...(moves || digest !== null || checkpoint.status !== 'rewound'
+      ? [event('CheckpointRewound', { label: cmd.label, messageId, from: state.tip, digest })]
+      : []),
+    ...(moves ? [event('TipMoved', { from: state.tip, to: messageId, reason: 'rewind' })] : []),
   ];
   return succeed(events, { tip: messageId, revision: state.revision + events.length });
 };

@@ -3,7 +3,11 @@ import { event } from '../events';
 import { type ConversationState, hasMessage } from '../state';
 import { fail, failWith, staleTip, succeed } from './common';
 
-/** Branching: the pointer moves to any existing message; exactly one TipMoved, nothing else. */
+/**
+ * Branching: the pointer moves to any existing message; exactly one TipMoved, nothing else. A move
+ * to where the tip already is changes nothing, so it appends nothing (a TipMoved with from = to
+ * would be a fact about nothing) and answers the current tip and revision.
+ */
 export const decideMoveTip = (
   cmd: MoveTipCommand,
   state: ConversationState,
@@ -14,6 +18,9 @@ export const decideMoveTip = (
     return fail('message_not_found', 'no such message in this conversation', {
       messageId: cmd.messageId,
     });
+  }
+  if (state.tip === cmd.messageId) {
+    return succeed([], { tip: state.tip, revision: state.revision });
   }
   const moved = event('TipMoved', { from: state.tip, to: cmd.messageId, reason: 'branch' });
   return succeed([moved], { tip: cmd.messageId, revision: state.revision + 1 });

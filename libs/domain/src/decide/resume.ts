@@ -39,6 +39,23 @@ export const decideResume = (
   }
   const dropped = checkpointsDroppedBy(listCheckpoints(state), new Set(cut.keptIds));
   const droppedCheckpoints = dropped.map((c) => c.label);
+  const current = state.resume;
+  if (
+    dropped.length === 0 &&
+    current !== null &&
+    current.cutAt === cut.cutAt &&
+    current.tip === state.tip
+  ) {
+    // The live window is already cut exactly here: a second RunResumed would record nothing new.
+    return succeed([], {
+      cutAt: cut.cutAt,
+      droppedCheckpoints: [],
+      keptCount: cut.keptIds.length,
+      keptTokens: cut.keptTokens,
+      keptWholeLastTurn: cut.keptWholeLastTurn,
+      revision: state.revision,
+    });
+  }
   const events: ConversationEvent[] = [
     ...dropped.map((c) =>
       event('CheckpointDropped', {

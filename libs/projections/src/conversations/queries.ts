@@ -86,6 +86,11 @@ export const createConversationQueries = (db: Database.Database) => {
          ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
        WHERE a.tenant_id = ? AND a.conversation_id = ? AND a.depth >= ? ORDER BY a.depth LIMIT ?`,
     ),
+    branchTail: db.prepare(
+      `SELECT a.depth, m.body FROM rm_active_branch a JOIN rm_messages m
+         ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
+       WHERE a.tenant_id = ? AND a.conversation_id = ? ORDER BY a.depth DESC LIMIT ?`,
+    ),
     depthOf: db.prepare(
       `SELECT depth FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
     ),
@@ -134,6 +139,8 @@ export const createConversationQueries = (db: Database.Database) => {
     return {
       items: page.map(toConversation),
       nextSeq: rows.length > limit ? page[page.length - 1].seq : null,
+      /** Each item's own seq: a page cut short before item i continues after `seqs[i - 1]`. */
+      seqs: page.map((r) => r.seq),
     };
   };
 
@@ -148,21 +155,30 @@ export const createConversationQueries = (db: Database.Database) => {
       depth: number;
       body: string;
     }[];
-    const page = rows.slice(0, limit);
-    const withDigests = q.hasDigests.get(tenantId, id) !== undefined;
     return {
-      items: page.map((r) => {
-        const m = JSON.parse(r.body) as Message;
-        if (!withDigests) return m;
-        const digests = q.digestsOf.all(tenantId, id, m.id) as {
-          label: string;
-          digest: string;
-          revision: number;
-        }[];
-        return digests.length === 0 ? m : { ...m, digests };
-      }),
+      items: branchItems(tenantId, id, rows.slice(0, limit)),
       nextDepth: rows.length > limit ? rows[limit].depth : null,
     };
+  };
+
+  const branchItems = (tenantId: string, id: string, rows: { body: string }[]) => {
+    const withDigests = q.hasDigests.get(tenantId, id) !== undefined;
+    return rows.map((r) => {
+      const m = JSON.parse(r.body) as Message;
+      if (!withDigests) return m;
+      const digests = q.digestsOf.all(tenantId, id, m.id) as {
+        label: string;
+        digest: string;
+        revision: number;
+      }[];
+      return digests.length === 0 ? m : { ...m, digests };
+    });
+  };
+
+  /** The last `last` messages of the active branch, root → tip (one read, newest first). */
+  const activeBranchTail = (tenantId: string, id: string, last: number) => {
+    const rows = (q.branchTail.all(tenantId, id, last) as { body: string }[]).reverse();
+    return { items: branchItems(tenantId, id, rows), nextDepth: null };
   };
 
   const depthOf = (tenantId: string, id: string, messageId: string): number | null =>
@@ -224,6 +240,7 @@ export const createConversationQueries = (db: Database.Database) => {
     getConversation,
     listConversations,
     activeBranchPage,
+    activeBranchTail,
     depthOf,
     getMessage,
     tree,

@@ -487,6 +487,16 @@ export const createRedisReadModel = (
     });
   };
 
+  /** Messages by id, with the digests kept at each rewind to them (as the SQLite queries). */
+  const branchItems = async (k: string, ids: string[]): Promise<Message[]> => {
+    const messages = await bodiesOf(k, ids);
+    const digests = (await client.hLen(`${k}:digests`)) > 0 ? await digestsOf(k) : null;
+    return messages.map((m) => {
+      const d = digests?.get(m.id);
+      return d === undefined ? m : { ...m, digests: d };
+    });
+  };
+
   const queries: ReadModelQueries = {
     getConversation: async (t, c) => {
       const row = await getConv(t, c);
@@ -513,21 +523,21 @@ export const createRedisReadModel = (
       return {
         items: page.map(toRow),
         nextSeq: present.length > limit ? page[page.length - 1].seq : null,
+        seqs: page.map((r) => r.seq),
       };
     },
     activeBranchPage: async (t, c, fromDepth, limit) => {
       const k = conv(t, c);
       const ids = await client.lRange(`${k}:branch`, fromDepth, fromDepth + limit);
-      const page = ids.slice(0, limit);
-      const messages = await bodiesOf(k, page);
-      const digests = (await client.hLen(`${k}:digests`)) > 0 ? await digestsOf(k) : null;
       return {
-        items: messages.map((m) => {
-          const d = digests?.get(m.id);
-          return d === undefined ? m : { ...m, digests: d };
-        }),
+        items: await branchItems(k, ids.slice(0, limit)),
         nextDepth: ids.length > limit ? fromDepth + limit : null,
       };
+    },
+    activeBranchTail: async (t, c, last) => {
+      const k = conv(t, c);
+      const ids = last <= 0 ? [] : await client.lRange(`${k}:branch`, -last, -1);
+      return { items: await branchItems(k, ids), nextDepth: null };
     },
     depthOf: async (t, c, id) => {
       const raw = await client.hGet(`${conv(t, c)}:msgs`, id);

@@ -116,6 +116,10 @@ export const readModelContract = (name: string, factory: ReadModelFactory): void
               expect(await readBranch(rm.queries, 't', 'c', pageSize)).toEqual(expected);
               for (const m of expected)
                 expect(await rm.queries.getMessage('t', 'c', m.id)).toEqual(m);
+              for (const last of [0, 1, pageSize, expected.length + 1])
+                expect((await rm.queries.activeBranchTail('t', 'c', last)).items).toEqual(
+                  last === 0 ? [] : expected.slice(-last),
+                );
               const all = [...messagesOf(after.log).values()];
               expect(await rm.queries.allMessages('t', 'c')).toEqual(all);
               const tree = await rm.queries.tree('t', 'c');
@@ -242,6 +246,8 @@ export const readModelContract = (name: string, factory: ReadModelFactory): void
         for (let after: number | null = 0; after !== null;) {
           const page = await rm.queries.listConversations('t', after, 2);
           expect(page.items.length).toBeLessThanOrEqual(2);
+          expect(page.seqs).toHaveLength(page.items.length);
+          if (page.nextSeq !== null) expect(page.nextSeq).toBe(page.seqs[page.seqs.length - 1]);
           seen.push(...page.items.map((c) => c.id));
           after = page.nextSeq;
         }

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+  type OnModuleDestroy,
+  UseInterceptors,
+} from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { from, mergeMap, type Observable, of } from 'rxjs';
+import { createKeyedQueue } from '@arbor/event-store';
+import { type ArborRequest } from '../auth/caller';
+import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
+import { Problem } from '../problem/problem';
+import { IdempotencyStore } from './idempotency.store';
+
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * The `Idempotency-Key` request header (IETF httpapi draft): an sf-string (`"…"`) or, as most
+ * clients send it, the bare token; 1-255 printable ASCII characters.
+ */
+export const parseIdempotencyKey = (raw: string | string[] | undefined): string | null => {
+  if (raw === undefined) return null;
+  const v = Array.isArray(raw) ? raw.join(',') : raw;
+  const m =
+    /^"([\x20-\x21\x23-\x5b\x5d-\x7e]{1,255})"$/.exec(v) ?? /^([\x21-\x7e]{1,255})$/.exec(v);
+  if (!m || Array.isArray(raw)) {
+    throw new Problem(
+      'validation_failed',
+      'headers.idempotency-key: 1-255 printable ASCII characters, once',
+      {
+        errors: [
+          {
+            path: 'headers.idempotency-key',
+            code: 'invalid_idempotency_key',
+            message: '1-255 printable ASCII characters, once',
+          },
+        ],
+      },
+    );
+  }
+  return m[1];
+};
+
+interface Pending {
+  tenant: string;
+  key: string;
+  fingerprint: string;
+  release: () => void;
+}
+
+/**
+ * Same key and same request → the first answer again (its status and body, plus
+ * `Idempotent-Replayed: true`), without running the command; same key, another request →
+ * `422 idempotency_key_reused`. Requests with one key run one at a time (a per-key queue), so 50
+ * concurrent identical forks make one fork and 49 replays. Only success answers are kept: a refused
+ * request wrote nothing, so running it again is safe and may succeed.
+ */
+@Injectable()
+export class Idempotency implements OnModuleDestroy {
+  readonly store: IdempotencyStore;
+  private readonly queue = createKeyedQueue();
+  private readonly pending = new WeakMap<object, Pending>();
+
+  constructor(@Inject(ARBOR_CONFIG) config: ArborConfig) {
+    this.store = new IdempotencyStore(
+      config.dataDir,
+      config.limits.idempotencyTtlHours * 3600_000,
+      config.synchronous,
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.store.close();
+  }
+
+  /** The hooks that store an answer once it is serialized and let the next same-key request in. */
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+      const p = this.pending.get(request.raw);
+      if (p !== undefined) {
+        this.pending.delete(request.raw);
+        try {
+          if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
+            this.store.put(p.tenant, p.key, {
+              fingerprint: p.fingerprint,
+              status: reply.statusCode,
+              body: payload,
+            });
+          }
+        } finally {
+          p.release();
+        }
+      }
+      done(null, payload);
+    });
+    fastify.addHook('onResponse', (request: FastifyRequest, _reply: FastifyReply, done) => {
+      const p = this.pending.get(request.raw);
+      if (p !== undefined) {
+        this.pending.delete(request.raw);
+        p.release();
+      }
+      done();
+    });
+  }
+
+  /** Waits for the key, then answers from the store or lets the request run holding it. */
+  async enter(
+    request: ArborRequest,
+    reply: FastifyReply,
+    key: string,
+  ): Promise<{ replay: unknown } | null> {
+    const tenant = request.caller?.tenantId || `admin:${request.caller?.keyId ?? ''}`;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.url.split('?')[0]}\n`)
+      .update(JSON.stringify(request.body ?? null) ?? 'null')
+      .digest('hex');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await new Promise<void>((entered) => {
+      void this.queue.run(`${tenant}\n${key}`, () => {
+        entered();
+        return held;
+      });
+    });
+    let stored;
+    try {
+      stored = this.store.get(tenant, key);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    if (stored !== undefined) {
+      release();
+      if (stored.fingerprint !== fingerprint) {
+        throw new Problem(
+          'idempotency_key_reused',
+          'This Idempotency-Key was first sent with another method, path or body.',
+        );
+      }
+      void reply.status(stored.status).header(REPLAYED_HEADER, 'true');
+      return { replay: JSON.parse(stored.body) as unknown };
+    }
+    this.pending.set(request.raw, { tenant, key, fingerprint, release });
+    return null;
+  }
+}
+
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: Idempotency) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<ArborRequest>();
+    const key = parseIdempotencyKey(request.headers['idempotency-key']);
+    if (key === null) return next.handle();
+    return from(this.idempotency.enter(request, http.getResponse<FastifyReply>(), key)).pipe(
+      mergeMap((r) => (r === null ? next.handle() : of(r.replay))),
+    );
+  }
+}
+
+/** Marks a creating POST as taking `Idempotency-Key` (documented in the contract's route table). */
+export const Idempotent = () => applyDecorators(UseInterceptors(IdempotencyInterceptor));

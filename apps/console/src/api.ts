@@ -1,0 +1,255 @@
+/** The console's only way to the server: the public HTTP API, with the key of this tab. */
+
+export interface Problem {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  body: Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+  }
+}
+
+const KEY = 'arbor.console.key';
+const ROLE = 'arbor.console.role';
+const ADMIN = 'arbor.console.adminKey';
+const ACTING = 'arbor.console.actingKey';
+
+export type Role = 'tenant' | 'admin';
+
+/** Kept for this browser tab only (sessionStorage): closing the tab forgets it. */
+export const session = {
+  key: (): string | null => sessionStorage.getItem(KEY),
+  role: (): Role | null => sessionStorage.getItem(ROLE) as Role | null,
+  /** The admin key while the admin looks at one tenant through a console key issued for it. */
+  adminKey: (): string | null => sessionStorage.getItem(ADMIN),
+  acting: (): { tenantId: string; keyId: string } | null => {
+    const raw = sessionStorage.getItem(ACTING);
+    return raw ? (JSON.parse(raw) as { tenantId: string; keyId: string }) : null;
+  },
+  set(key: string, role: Role): void {
+    sessionStorage.setItem(KEY, key);
+    sessionStorage.setItem(ROLE, role);
+  },
+  actAs(adminKey: string, tenantKey: string, tenantId: string, keyId: string): void {
+    sessionStorage.setItem(ADMIN, adminKey);
+    sessionStorage.setItem(ACTING, JSON.stringify({ tenantId, keyId }));
+    this.set(tenantKey, 'tenant');
+  },
+  stopActing(): void {
+    const admin = sessionStorage.getItem(ADMIN);
+    sessionStorage.removeItem(ADMIN);
+    sessionStorage.removeItem(ACTING);
+    if (admin) this.set(admin, 'admin');
+  },
+  clear(): void {
+    sessionStorage.clear();
+  },
+};
+
+const toProblem = (status: number, text: string): Problem => {
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { detail: text.slice(0, 500) };
+  }
+  return {
+    status,
+    code: typeof body.code === 'string' ? body.code : `http_${status}`,
+    title: typeof body.title === 'string' ? body.title : `HTTP ${status}`,
+    detail: typeof body.detail === 'string' ? body.detail : undefined,
+    body,
+  };
+};
+
+export const request = async (
+  method: string,
+  path: string,
+  body?: unknown,
+  key: string | null = session.key(),
+): Promise<Response> => {
+  const res = await fetch(path, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new ApiError(toProblem(res.status, await res.text()));
+  return res;
+};
+
+export const json = async <T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string | null,
+): Promise<T> => {
+  const res = await request(method, path, body, key);
+  return (res.status === 204 ? null : await res.json()) as T;
+};
+
+export const get = <T>(path: string) => json<T>('GET', path);
+export const text = async (path: string): Promise<string> => (await request('GET', path)).text();
+
+export const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
+
+// --- Wire shapes the console reads (the fields it uses; the server may send more) ---
+
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string | Block[];
+      is_error?: boolean;
+    }
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string };
+
+export interface Message {
+  id: string;
+  parentId: string | null;
+  role: 'system' | 'user' | 'assistant';
+  content: Block[];
+  model?: string;
+  usage?: Record<string, unknown>;
+  pinned?: boolean;
+  createdAt?: string;
+  turnId?: string;
+}
+
+export interface Conversation {
+  id: string;
+  title: string | null;
+  tip: string | null;
+  revision: number;
+  lineage: {
+    forkedFrom: { conversationId: string; messageId: string } | null;
+    forks: { conversationId: string; messageId?: string | null; [k: string]: unknown }[];
+  };
+  counts?: { messages: number; turns: number };
+  metadata?: Record<string, unknown>;
+  cutAt?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface TreeNode {
+  id: string;
+  parentId: string | null;
+  role: string;
+  children: string[];
+}
+
+export interface Checkpoint {
+  label: string;
+  messageId: string;
+  status: 'active' | 'rewound' | 'dropped';
+  reason?: string;
+  [k: string]: unknown;
+}
+
+export interface Tree {
+  tip: string | null;
+  nodes: TreeNode[];
+  branchPoints: string[];
+  checkpoints: Checkpoint[];
+}
+
+export interface Decision {
+  id: string;
+  rung: string;
+  trigger?: string;
+  fromId?: string;
+  toId?: string;
+  coveredIds?: string[];
+  results?: { messageId: string; toolUseId?: string; originalTokens?: number }[];
+  pageCount?: number;
+  shape?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  [k: string]: unknown;
+}
+
+export interface Replay {
+  revision: number;
+  event: { revision: number; position: number | string; type: string; timestamp: string };
+  conversation: Conversation;
+  tip: string | null;
+  branch: { length: number; items: Message[]; next?: string };
+  tree: Tree;
+  checkpoints: Checkpoint[];
+  window: { cutAt: string | null; tip: string | null; messages: number };
+  resume: unknown;
+  compactions: { decisions: Decision[]; inForce: unknown[]; notInForce: unknown[] };
+  pendingFailure: { failureId?: string; input?: unknown; error?: unknown } | null;
+  lastContext: { contextId: string; revision: number } | null;
+}
+
+export interface AuditEvent {
+  revision: number;
+  position: number | string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: {
+    actor?: string;
+    timestamp?: string;
+    causationId?: string;
+    correlationId?: string;
+    [k: string]: unknown;
+  };
+}
+
+export interface Page<T> {
+  items: T[];
+  next?: string;
+}
+
+export interface ContextItem {
+  contextId: string;
+  revision: number;
+  timestamp: string;
+  provider: string;
+  model: string;
+  mode: string;
+  budgetTokens: number;
+  tip: string | null;
+  cutAt: string | null;
+  bodyHash: string;
+  estimatedTokens: number;
+  decisionIds: string[];
+  newDecisionIds: string[];
+}
+
+export interface Reproduction {
+  contextId: string;
+  revision: number;
+  basedOnRevision: number;
+  provider: string;
+  model: string;
+  body: unknown;
+  bodyHash: string | null;
+  recordedHash: string;
+  match: boolean;
+  checks: { name: string; recorded: unknown; reproduced: unknown; equal: boolean }[];
+  mismatch?: { code: string; reason: string; detail?: string };
+}
+
+export interface Verdict {
+  ok: boolean;
+  events: number;
+  chained: number;
+  unchained: number;
+  lastRevision: number;
+  totals: Record<string, number>;
+  findings: { kind: string; revision: number; position: string; detail: string }[];
+}

@@ -1,0 +1,198 @@
+/**
+ * The admin's views: tenants (create), their keys (issue, revoke), the projector, and a tenant's
+ * data. To read a tenant's data the console issues that tenant a key labelled `console-admin`
+ * (an audited ApiKeyIssued event with actor admin), acts with it in this tab, and revokes it
+ * (ApiKeyRevoked) when the admin goes back: every look is in the tenant's own log.
+ */
+import { useState } from 'preact/hooks';
+import { get, json, session } from '../api';
+import { go, ProblemBox, useAsync } from '../ui';
+
+interface TenantRow {
+  id: string;
+  name: string | null;
+  keys: number;
+  activeKeys: number;
+}
+
+export const AdminView = () => {
+  const tenants = useAsync(
+    () => get<{ items: TenantRow[]; truncated: boolean }>('/v1/tenants'),
+    [],
+  );
+  const projector = useAsync(() => get<Record<string, unknown>>('/v1/admin/projections'), []);
+  const [open, setOpen] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [shown, setShown] = useState<string | null>(null);
+  const create = async () => {
+    setError(null);
+    try {
+      const r = await json<{ id: string; apiKey: string }>('POST', '/v1/tenants', {
+        name: name || undefined,
+      });
+      setShown(`tenant ${r.id} created; its first API key (shown once): ${r.apiKey}`);
+      tenants.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const actAs = async (tenantId: string) => {
+    setError(null);
+    try {
+      const admin = session.key()!;
+      const k = await json<{ keyId: string; apiKey: string }>(
+        'POST',
+        `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
+        { label: 'console-admin' },
+      );
+      session.actAs(admin, k.apiKey, tenantId, k.keyId);
+      go('conversations');
+      location.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section data-testid="admin">
+      <h2>Administration</h2>
+      <h3>Projector</h3>
+      <ProblemBox error={projector.error} />
+      {projector.data ? (
+        <pre class="json" data-testid="projector">
+          {JSON.stringify(projector.data, null, 2)}
+        </pre>
+      ) : null}
+      <button onClick={projector.reload}>refresh</button>
+      <h3>Tenants</h3>
+      <div class="toolbar">
+        <input
+          data-testid="tenant-name"
+          placeholder="new tenant name"
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+        <button data-testid="create-tenant" onClick={() => void create()}>
+          create tenant
+        </button>
+      </div>
+      {shown ? (
+        <div class="done" data-testid="done">
+          {shown}
+        </div>
+      ) : null}
+      <ProblemBox error={error ?? tenants.error} />
+      <table class="grid">
+        <thead>
+          <tr>
+            <th>tenant</th>
+            <th>name</th>
+            <th>keys (active)</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          {(tenants.data?.items ?? []).map((t) => [
+            <tr key={t.id} data-testid="tenant-row" data-id={t.id}>
+              <td>
+                <code>{t.id}</code>
+              </td>
+              <td>{t.name ?? <i>unnamed</i>}</td>
+              <td class="num">
+                {t.keys} ({t.activeKeys})
+              </td>
+              <td>
+                <button data-testid="keys" onClick={() => setOpen(open === t.id ? null : t.id)}>
+                  keys
+                </button>{' '}
+                <button data-testid="open-tenant" onClick={() => void actAs(t.id)}>
+                  open its data
+                </button>
+              </td>
+            </tr>,
+            open === t.id ? (
+              <tr key={`${t.id}-keys`}>
+                <td colSpan={4}>
+                  <Keys tenantId={t.id} onChange={tenants.reload} />
+                </td>
+              </tr>
+            ) : null,
+          ])}
+        </tbody>
+      </table>
+    </section>
+  );
+};
+
+const Keys = ({ tenantId, onChange }: { tenantId: string; onChange: () => void }) => {
+  const keys = useAsync(
+    () =>
+      get<{ items: { keyId: string; label: string | null; revoked: boolean }[] }>(
+        `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
+      ),
+    [tenantId],
+  );
+  const [error, setError] = useState<unknown>(null);
+  const [shown, setShown] = useState<string | null>(null);
+  const run = async (f: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await f();
+      keys.reload();
+      onChange();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <div data-testid="key-list">
+      <ProblemBox error={error ?? keys.error} />
+      {shown ? <div class="done">{shown}</div> : null}
+      <table class="grid small">
+        <tbody>
+          {(keys.data?.items ?? []).map((k) => (
+            <tr key={k.keyId} data-testid="key-row">
+              <td>
+                <code>{k.keyId}</code>
+              </td>
+              <td>{k.label ?? '—'}</td>
+              <td>{k.revoked ? 'revoked' : 'active'}</td>
+              <td>
+                {!k.revoked ? (
+                  <button
+                    data-testid="revoke"
+                    onClick={() =>
+                      void run(() =>
+                        json(
+                          'DELETE',
+                          `/v1/tenants/${encodeURIComponent(tenantId)}/keys/${encodeURIComponent(k.keyId)}`,
+                        ),
+                      )
+                    }
+                  >
+                    revoke
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button
+        data-testid="issue-key"
+        onClick={() =>
+          void run(async () => {
+            const r = await json<{ apiKey: string }>(
+              'POST',
+              `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
+              { label: 'console' },
+            );
+            setShown(`new key (shown once): ${r.apiKey}`);
+          })
+        }
+      >
+        issue a key
+      </button>
+    </div>
+  );
+};

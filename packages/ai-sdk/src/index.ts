@@ -1,0 +1,11 @@
+/** @arbor/ai-sdk — Arbor as the conversation history of the `ai` package's step loops. */
+export {
+  type ArborContextLike,
+  type ArborLikeBlock,
+  type ArborLikeMessage,
+  fromArbor,
+  type StepUsage,
+  toArbor,
+  UnsupportedPartError,
+} from './mapping';
+export { ArborHistory, type FinishedLoop, type NextRequest } from './history';

@@ -1,0 +1,145 @@
+/**
+ * @arbor/ai-sdk with the real `ai` package (`generateText`, a multi-step tool loop with parallel
+ * calls) and `@ai-sdk/openai` against a local server speaking OpenAI's chat-completions format,
+ * storing in the real app; the app restarts between two loops of one conversation.
+ */
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai';
+import { ArborClient, type MessageInput } from '@arbor/client';
+import { type Harness, startHarness } from '../../../test/support/harness';
+import { ArborHistory, fromArbor, toArbor } from '../src';
+import { startMockOpenAiChat } from './mock-openai-chat';
+
+const weather = tool({
+  description: 'Weather for a city',
+  inputSchema: jsonSchema<{ city: string }>({
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  }),
+  execute: async ({ city }) => `${city}: ${city.length * 3} °C`,
+});
+
+describe('@arbor/ai-sdk', () => {
+  let h: Harness;
+  let mock: Awaited<ReturnType<typeof startMockOpenAiChat>>;
+  let apiKey: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    mock = await startMockOpenAiChat();
+    apiKey = (await h.createTenant('ai-sdk')).apiKey;
+  });
+  afterAll(async () => {
+    await mock.close();
+    await h.destroy();
+  });
+
+  const loop = async (history: ArborHistory, question: string) => {
+    const next = await history.next({
+      model: 'gpt-4o-mini',
+      budgetTokens: 50_000,
+      maxTokens: 1024,
+      system: 'Be brief.',
+    });
+    const input: ModelMessage[] = [{ role: 'user', content: question }];
+    const openai = createOpenAI({ baseURL: mock.baseURL, apiKey: 'test' });
+    const result = await generateText({
+      model: openai.chat('gpt-4o-mini'),
+      messages: [...next.messages, ...input],
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(5),
+    });
+    const committed = await history.commit(input, result, next.tip);
+    return { result, committed, next };
+  };
+
+  it('persists each finished loop as a turn and builds the next call from the context', async () => {
+    const history = new ArborHistory(new ArborClient({ baseUrl: h.baseUrl, apiKey }), 'chat-1');
+    await history.ensure('weather');
+    const first = await loop(history, 'Weather in Paris and Oslo?');
+    expect(first.result.text).toBe('Forecast: Paris: 15 °C; Oslo: 12 °C');
+    expect(first.next.messages).toEqual([{ role: 'system', content: 'Be brief.' }]);
+    expect(first.committed.messageIds).toHaveLength(4);
+
+    await h.restart(); // a new process on the same data: the history survives
+    const again = new ArborHistory(new ArborClient({ baseUrl: h.baseUrl, apiKey }), 'chat-1');
+    await again.ensure('ignored: it exists');
+    const second = await loop(again, 'Weather in Rome?');
+    expect(second.result.text).toBe('Forecast: Rome: 12 °C');
+    // The second loop's first model call carried the first loop, read back from Arbor.
+    const sent = mock.requests[mock.requests.length - 2].messages;
+    expect(sent.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect(sent[2].tool_calls?.map((c) => JSON.parse(c.function.arguments).city)).toEqual([
+      'Paris',
+      'Oslo',
+    ]);
+
+    const client = new ArborClient({ baseUrl: h.baseUrl, apiKey });
+    const stored: MessageInput[] = [];
+    for await (const m of client.messages('chat-1')) stored.push(m);
+    expect(stored.map((m) => `${m.role}:${m.content.map((b) => b.type).join('+')}`)).toEqual([
+      'user:text',
+      'assistant:tool_use+tool_use',
+      'user:tool_result+tool_result',
+      'assistant:text',
+      'user:text',
+      'assistant:tool_use',
+      'user:tool_result',
+      'assistant:text',
+    ]);
+    // Per-step usage on each assistant message, from result.steps.
+    const assistants = stored.filter((m) => m.role === 'assistant');
+    expect(assistants.every((m) => typeof m.usage?.input_tokens === 'number')).toBe(true);
+    expect(assistants.map((m) => m.usage?.output_tokens)).toEqual([7, 7, 7, 7]);
+    expect(assistants[0].model).toBe('gpt-4o-mini');
+  });
+
+  it('maps ModelMessages to Arbor and back without loss for text, tool calls and results', () => {
+    const messages: ModelMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'checking' },
+          { type: 'tool-call', toolCallId: 'a', toolName: 'f', input: { x: 1 } },
+          { type: 'tool-call', toolCallId: 'b', toolName: 'g', input: { y: [2] } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'a',
+            toolName: 'f',
+            output: { type: 'text', value: 'one' },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'b',
+            toolName: 'g',
+            output: { type: 'error-text', value: 'no' },
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+    ];
+    const arbor = toArbor(messages);
+    expect(arbor[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'a', content: 'one' },
+        { type: 'tool_result', tool_use_id: 'b', content: 'no', is_error: true },
+      ],
+    });
+    expect(fromArbor({ messages: arbor })).toEqual(messages);
+  });
+});
