@@ -126,14 +126,22 @@ describeWithBrowser('operator console (Chromium)', () => {
   const problemCode = async () => (await page.textContent('[data-testid=problem-code]'))?.trim();
 
   beforeAll(async () => {
-    // The console is built as `npm run build` builds it (the server serves dist/console).
-    execFileSync(process.execPath, [path.join(ROOT, 'apps/console/build.mjs')], { cwd: ROOT });
+    // The console is built as `npm run build` builds it, into a folder of this test's own (a
+    // parallel `npm run build` empties dist/), which the server is told to serve.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-console-'));
+    const consoleDir = path.join(dataDir, 'console-build');
+    execFileSync(process.execPath, [path.join(ROOT, 'apps/console/build.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, ARBOR_CONSOLE_DIR: consoleDir },
+    });
     shots = process.env.ARBOR_CONSOLE_SCREENSHOTS
       ? path.resolve(ROOT, process.env.ARBOR_CONSOLE_SCREENSHOTS)
       : fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-console-shots-'));
     fs.mkdirSync(shots, { recursive: true });
-    server = await spawnServer(dataDir, { ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL' });
+    server = await spawnServer(dataDir, {
+      ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL',
+      ARBOR_CONSOLE_DIR: consoleDir,
+    });
     const a = await api('POST', '/v1/tenants', ADMIN_KEY, { name: 'tenant-a' });
     const b = await api('POST', '/v1/tenants', ADMIN_KEY, { name: 'tenant-b' });
     tenantA = a.id as string;

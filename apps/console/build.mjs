@@ -1,4 +1,5 @@
-// Builds the operator console into dist/console (run by `npm run build`): one esbuild bundle of
+// Builds the operator console into dist/console (run by `npm run build`), or into
+// ARBOR_CONSOLE_DIR when set (the browser tests build their own copy): one esbuild bundle of
 // src/main.tsx (Preact), plus index.html and styles.css copied as they are.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const out = path.resolve(here, '..', '..', 'dist', 'console');
+const out = process.env.ARBOR_CONSOLE_DIR
+  ? path.resolve(process.env.ARBOR_CONSOLE_DIR)
+  : path.resolve(here, '..', '..', 'dist', 'console');
 fs.mkdirSync(out, { recursive: true });
 const started = Date.now();
 await build({

@@ -56,7 +56,7 @@ export const spawnServer = async (
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
     const onData = (d: Buffer) => {
       output += d.toString();
       if (output.includes('arbor listening')) {

@@ -5,9 +5,12 @@ import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 
 /**
  * Where `npm run build` writes the console (apps/console → dist/console). From the built server
- * (dist/apps/api/src/console) and from the sources (apps/api/src/console) alike.
+ * (dist/apps/api/src/console) and from the sources (apps/api/src/console) alike; ARBOR_CONSOLE_DIR
+ * names another build of it (the browser tests build their own, so a parallel `npm run build`
+ * emptying dist/ cannot take it away mid-test).
  */
 export const consoleDirs = (): string[] => [
+  ...(process.env.ARBOR_CONSOLE_DIR ? [path.resolve(process.env.ARBOR_CONSOLE_DIR)] : []),
   path.resolve(__dirname, '..', '..', '..', '..', 'console'),
   path.resolve(__dirname, '..', '..', '..', '..', 'dist', 'console'),
 ];
