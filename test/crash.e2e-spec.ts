@@ -151,10 +151,10 @@ const runCrashCycles = async (
   }
   // The projector resumed after the crashes: its read models equal a rebuild from the log.
   await settle(h);
-  const resumed = h.app.get(ReadModelsService).dump();
+  const resumed = await h.app.get(ReadModelsService).dump();
   const r = await h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
   expect(r.status).toBe(200);
-  expect(h.app.get(ReadModelsService).dump()).toBe(resumed);
+  expect(await h.app.get(ReadModelsService).dump()).toBe(resumed);
   return {
     cycles,
     sent: sent.length,

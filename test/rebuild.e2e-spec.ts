@@ -28,7 +28,7 @@ describe('read models rebuilt from the log', () => {
     await h.restart();
     await Promise.all([workloadPhase2(a, 'a', sa), workloadPhase2(b, 'b', sb)]);
     await settle(h);
-    live = h.app.get(ReadModelsService).dump();
+    live = await h.app.get(ReadModelsService).dump();
   });
   afterAll(async () => {
     await h.destroy();
@@ -51,7 +51,7 @@ describe('read models rebuilt from the log', () => {
     expect(r.body.position).toBe(
       (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position,
     );
-    expect(h.app.get(ReadModelsService).dump()).toBe(live);
+    expect(await h.app.get(ReadModelsService).dump()).toBe(live);
   });
 
   it('a fresh read-model database replayed from position 0 gives the same dump', async () => {
@@ -85,13 +85,13 @@ describe('read models rebuilt from the log', () => {
     const t = await a.turn(id, null, exchange('after rebuild'));
     expect(await a.branchIds(id)).toEqual(t.messageIds);
     await settle(h);
-    const now = h.app.get(ReadModelsService).dump();
+    const now = await h.app.get(ReadModelsService).dump();
     expect(now).not.toBe(live);
     const r = await h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
     expect(r.status).toBe(200);
-    expect(h.app.get(ReadModelsService).dump()).toBe(now);
+    expect(await h.app.get(ReadModelsService).dump()).toBe(now);
     await h.restart();
-    expect(h.app.get(ReadModelsService).dump()).toBe(now);
+    expect(await h.app.get(ReadModelsService).dump()).toBe(now);
     expect(await b.branchIds('b-main')).toEqual(expect.any(Array));
   });
 

@@ -6,6 +6,12 @@ import { type StoreFactory } from '@arbor/application';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { type ArborConfig, readConfig } from '@arbor/application';
 import { checkAnswer } from './contract-check';
+import {
+  cleanupPrefix,
+  connectTestRedis,
+  randomPrefix,
+  TEST_REDIS_URL,
+} from '@arbor/projections/testing/redis';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -43,11 +49,18 @@ export const startHarness = async (
   storeFactory?: StoreFactory,
 ): Promise<Harness> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-'));
+  // ARBOR_E2E_READ_MODELS=redis runs any e2e spec with its read models in Redis, under a key
+  // prefix of its own that `destroy` deletes (SCAN + UNLINK of that prefix only).
+  const redisPrefix =
+    process.env.ARBOR_E2E_READ_MODELS === 'redis' && env.REDIS_URL === undefined
+      ? randomPrefix('e2e')
+      : null;
   const config = readConfig({
     ARBOR_DATA_DIR: dataDir,
     ARBOR_ADMIN_KEY: ADMIN_KEY,
     LOG_LEVEL: 'silent',
     ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL',
+    ...(redisPrefix !== null ? { REDIS_URL: TEST_REDIS_URL, ARBOR_REDIS_PREFIX: redisPrefix } : {}),
     ...env,
   });
   let app = await createApp(config, storeFactory);
@@ -94,6 +107,11 @@ export const startHarness = async (
     async destroy() {
       await app.close().catch(() => undefined);
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (redisPrefix !== null) {
+        const client = await connectTestRedis();
+        await cleanupPrefix(client, redisPrefix);
+        await client.quit();
+      }
     },
     async createTenant(name) {
       const r = await h.call('POST', '/v1/tenants', { key: ADMIN_KEY, body: name ? { name } : {} });

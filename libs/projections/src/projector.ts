@@ -6,6 +6,7 @@ import {
   type SubscriptionMessage,
 } from '@arbor/event-store';
 import { type Projection, type ProjectionSet } from './projection';
+import { type ReadModelSink } from './read-model-port';
 
 export interface ProjectorStatus {
   /** Last global position applied (or scanned, for filtered-out events), null before the first. */
@@ -28,7 +29,10 @@ export interface Projector {
 export interface ProjectorOptions {
   name?: string;
   store: EventStore;
-  db: Database.Database;
+  /** The SQLite read models (the embedded default)… */
+  db?: Database.Database;
+  /** …or any other read-model sink (e.g. Redis); exactly one of `db` and `sink`. */
+  sink?: ReadModelSink;
   set: ProjectionSet;
   /** Events applied per transaction at most. */
   batchSize?: number;
@@ -84,20 +88,57 @@ export const createBatchApplier = (
   });
 };
 
+/** The SQLite read models as a projector sink: rows and checkpoint in one transaction. */
+export const sqliteSink = (
+  db: Database.Database,
+  name: string,
+  projections: readonly Projection[],
+): ReadModelSink => {
+  migrateAll(db, projections);
+  let apply = createBatchApplier(db, name, projections);
+  return {
+    readCheckpoint: () => readCheckpoint(db, name),
+    apply: (events, position) => apply(events, position),
+    reset: () => {
+      db.transaction(() => {
+        for (const p of projections) p.drop(db);
+        db.prepare('DELETE FROM projector_checkpoints WHERE name = ?').run(name);
+      })();
+      migrateAll(db, projections);
+      apply = createBatchApplier(db, name, projections);
+    },
+    dump: () => dumpReadModels(db, projections),
+  };
+};
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> =>
+  typeof v === 'object' && v !== null && typeof (v as Promise<T>).then === 'function';
+
 /**
  * The projector: subscribes to `$all` from its stored checkpoint (exclusive), applies events in
  * batches, each batch in one transaction with its checkpoint, and wakes readers waiting for a
  * position. Projections are fed by the subscription only, never by the command path.
  */
 export const createProjector = (options: ProjectorOptions): Projector => {
-  const { store, db, set } = options;
+  const { store, set } = options;
   const name = options.name ?? 'readmodels';
   const batchSize = options.batchSize ?? 512;
   const flushDelayMs = options.flushDelayMs ?? 5;
-  migrateAll(db, set.projections);
-  let apply = createBatchApplier(db, name, set.projections);
+  const sink =
+    options.sink ??
+    (options.db
+      ? sqliteSink(options.db, name, set.projections)
+      : (() => {
+          throw new Error('projector: a db or a sink is required');
+        })());
 
-  let position = readCheckpoint(db, name);
+  const initial = sink.readCheckpoint();
+  let position: bigint | null = isPromise(initial) ? null : initial;
+  let checkpointRead: Promise<bigint | null> | null = isPromise(initial) ? initial : null;
+  /** Batches handed to an asynchronous sink, applied one after another. */
+  let applying: Promise<void> | null = null;
+  /** Which run a queued batch belongs to: one queued by a failed run is never applied. */
+  let runId = 0;
   let caughtUp = false;
   let running = false;
   let lastError: string | null = null;
@@ -121,11 +162,48 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     });
   };
 
-  const flush = (batch: RecordedEvent[], upTo: bigint): void => {
-    apply(batch, upTo);
+  const applied = (upTo: bigint): void => {
     position = upTo;
     nextRestartDelay = restartDelayMs;
     wake();
+  };
+
+  /**
+   * A synchronous sink (SQLite) applies here and now (a failure throws to the caller); an
+   * asynchronous one (Redis) queues the batch behind the ones in flight, in order.
+   */
+  const flush = (batch: RecordedEvent[], upTo: bigint): void => {
+    if (applying === null) {
+      const result = sink.apply(batch, upTo);
+      if (!isPromise(result)) {
+        applied(upTo);
+        return;
+      }
+      track(result.then(() => applied(upTo)));
+      return;
+    }
+    const run = runId;
+    track(
+      applying.then(async () => {
+        if (run !== runId || !running) return;
+        await sink.apply(batch, upTo);
+        applied(upTo);
+      }),
+    );
+  };
+
+  const track = (p: Promise<void>): void => {
+    const run = runId;
+    const link: Promise<void> = p.then(
+      () => {
+        if (applying === link) applying = null;
+      },
+      (error: unknown) => {
+        if (applying === link) applying = null;
+        if (run === runId && running) fail(error);
+      },
+    );
+    applying = link;
   };
 
   /** Ends a failed run (its subscription and loop) and starts again from `position`. */
@@ -226,8 +304,11 @@ export const createProjector = (options: ProjectorOptions): Projector => {
       for await (const msg of sub) {
         if (!running) break;
         handle(msg);
+        // An asynchronous sink: do not run ahead of what it has applied by more than a batch.
+        if (applying !== null && batch.length === 0) await applying;
       }
       flushPending();
+      if (applying !== null) await applying;
     } catch (error) {
       fail(error);
     }
@@ -235,6 +316,14 @@ export const createProjector = (options: ProjectorOptions): Projector => {
 
   const start = async (): Promise<void> => {
     if (running) return;
+    if (checkpointRead !== null) {
+      const read = checkpointRead;
+      checkpointRead = null;
+      position = await read;
+    }
+    if (applying !== null) await applying;
+    if (running) return;
+    runId += 1;
     stopped = false;
     running = true;
     caughtUp = false;
@@ -258,6 +347,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     running = false;
     await subscription?.unsubscribe();
     await loop;
+    if (applying !== null) await applying;
     subscription = null;
     loop = null;
   };
@@ -289,12 +379,8 @@ export const createProjector = (options: ProjectorOptions): Projector => {
 
   const rebuild = async (onProgress?: (position: bigint) => void): Promise<void> => {
     await stop();
-    db.transaction(() => {
-      for (const p of set.projections) p.drop(db);
-      db.prepare('DELETE FROM projector_checkpoints WHERE name = ?').run(name);
-    })();
-    migrateAll(db, set.projections);
-    apply = createBatchApplier(db, name, set.projections);
+    await sink.reset();
+    checkpointRead = null;
     position = null;
     const head = await store.headPosition();
     if (head !== null && onProgress) {

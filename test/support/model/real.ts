@@ -302,10 +302,10 @@ export const sweepIsolation = async (m: Model, r: Real, id: string, messageId: s
 /** invariant 8: the read models rebuilt from the log equal the live ones, byte for byte. */
 export const checkRebuild = async (r: Real) => {
   await settle(r.h);
-  const live = r.h.app.get(ReadModelsService).dump();
+  const live = await r.h.app.get(ReadModelsService).dump();
   const res = await r.h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
   expectStatus('rebuild', res, 200);
-  const rebuilt = r.h.app.get(ReadModelsService).dump();
+  const rebuilt = await r.h.app.get(ReadModelsService).dump();
   if (rebuilt !== live) {
     // A readable diff of the first differing lines rather than two whole dumps.
     const a = live.split('\n');

@@ -11,6 +11,7 @@ describe('readConfig', () => {
       adminKey: null,
       eventStoreConnectionString: null,
       redisUrl: null,
+      redisPrefix: 'arbor',
       synchronous: 'FULL',
       groupCommit: true,
     });

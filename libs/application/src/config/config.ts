@@ -11,7 +11,10 @@ export interface ArborConfig {
   /** Without it, admin calls are refused. */
   adminKey: string | null;
   eventStoreConnectionString: string | null;
+  /** REDIS_URL: when set, the read models live in Redis (else SQLite beside the log). */
   redisUrl: string | null;
+  /** ARBOR_REDIS_PREFIX (default `arbor`): every Redis key starts with it. */
+  redisPrefix: string;
   synchronous: Synchronous;
   /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
   groupCommit: boolean;
@@ -130,6 +133,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     adminKey,
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
     redisUrl: nonEmpty(env.REDIS_URL),
+    redisPrefix: nonEmpty(env.ARBOR_REDIS_PREFIX) ?? 'arbor',
     synchronous: synchronous as Synchronous,
     groupCommit: onOff(env, 'ARBOR_SQLITE_GROUP_COMMIT', true),
     bodyLimitBytes: int(env, 'ARBOR_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024),

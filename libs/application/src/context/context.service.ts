@@ -121,18 +121,19 @@ export class ContextService {
       conversationStream(caller.tenantId, conversationId),
     );
     const cut = state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
-    const from = cut === null ? 0 : (queries.depthOf(caller.tenantId, conversationId, cut) ?? 0);
-    const read = (fromDepth: number): Message[] => {
+    const from =
+      cut === null ? 0 : ((await queries.depthOf(caller.tenantId, conversationId, cut)) ?? 0);
+    const read = async (fromDepth: number): Promise<Message[]> => {
       const messages: Message[] = [];
       for (let depth: number | null = fromDepth; depth !== null;) {
-        const page = queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
+        const page = await queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
         messages.push(...page.items);
         depth = page.nextDepth;
       }
       return messages;
     };
     const key = `${caller.tenantId}/${conversationId}`;
-    const messages = this.windows.window(key, from, state.tip, read);
+    const messages = await this.windows.window(key, from, state.tip, read);
     if ((messages[messages.length - 1]?.id ?? null) !== state.tip) {
       throw new AppError(
         'projection_lagging',

@@ -31,84 +31,84 @@ function readModel(tip: string) {
 }
 
 describe('LiveWindowCache', () => {
-  it('reads a window once while its tip stays, and hands out the same messages', () => {
+  it('reads a window once while its tip stays, and hands out the same messages', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m9');
-    const first = cache.window('t/c', 0, 'm9', rm.read);
-    const again = cache.window('t/c', 0, 'm9', rm.read);
+    const first = await cache.window('t/c', 0, 'm9', rm.read);
+    const again = await cache.window('t/c', 0, 'm9', rm.read);
     expect(first).toEqual(main);
     expect(again).toBe(first);
     expect(rm.reads).toEqual([0]);
   });
 
-  it('reads only the messages past the old tip when the tip moved on', () => {
+  it('reads only the messages past the old tip when the tip moved on', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m6');
-    const before = cache.window('t/c', 0, 'm6', rm.read);
+    const before = await cache.window('t/c', 0, 'm6', rm.read);
     rm.tip = 'm9';
-    const after = cache.window('t/c', 0, 'm9', rm.read);
+    const after = await cache.window('t/c', 0, 'm9', rm.read);
     expect(after).toEqual(main);
     expect(rm.reads).toEqual([0, 7]);
     expect(after[3]).toBe(before[3]);
     expect(before).toHaveLength(7); // the earlier window is not changed in place
   });
 
-  it('cuts the window without reading when the tip moved back along it', () => {
+  it('cuts the window without reading when the tip moved back along it', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m9');
-    cache.window('t/c', 0, 'm9', rm.read);
+    await cache.window('t/c', 0, 'm9', rm.read);
     rm.tip = 'm4';
-    expect(cache.window('t/c', 0, 'm4', rm.read)).toEqual(pathTo('m4'));
+    expect(await cache.window('t/c', 0, 'm4', rm.read)).toEqual(pathTo('m4'));
     expect(rm.reads).toEqual([0]);
   });
 
-  it('reads the whole window again when the tip went to another branch', () => {
+  it('reads the whole window again when the tip went to another branch', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m6');
-    cache.window('t/c', 0, 'm6', rm.read);
+    await cache.window('t/c', 0, 'm6', rm.read);
     rm.tip = 'b7';
-    expect(cache.window('t/c', 0, 'b7', rm.read)).toEqual(pathTo('b7'));
+    expect(await cache.window('t/c', 0, 'b7', rm.read)).toEqual(pathTo('b7'));
     // The message at depth 7 (b7) does not follow m6: the branch left the cached path.
     expect(rm.reads).toEqual([0, 7, 0]);
     rm.tip = 'm9';
-    expect(cache.window('t/c', 0, 'm9', rm.read)).toEqual(main);
+    expect(await cache.window('t/c', 0, 'm9', rm.read)).toEqual(main);
   });
 
-  it('reads again when the window starts elsewhere (a resume cut), and keeps conversations apart', () => {
+  it('reads again when the window starts elsewhere (a resume cut), and keeps conversations apart', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m9');
-    cache.window('t/c', 0, 'm9', rm.read);
-    expect(cache.window('t/c', 3, 'm9', rm.read)).toEqual(main.slice(3));
-    expect(cache.window('u/c', 3, 'm9', rm.read)).toEqual(main.slice(3));
+    await cache.window('t/c', 0, 'm9', rm.read);
+    expect(await cache.window('t/c', 3, 'm9', rm.read)).toEqual(main.slice(3));
+    expect(await cache.window('u/c', 3, 'm9', rm.read)).toEqual(main.slice(3));
     expect(rm.reads).toEqual([0, 3, 3]);
   });
 
-  it('keeps no window that does not reach its tip (a read model behind)', () => {
+  it('keeps no window that does not reach its tip (a read model behind)', async () => {
     const cache = new LiveWindowCache();
     const rm = readModel('m7');
-    expect(cache.window('t/c', 0, 'm9', rm.read)).toEqual(pathTo('m7'));
+    expect(await cache.window('t/c', 0, 'm9', rm.read)).toEqual(pathTo('m7'));
     rm.tip = 'm9';
-    expect(cache.window('t/c', 0, 'm9', rm.read)).toEqual(main);
+    expect(await cache.window('t/c', 0, 'm9', rm.read)).toEqual(main);
     expect(rm.reads).toEqual([0, 0]);
   });
 
-  it('holds at most its bytes, dropping the least recently used window', () => {
+  it('holds at most its bytes, dropping the least recently used window', async () => {
     const one = main.reduce((n, m) => n + messageBytes(m), 0);
     const cache = new LiveWindowCache(2 * one + 10);
     const rm = readModel('m9');
-    for (const key of ['a', 'b']) cache.window(key, 0, 'm9', rm.read);
-    cache.window('a', 0, 'm9', rm.read); // a is now the more recent
-    cache.window('c', 0, 'm9', rm.read); // b goes
+    for (const key of ['a', 'b']) await cache.window(key, 0, 'm9', rm.read);
+    await cache.window('a', 0, 'm9', rm.read); // a is now the more recent
+    await cache.window('c', 0, 'm9', rm.read); // b goes
     expect(cache.bytes).toBe(2 * one);
     rm.reads.length = 0;
-    for (const key of ['a', 'c', 'b']) cache.window(key, 0, 'm9', rm.read);
+    for (const key of ['a', 'c', 'b']) await cache.window(key, 0, 'm9', rm.read);
     expect(rm.reads).toEqual([0]); // only b was read again
     const tiny = new LiveWindowCache(one - 1);
     tiny.window('a', 0, 'm9', rm.read);
     expect(tiny.bytes).toBe(0);
   });
 
-  it('counts the bytes of text, images, tool calls and results', () => {
+  it('counts the bytes of text, images, tool calls and results', async () => {
     const big = 'x'.repeat(10_000);
     const m: Message = {
       ...node('i', null),

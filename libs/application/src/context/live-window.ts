@@ -22,7 +22,7 @@ export interface CachedWindow {
 }
 
 /** Reads the active branch from a depth to its tip. */
-export type ReadBranch = (fromDepth: number) => Message[];
+export type ReadBranch = (fromDepth: number) => Message[] | Promise<Message[]>;
 
 export const DEFAULT_LIVE_WINDOW_BYTES = 64 * 1024 * 1024;
 
@@ -78,11 +78,16 @@ export class LiveWindowCache {
    * through `read`. The result ends at `tip` when the read model has reached it; the caller
    * checks.
    */
-  window(key: string, from: number, tip: string | null, read: ReadBranch): readonly Message[] {
+  async window(
+    key: string,
+    from: number,
+    tip: string | null,
+    read: ReadBranch,
+  ): Promise<readonly Message[]> {
     const cached = this.windows.get(key);
     const reused =
-      cached !== undefined && cached.from === from ? this.reuse(cached, tip, read) : null;
-    const next = reused ?? this.fresh(from, tip, read);
+      cached !== undefined && cached.from === from ? await this.reuse(cached, tip, read) : null;
+    const next = reused ?? (await this.fresh(from, tip, read));
     // Kept only when complete: a read model behind the tip gives a shorter window, which the
     // caller refuses, and which must not pass for the window of that tip next time.
     const last = next.messages[next.messages.length - 1]?.id ?? null;
@@ -91,7 +96,11 @@ export class LiveWindowCache {
     return next.messages;
   }
 
-  private reuse(cached: CachedWindow, tip: string | null, read: ReadBranch): CachedWindow | null {
+  private async reuse(
+    cached: CachedWindow,
+    tip: string | null,
+    read: ReadBranch,
+  ): Promise<CachedWindow | null> {
     if (cached.tip === tip) return cached;
     const at = tip === null ? -1 : cached.messages.findIndex((m) => m.id === tip);
     if (at >= 0) {
@@ -99,7 +108,7 @@ export class LiveWindowCache {
       return { from: cached.from, tip, messages, bytes: sumBytes(messages) };
     }
     if (cached.tip === null) return null;
-    const more = read(cached.from + cached.messages.length);
+    const more = await read(cached.from + cached.messages.length);
     // The message right after the old tip on the active branch has it as its parent only if the
     // branch still runs through it: then everything before is the same path.
     if (more.length === 0 || more[0].parentId !== cached.tip) return null;
@@ -111,8 +120,8 @@ export class LiveWindowCache {
     };
   }
 
-  private fresh(from: number, tip: string | null, read: ReadBranch): CachedWindow {
-    const messages = read(from);
+  private async fresh(from: number, tip: string | null, read: ReadBranch): Promise<CachedWindow> {
+    const messages = await read(from);
     return { from, tip, messages, bytes: sumBytes(messages) };
   }
 }

@@ -4,7 +4,7 @@ import { conversationStream, type EventStore, StreamNotFoundError } from '@arbor
 import { type Message } from '@arbor/domain';
 import {
   type CheckpointRow,
-  type ConversationQueries,
+  type ReadModelQueries,
   type ConversationRow,
   type ForkRow,
   type TreeNode,
@@ -117,11 +117,11 @@ const existing = async (
   readModels: ReadModelsService,
   q: ConversationQuery<unknown>,
 ): Promise<{
-  queries: ConversationQueries;
+  queries: ReadModelQueries;
   conversation: ConversationRow & { forks: ForkRow[] };
 }> => {
   const queries = await readModels.consistentFor(q.caller.keyId);
-  const conversation = queries.getConversation(q.caller.tenantId, q.conversationId);
+  const conversation = await queries.getConversation(q.caller.tenantId, q.conversationId);
   if (!conversation) throw notFound();
   return { queries, conversation };
 };
@@ -139,7 +139,7 @@ export class ListConversationsHandler implements IQueryHandler<ListConversations
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: ListConversations) {
     const queries = await this.readModels.consistentFor(q.caller.keyId);
-    const page = queries.listConversations(q.caller.tenantId, q.after, q.limit);
+    const page = await queries.listConversations(q.caller.tenantId, q.after, q.limit);
     return {
       items: page.items,
       nextAt: page.nextSeq,
@@ -155,8 +155,8 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
     const { queries } = await existing(this.readModels, q);
     const page =
       q.last !== undefined
-        ? queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
-        : queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
+        ? await queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
+        : await queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
     // The active branch is one root → tip path: depths are consecutive. A tail (`last`) is one
     // page by definition: a byte cut there has no cursor to continue, so it keeps every item.
     return {
@@ -173,7 +173,7 @@ export class GetMessageHandler implements IQueryHandler<GetMessage> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetMessage) {
     const { queries } = await existing(this.readModels, q);
-    const m = queries.getMessage(q.caller.tenantId, q.conversationId, q.messageId);
+    const m = await queries.getMessage(q.caller.tenantId, q.conversationId, q.messageId);
     if (!m) throw new AppError('message_not_found');
     return m;
   }
@@ -184,12 +184,12 @@ export class GetTreeHandler implements IQueryHandler<GetTree> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetTree) {
     const { queries, conversation } = await existing(this.readModels, q);
-    const nodes = queries.tree(q.caller.tenantId, q.conversationId);
+    const nodes = await queries.tree(q.caller.tenantId, q.conversationId);
     return {
       tip: conversation.tip,
       nodes,
       branchPoints: nodes.filter((n) => n.children.length > 1).map((n) => n.id),
-      checkpoints: queries.checkpoints(q.caller.tenantId, q.conversationId),
+      checkpoints: await queries.checkpoints(q.caller.tenantId, q.conversationId),
     };
   }
 }
@@ -208,7 +208,7 @@ export class GetRetryHandler implements IQueryHandler<GetRetry> {
   constructor(private readonly readModels: ReadModelsService) {}
   async execute(q: GetRetry) {
     const { queries } = await existing(this.readModels, q);
-    const failure = queries.pendingFailure(q.caller.tenantId, q.conversationId);
+    const failure = await queries.pendingFailure(q.caller.tenantId, q.conversationId);
     if (!failure)
       throw new AppError(
         'nothing_to_retry',
@@ -224,10 +224,13 @@ export class GetBranchOrTreeHandler implements IQueryHandler<GetBranchOrTree> {
   async execute(q: GetBranchOrTree) {
     const { queries, conversation } = await existing(this.readModels, q);
     if (q.scope === 'tree')
-      return { conversation, messages: queries.allMessages(q.caller.tenantId, q.conversationId) };
+      return {
+        conversation,
+        messages: await queries.allMessages(q.caller.tenantId, q.conversationId),
+      };
     const messages: Message[] = [];
     for (let from: number | null = 0; from !== null;) {
-      const page = queries.activeBranchPage(q.caller.tenantId, q.conversationId, from, 1000);
+      const page = await queries.activeBranchPage(q.caller.tenantId, q.conversationId, from, 1000);
       messages.push(...page.items);
       from = page.nextDepth;
     }

@@ -1,16 +1,24 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Database from 'better-sqlite3';
 import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
+import { createClient } from 'redis';
 import {
-  type ConversationQueries,
+  asyncQueries,
   conversationsProjection,
   createConversationQueries,
   createProjector,
-  dumpReadModels,
+  createRedisReadModel,
+  dropGeneration,
+  ensureGeneration,
   openReadModelDb,
   type Projector,
   nextReadModelPath,
   readModelDataPath,
+  type ReadModelQueries,
+  type ReadModelSink,
+  type RedisClient,
+  sqliteSink,
+  switchGeneration,
   switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -21,15 +29,20 @@ export const PROJECTIONS = [conversationsProjection] as const;
 export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
 
 /**
- * The read side: SQLite read models beside the log, fed only by a subscription to `$all`. A
- * caller's reads wait until the projector has applied that caller's last write.
+ * The read side: read models fed only by a subscription to `$all` — SQLite beside the log by
+ * default, Redis when `REDIS_URL` is set (the same port, `ReadModelQueries`). A caller's reads
+ * wait until the projector has applied that caller's last write.
  */
 @Injectable()
 export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
-  private db!: Database.Database;
+  private db: Database.Database | null = null;
+  private sink!: ReadModelSink;
   private projector!: Projector;
-  queries!: ConversationQueries;
+  queries!: ReadModelQueries;
+  private redis: RedisClient | null = null;
+  /** The Redis generation being served (Redis read models only). */
+  private generation: string | null = null;
   /** Last write position per API key (bounded: one entry per key). */
   private readonly lastWrite = new Map<string, bigint>();
   /**
@@ -52,11 +65,26 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
    * (1 s, doubling to 30 s) and reads answer 503 until it has caught up. Startup never waits on
    * a projector that cannot move (that hung a restart on a full disk).
    */
-  private async open(file: string) {
-    const db = openReadModelDb(file);
+  private async open(target: { file: string } | { generation: string }) {
+    let db: Database.Database | null = null;
+    let sink: ReadModelSink;
+    let queries: ReadModelQueries;
+    if ('file' in target) {
+      db = openReadModelDb(target.file);
+      sink = sqliteSink(db, 'readmodels', PROJECTIONS);
+      queries = asyncQueries(createConversationQueries(db));
+    } else {
+      const rm = createRedisReadModel({
+        client: this.redis as RedisClient,
+        prefix: this.config.redisPrefix,
+        generation: target.generation,
+      });
+      sink = rm.sink;
+      queries = rm.queries;
+    }
     const projector = createProjector({
       store: this.store,
-      db,
+      sink,
       set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
       onError: (e) => this.logger.error(`projector stopped (retrying): ${String(e)}`),
       restartDelayMs: 1000,
@@ -66,21 +94,31 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     if (floor !== null && !(await projector.waitFor(floor, 24 * 60 * 60 * 1000))) {
       this.logger.warn(`read models behind the log at startup (${projector.status().lastError})`);
     }
-    return { db, projector, floor, queries: createConversationQueries(db) };
+    return { db, sink, projector, floor, queries };
   }
 
   async onModuleInit(): Promise<void> {
+    if (this.config.redisUrl !== null) {
+      const client: RedisClient = createClient({ url: this.config.redisUrl });
+      client.on('error', (e: unknown) => this.logger.error(`redis: ${String(e)}`));
+      await client.connect();
+      this.redis = client;
+      this.generation = await ensureGeneration(client, this.config.redisPrefix, 'g1');
+      Object.assign(this, await this.open({ generation: this.generation }));
+      return;
+    }
     this.file = readModelDataPath(this.config.dataDir);
-    Object.assign(this, await this.open(this.file));
+    Object.assign(this, await this.open({ file: this.file }));
   }
 
   async onModuleDestroy(): Promise<void> {
     // Also after a failed init (e.g. the read-model file could not be created on a full disk),
     // so that closing the app still reaches the store's shutdown.
     const projector = this.projector as Projector | undefined;
-    const db = this.db as Database.Database | undefined;
     await projector?.stop();
-    db?.close();
+    this.db?.close();
+    if (this.redis !== null) await this.redis.quit();
+    this.redis = null;
   }
 
   noteWrite(keyId: string, position: bigint | null): void {
@@ -90,7 +128,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Waits for the caller's last write to be visible, or answers 503 `projection_lagging`. */
-  async consistentFor(keyId: string): Promise<ConversationQueries> {
+  async consistentFor(keyId: string): Promise<ReadModelQueries> {
     const written = this.lastWrite.get(keyId);
     const target =
       written === undefined || (this.floor !== null && this.floor > written) ? this.floor : written;
@@ -105,7 +143,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
    * Waits until the read models hold everything a conversation's stream held when called (its
    * last event's position), for reads that must match the write side exactly.
    */
-  async upToDateWith(streamName: string): Promise<ConversationQueries> {
+  async upToDateWith(streamName: string): Promise<ReadModelQueries> {
     let last;
     try {
       last = await this.store.readStream(streamName, { direction: 'backwards', maxCount: 1 });
@@ -128,24 +166,37 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Replays the log from position 0 into a fresh file while the live read models keep serving,
-   * then switches to it: no reader ever sees half-rebuilt tables.
+   * Replays the log from position 0 into fresh read models while the live ones keep serving,
+   * then switches to them: no reader ever sees half-rebuilt rows. SQLite: a new file and an
+   * atomic rename of the pointer; Redis: a new generation and one SET of `<prefix>:gen`, then
+   * the old generation's keys are unlinked.
    */
   async rebuild(): Promise<{ position: string | null }> {
-    const file = nextReadModelPath(this.config.dataDir);
-    const fresh = await this.open(file);
-    const old = { db: this.db, projector: this.projector, file: this.file };
-    Object.assign(this, fresh);
-    this.file = file;
-    await old.projector.stop();
-    old.db.close();
-    switchReadModel(this.config.dataDir, file, old.file);
+    if (this.redis !== null) {
+      const generation = `g${Date.now().toString(36)}`;
+      const fresh = await this.open({ generation });
+      const old = { projector: this.projector, generation: this.generation as string };
+      Object.assign(this, fresh);
+      this.generation = generation;
+      await old.projector.stop();
+      await switchGeneration(this.redis, this.config.redisPrefix, generation);
+      await dropGeneration(this.redis, this.config.redisPrefix, old.generation);
+    } else {
+      const file = nextReadModelPath(this.config.dataDir);
+      const fresh = await this.open({ file });
+      const old = { db: this.db, projector: this.projector, file: this.file };
+      Object.assign(this, fresh);
+      this.file = file;
+      await old.projector.stop();
+      old.db?.close();
+      switchReadModel(this.config.dataDir, file, old.file);
+    }
     const p = this.projector.status().position;
     return { position: p === null ? null : p.toString() };
   }
 
   /** Canonical dump of every read model (for rebuild-equality checks). */
-  dump(): string {
-    return dumpReadModels(this.db, PROJECTIONS);
+  dump(): Promise<string> {
+    return Promise.resolve(this.sink.dump());
   }
 }

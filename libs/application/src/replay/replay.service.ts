@@ -143,10 +143,9 @@ export class ReplayService {
     // Forks are listed from their own streams' first event, as on the live side: those the read
     // model knows (also when the source's back-reference was never written), plus any named by
     // a ConversationForked in the replayed range.
-    const live = (await this.readModels.consistentFor(caller.keyId)).getConversation(
-      caller.tenantId,
-      id,
-    );
+    const live = await (
+      await this.readModels.consistentFor(caller.keyId)
+    ).getConversation(caller.tenantId, id);
     const known = new Set(live?.forks.map((f) => f.conversationId) ?? []);
     const fold = createReplayFold(PROJECTIONS);
     try {

@@ -76,6 +76,9 @@ export const prepareConversationHandler = (db: Database.Database) => {
       `UPDATE rm_conversations SET turn_count = (SELECT COUNT(DISTINCT turn_id) FROM rm_messages WHERE tenant_id = @tenant AND conversation_id = @id)
        WHERE tenant_id = @tenant AND id = @id`,
     ),
+    appliedRevision: db.prepare(
+      `SELECT revision FROM rm_conversations WHERE tenant_id = ? AND id = ?`,
+    ),
     resolveFailures: db.prepare(
       `UPDATE rm_failures SET pending = 0 WHERE tenant_id = ? AND conversation_id = ? AND pending = 1`,
     ),
@@ -215,6 +218,10 @@ export const prepareConversationHandler = (db: Database.Database) => {
     const tenant = parts.tenantId;
     const conv = parts.entityId;
     const revision = Number(recorded.revision);
+    // Idempotent by stream revision: an event at or below the last one applied to this
+    // conversation (a redelivery) changes nothing.
+    const applied = s.appliedRevision.get(tenant, conv) as { revision: number } | undefined;
+    if (applied !== undefined && revision <= applied.revision) return;
     const at = recorded.metadata.timestamp;
     const event = asConversationEvent(recorded);
     if (event.type === 'ConversationStarted') {

@@ -1,0 +1,599 @@
+import type { createClient } from 'redis';
+import { type ConversationEvent, type Message } from '@arbor/domain';
+import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
+import {
+  type CheckpointRow,
+  type ConversationRow,
+  type ForkRow,
+  type TreeNode,
+} from '../conversations/queries';
+import { type ReadModelQueries, type ReadModelSink } from '../read-model-port';
+
+export type RedisClient = ReturnType<typeof createClient>;
+
+/**
+ * The conversation read models in Redis. Layout, under a generation `g` (the live one is named
+ * by `<prefix>:gen`), every key of one conversation hash-tagged by `{<tenant>:<conv>}` so it sits
+ * in one Redis Cluster slot:
+ *
+ * - `<prefix>:<g>:{t:c}:conv` — the conversation row (JSON), incl. `revision`, the last stream
+ *   revision applied: an event at or below it is a redelivery and changes nothing;
+ * - `…:msgs` (hash id → parent, role, depth, seq, turn), `…:bodies` (hash id → message JSON),
+ *   `…:order` (zset id by seq), `…:branch` (list: the active branch, index = depth),
+ *   `…:forks`, `…:cps`, `…:failures`, `…:digests` (hashes);
+ * - `<prefix>:<g>:{t}:list` — the tenant's conversations by creation order (zset);
+ * - `<prefix>:<g>:checkpoint:<name>` — the projector's global position.
+ *
+ * One conversation's rows and its applied revision are written in one MULTI/EXEC. The tenant
+ * list, a fork's entry on its source and the global checkpoint live in other slots and are
+ * written after it; each write is idempotent, so a crash in between only replays events that
+ * the revision check turns into no-ops.
+ */
+interface StoredConversation {
+  id: string;
+  seq: number;
+  title: string | null;
+  metadata: string | null;
+  tip: string | null;
+  revision: number;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
+  ffc: string | null;
+  ffm: string | null;
+  messageCount: number;
+  turnCount: number;
+  cutAt: string | null;
+  /** Failure ids still pending (resolved by the next committed turn). */
+  pending: string[];
+}
+
+interface MessageMeta {
+  parentId: string | null;
+  role: string;
+  depth: number;
+  seq: number;
+  turnId: string;
+}
+
+interface StoredCheckpoint {
+  messageId: string;
+  status: CheckpointRow['status'];
+  reason: string | null;
+  digest: string | null;
+  revision: number;
+}
+
+interface StoredFailure {
+  input: string;
+  error: string;
+  revision: number;
+  pending: boolean;
+}
+
+export interface RedisReadModelOptions {
+  client: RedisClient;
+  /** Every key starts with it (tests use a random one per file). */
+  prefix: string;
+  /** The generation written and read. */
+  generation: string;
+  /** The projector's name (its checkpoint key). */
+  name?: string;
+}
+
+export const generationKey = (prefix: string): string => `${prefix}:gen`;
+
+/** The live generation, creating `initial` as the live one when none is set yet. */
+export const ensureGeneration = async (
+  client: RedisClient,
+  prefix: string,
+  initial: string,
+): Promise<string> => {
+  await client.set(generationKey(prefix), initial, { condition: 'NX' });
+  const live = await client.get(generationKey(prefix));
+  return live ?? initial;
+};
+
+/** Names `generation` the live one (one SET: readers switch atomically). */
+export const switchGeneration = (
+  client: RedisClient,
+  prefix: string,
+  generation: string,
+): Promise<unknown> => client.set(generationKey(prefix), generation);
+
+/** Every key matching `pattern`, by SCAN (never KEYS). */
+export const scanKeys = async (client: RedisClient, pattern: string): Promise<string[]> => {
+  const keys: string[] = [];
+  for await (const batch of client.scanIterator({ MATCH: pattern, COUNT: 500 }))
+    keys.push(...batch);
+  return keys;
+};
+
+/** Deletes the keys matching `pattern` (SCAN + UNLINK), one key per call (Cluster-safe). */
+export const unlinkMatching = async (client: RedisClient, pattern: string): Promise<number> => {
+  const keys = await scanKeys(client, pattern);
+  await Promise.all(keys.map((k) => client.unlink(k)));
+  return keys.length;
+};
+
+/** Deletes one generation's keys. */
+export const dropGeneration = (
+  client: RedisClient,
+  prefix: string,
+  generation: string,
+): Promise<number> => unlinkMatching(client, `${prefix}:${generation}:*`);
+
+const toRow = (c: StoredConversation): ConversationRow => ({
+  id: c.id,
+  title: c.title,
+  metadata: c.metadata === null ? null : (JSON.parse(c.metadata) as Record<string, unknown>),
+  tip: c.tip,
+  revision: c.revision,
+  position: c.position,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+  forkedFrom: c.ffc !== null && c.ffm !== null ? { conversationId: c.ffc, messageId: c.ffm } : null,
+  messageCount: c.messageCount,
+  turnCount: c.turnCount,
+  cutAt: c.cutAt,
+});
+
+const byLabel = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export const createRedisReadModel = (
+  options: RedisReadModelOptions,
+): { queries: ReadModelQueries; sink: ReadModelSink } => {
+  const { client, prefix, generation } = options;
+  const name = options.name ?? 'readmodels';
+  const base = `${prefix}:${generation}`;
+  const conv = (t: string, c: string) => `${base}:{${t}:${c}}`;
+  const listKey = (t: string) => `${base}:{${t}}:list`;
+  const checkpointKey = `${base}:checkpoint:${name}`;
+
+  const getConv = async (t: string, c: string): Promise<StoredConversation | null> => {
+    const raw = await client.get(`${conv(t, c)}:conv`);
+    return raw === null ? null : (JSON.parse(raw) as StoredConversation);
+  };
+
+  /** Applies one conversation's events of a batch (in revision order): one MULTI/EXEC. */
+  const applyConversation = async (
+    t: string,
+    c: string,
+    events: readonly RecordedEvent[],
+  ): Promise<void> => {
+    const k = conv(t, c);
+    let row = await getConv(t, c);
+    const fresh = events.filter((e) => (row === null ? true : Number(e.revision) > row.revision));
+    if (fresh.length === 0) return;
+
+    const metas = new Map<string, MessageMeta>();
+    const newMetas = new Map<string, MessageMeta>();
+    const bodies = new Map<string, string>();
+    const cps = new Map<string, StoredCheckpoint>();
+    const failures = new Map<string, StoredFailure>();
+    const digests = new Map<string, string>();
+    const forks: { source: string; fork: string; from: string; position: number }[] = [];
+    let listed: number | null = null;
+
+    // The active branch: the stored list cut to `keep` entries, then `appended`.
+    const storedLength = await client.lLen(`${k}:branch`);
+    let keep = storedLength;
+    let appended: string[] = [];
+    const storedAt = new Map<number, string | null>();
+    const activeAt = async (depth: number): Promise<string | null> => {
+      if (depth < keep) {
+        if (!storedAt.has(depth)) storedAt.set(depth, await client.lIndex(`${k}:branch`, depth));
+        return storedAt.get(depth) ?? null;
+      }
+      return appended[depth - keep] ?? null;
+    };
+    const branchLength = () => keep + appended.length;
+    const truncate = (depth: number) => {
+      // keep depths <= depth
+      const n = depth + 1;
+      if (n < keep) {
+        keep = n;
+        appended = [];
+      } else appended = appended.slice(0, n - keep);
+    };
+    const push = (id: string) => appended.push(id);
+
+    const meta = async (id: string): Promise<MessageMeta | null> => {
+      const known = metas.get(id);
+      if (known) return known;
+      const raw = await client.hGet(`${k}:msgs`, id);
+      if (raw === null) return null;
+      const m = JSON.parse(raw) as MessageMeta;
+      metas.set(id, m);
+      return m;
+    };
+
+    const moveActiveBranch = async (tip: string | null): Promise<void> => {
+      if (tip === null) {
+        truncate(-1);
+        return;
+      }
+      const path: { id: string; depth: number }[] = [];
+      let id: string | null = tip;
+      let ancestorDepth = -1;
+      while (id !== null) {
+        const m = await meta(id);
+        if (!m) throw new Error(`projection: message ${id} of ${t}/${c} is unknown`);
+        if ((await activeAt(m.depth)) === id) {
+          ancestorDepth = m.depth;
+          break;
+        }
+        path.push({ id, depth: m.depth });
+        id = m.parentId;
+      }
+      truncate(ancestorDepth);
+      for (let i = path.length - 1; i >= 0; i--) push(path[i].id);
+    };
+
+    const checkpoint = async (label: string, value: StoredCheckpoint) => {
+      cps.set(label, value);
+    };
+
+    for (const recorded of fresh) {
+      const revision = Number(recorded.revision);
+      const position = Number(recorded.position);
+      const at = recorded.metadata.timestamp;
+      const event = { type: recorded.type, data: recorded.data } as ConversationEvent;
+      if (event.type === 'ConversationStarted') {
+        if (row !== null) continue;
+        row = {
+          id: c,
+          seq: position,
+          title: event.data.title ?? null,
+          metadata:
+            event.data.metadata === undefined || event.data.metadata === null
+              ? null
+              : JSON.stringify(event.data.metadata),
+          tip: null,
+          revision,
+          position,
+          createdAt: at,
+          updatedAt: at,
+          ffc: event.data.forkedFrom?.conversationId ?? null,
+          ffm: event.data.forkedFrom?.messageId ?? null,
+          messageCount: 0,
+          turnCount: 0,
+          cutAt: null,
+          pending: [],
+        };
+        listed = position;
+        if (event.data.forkedFrom) {
+          forks.push({
+            source: event.data.forkedFrom.conversationId,
+            fork: c,
+            from: event.data.forkedFrom.messageId,
+            position,
+          });
+        }
+        continue;
+      }
+      if (row === null) throw new Error(`projection: ${t}/${c} has events before its start`);
+      row.revision = revision;
+      row.position = position;
+      row.updatedAt = at;
+      switch (event.type) {
+        case 'MessageAppended': {
+          const m: Message = event.data.message;
+          const parentDepth = m.parentId === null ? -1 : ((await meta(m.parentId))?.depth ?? null);
+          if (parentDepth === null)
+            throw new Error(`projection: parent ${m.parentId} of ${m.id} is unknown`);
+          row.messageCount += 1;
+          const stored: MessageMeta = {
+            parentId: m.parentId,
+            role: m.role,
+            depth: parentDepth + 1,
+            seq: row.messageCount,
+            turnId: m.turnId,
+          };
+          metas.set(m.id, stored);
+          newMetas.set(m.id, stored);
+          bodies.set(m.id, JSON.stringify(m));
+          break;
+        }
+        case 'TurnCommitted': {
+          const { tip, parentId, messageIds } = event.data;
+          row.turnCount += 1;
+          row.tip = tip;
+          for (const id of row.pending) {
+            const f = failures.get(id) ?? (await loadFailure(k, id));
+            if (f) failures.set(id, { ...f, pending: false });
+          }
+          row.pending = [];
+          // On the tip: append the turn's messages without walking (as the SQLite apply does).
+          const length = branchLength();
+          const last = length === 0 ? null : await activeAt(length - 1);
+          const onTip = parentId === null ? length === 0 : last === parentId;
+          const tipMeta =
+            messageIds.length > 0 ? metas.get(messageIds[messageIds.length - 1]) : undefined;
+          if (onTip && tipMeta !== undefined && tipMeta.depth === length - 1 + messageIds.length) {
+            for (const id of messageIds) push(id);
+          } else {
+            await moveActiveBranch(tip);
+          }
+          break;
+        }
+        case 'TipMoved':
+          if (event.data.reason === 'fork') {
+            const all = await client.hGetAll(`${k}:msgs`);
+            const turns = new Set<string>();
+            for (const raw of Object.values(all))
+              turns.add((JSON.parse(raw) as MessageMeta).turnId);
+            for (const m of newMetas.values()) turns.add(m.turnId);
+            row.turnCount = turns.size;
+          }
+          row.tip = event.data.to;
+          await moveActiveBranch(event.data.to);
+          break;
+        case 'CheckpointSet':
+          await checkpoint(event.data.label, {
+            messageId: event.data.messageId,
+            status: 'active',
+            reason: null,
+            digest: null,
+            revision,
+          });
+          break;
+        case 'CheckpointRewound':
+          await checkpoint(event.data.label, {
+            messageId: event.data.messageId,
+            status: 'rewound',
+            reason: null,
+            digest: event.data.digest ?? null,
+            revision,
+          });
+          if (event.data.digest) {
+            digests.set(
+              String(revision),
+              JSON.stringify({
+                messageId: event.data.messageId,
+                label: event.data.label,
+                digest: event.data.digest,
+              }),
+            );
+          }
+          break;
+        case 'CheckpointDropped':
+          await checkpoint(event.data.label, {
+            messageId: event.data.messageId,
+            status: 'dropped',
+            reason: event.data.reason,
+            digest: null,
+            revision,
+          });
+          break;
+        case 'RunResumed':
+          row.cutAt = event.data.cutAt;
+          break;
+        case 'TurnFailed':
+          failures.set(event.data.failureId, {
+            input: JSON.stringify(event.data.input),
+            error: JSON.stringify(event.data.error),
+            revision,
+            pending: true,
+          });
+          row.pending.push(event.data.failureId);
+          break;
+        default:
+          break;
+      }
+    }
+    if (row === null) return;
+
+    const tx = client.multi();
+    tx.set(`${k}:conv`, JSON.stringify(row));
+    for (const [id, m] of newMetas) {
+      tx.hSet(`${k}:msgs`, id, JSON.stringify(m));
+      tx.hSet(`${k}:bodies`, id, bodies.get(id) as string);
+      tx.zAdd(`${k}:order`, { score: m.seq, value: id });
+    }
+    if (keep < storedLength) {
+      if (keep === 0) tx.del(`${k}:branch`);
+      else tx.lTrim(`${k}:branch`, 0, keep - 1);
+    }
+    if (appended.length > 0) tx.rPush(`${k}:branch`, appended);
+    for (const [label, cp] of cps) tx.hSet(`${k}:cps`, label, JSON.stringify(cp));
+    for (const [id, f] of failures) tx.hSet(`${k}:failures`, id, JSON.stringify(f));
+    for (const [rev, d] of digests) tx.hSet(`${k}:digests`, rev, d);
+    await tx.exec();
+
+    // Other slots: idempotent writes (same member, same score / same field, same value).
+    if (listed !== null) await client.zAdd(listKey(t), { score: listed, value: c });
+    for (const f of forks) {
+      await client.hSet(
+        `${conv(t, f.source)}:forks`,
+        f.fork,
+        JSON.stringify({ from: f.from, position: f.position }),
+      );
+    }
+  };
+
+  const loadFailure = async (k: string, id: string): Promise<StoredFailure | null> => {
+    const raw = await client.hGet(`${k}:failures`, id);
+    return raw === null ? null : (JSON.parse(raw) as StoredFailure);
+  };
+
+  const sink: ReadModelSink = {
+    readCheckpoint: async () => {
+      const raw = await client.get(checkpointKey);
+      return raw === null ? null : BigInt(raw);
+    },
+    apply: async (events, position) => {
+      // Conversations in order of first appearance; each one's events stay in log order.
+      const groups = new Map<string, { t: string; c: string; events: RecordedEvent[] }>();
+      for (const e of events) {
+        const parts = parseStreamName(e.streamName);
+        if (!parts || parts.category !== 'conv') continue;
+        const key = `${parts.tenantId}\u0000${parts.entityId}`;
+        let g = groups.get(key);
+        if (!g) {
+          g = { t: parts.tenantId, c: parts.entityId, events: [] };
+          groups.set(key, g);
+        }
+        g.events.push(e);
+      }
+      // Sources before their forks (a fork's first events only read its own keys, so log order
+      // across conversations does not matter otherwise).
+      for (const g of groups.values()) await applyConversation(g.t, g.c, g.events);
+      await client.set(checkpointKey, position.toString());
+    },
+    reset: async () => {
+      await dropGeneration(client, prefix, generation);
+    },
+    dump: async () => {
+      const keys = (await scanKeys(client, `${base}:*`)).filter((key) => key !== checkpointKey);
+      keys.sort(byLabel);
+      const parts: string[] = [];
+      for (const key of keys) {
+        const type = await client.type(key);
+        let value: unknown;
+        if (type === 'string') value = await client.get(key);
+        else if (type === 'hash') {
+          const h = await client.hGetAll(key);
+          value = Object.keys(h)
+            .sort(byLabel)
+            .map((f) => [f, h[f]]);
+        } else if (type === 'zset') value = await client.zRangeWithScores(key, 0, -1);
+        else if (type === 'list') value = await client.lRange(key, 0, -1);
+        else value = type;
+        parts.push(`${key.slice(base.length)}\n${JSON.stringify(value)}`);
+      }
+      return parts.join('\n\n');
+    },
+  };
+
+  const digestsOf = async (k: string) => {
+    const all = await client.hGetAll(`${k}:digests`);
+    const byMessage = new Map<string, { label: string; digest: string; revision: number }[]>();
+    for (const rev of Object.keys(all).sort((a, b) => Number(a) - Number(b))) {
+      const d = JSON.parse(all[rev]) as { messageId: string; label: string; digest: string };
+      const list = byMessage.get(d.messageId) ?? [];
+      list.push({ label: d.label, digest: d.digest, revision: Number(rev) });
+      byMessage.set(d.messageId, list);
+    }
+    return byMessage;
+  };
+
+  const bodiesOf = async (k: string, ids: string[]): Promise<Message[]> => {
+    if (ids.length === 0) return [];
+    const raws = await client.hmGet(`${k}:bodies`, ids);
+    return raws.map((r, i) => {
+      if (r === null) throw new Error(`read model: body of ${ids[i]} is missing`);
+      return JSON.parse(r) as Message;
+    });
+  };
+
+  /** Messages by id, with the digests kept at each rewind to them (as the SQLite queries). */
+  const branchItems = async (k: string, ids: string[]): Promise<Message[]> => {
+    const messages = await bodiesOf(k, ids);
+    const digests = (await client.hLen(`${k}:digests`)) > 0 ? await digestsOf(k) : null;
+    return messages.map((m) => {
+      const d = digests?.get(m.id);
+      return d === undefined ? m : { ...m, digests: d };
+    });
+  };
+
+  const queries: ReadModelQueries = {
+    getConversation: async (t, c) => {
+      const row = await getConv(t, c);
+      if (!row) return null;
+      const raw = await client.hGetAll(`${conv(t, c)}:forks`);
+      const forks: (ForkRow & { position: number })[] = Object.entries(raw).map(([fork, v]) => {
+        const f = JSON.parse(v) as { from: string; position: number };
+        return { conversationId: fork, messageId: f.from, position: f.position };
+      });
+      forks.sort((a, b) => a.position - b.position);
+      return {
+        ...toRow(row),
+        forks: forks.map((f) => ({ conversationId: f.conversationId, messageId: f.messageId })),
+      };
+    },
+    listConversations: async (t, afterSeq, limit) => {
+      const ids = await client.zRange(listKey(t), `(${afterSeq}`, '+inf', {
+        BY: 'SCORE',
+        LIMIT: { offset: 0, count: limit + 1 },
+      });
+      const rows = await Promise.all(ids.map((c) => getConv(t, c)));
+      const present = rows.filter((r): r is StoredConversation => r !== null);
+      const page = present.slice(0, limit);
+      return {
+        items: page.map(toRow),
+        nextSeq: present.length > limit ? page[page.length - 1].seq : null,
+        seqs: page.map((r) => r.seq),
+      };
+    },
+    activeBranchPage: async (t, c, fromDepth, limit) => {
+      const k = conv(t, c);
+      const ids = await client.lRange(`${k}:branch`, fromDepth, fromDepth + limit);
+      return {
+        items: await branchItems(k, ids.slice(0, limit)),
+        nextDepth: ids.length > limit ? fromDepth + limit : null,
+      };
+    },
+    activeBranchTail: async (t, c, last) => {
+      const k = conv(t, c);
+      const ids = last <= 0 ? [] : await client.lRange(`${k}:branch`, -last, -1);
+      return { items: await branchItems(k, ids), nextDepth: null };
+    },
+    depthOf: async (t, c, id) => {
+      const raw = await client.hGet(`${conv(t, c)}:msgs`, id);
+      return raw === null ? null : (JSON.parse(raw) as MessageMeta).depth;
+    },
+    getMessage: async (t, c, id) => {
+      const raw = await client.hGet(`${conv(t, c)}:bodies`, id);
+      return raw === null ? null : (JSON.parse(raw) as Message);
+    },
+    tree: async (t, c) => {
+      const k = conv(t, c);
+      const ids = await client.zRange(`${k}:order`, 0, -1);
+      if (ids.length === 0) return [];
+      const raws = await client.hmGet(`${k}:msgs`, ids);
+      const nodes = new Map<string, TreeNode>();
+      ids.forEach((id, i) => {
+        const m = JSON.parse(raws[i] as string) as MessageMeta;
+        nodes.set(id, { id, parentId: m.parentId, role: m.role, children: [] });
+      });
+      for (const n of nodes.values())
+        if (n.parentId !== null) nodes.get(n.parentId)?.children.push(n.id);
+      return [...nodes.values()];
+    },
+    allMessages: async (t, c) => {
+      const k = conv(t, c);
+      return bodiesOf(k, await client.zRange(`${k}:order`, 0, -1));
+    },
+    checkpoints: async (t, c) => {
+      const all = await client.hGetAll(`${conv(t, c)}:cps`);
+      return Object.keys(all)
+        .sort(byLabel)
+        .map((label) => {
+          const cp = JSON.parse(all[label]) as StoredCheckpoint;
+          return {
+            label,
+            messageId: cp.messageId,
+            status: cp.status,
+            ...(cp.reason !== null ? { reason: cp.reason } : {}),
+            ...(cp.digest !== null ? { digest: cp.digest } : {}),
+          };
+        });
+    },
+    pendingFailure: async (t, c) => {
+      const k = conv(t, c);
+      const row = await getConv(t, c);
+      if (!row || row.pending.length === 0) return null;
+      let best: { id: string; f: StoredFailure } | null = null;
+      for (const id of row.pending) {
+        const f = await loadFailure(k, id);
+        if (f && f.pending && (best === null || f.revision > best.f.revision)) best = { id, f };
+      }
+      return best
+        ? { failureId: best.id, input: JSON.parse(best.f.input), error: JSON.parse(best.f.error) }
+        : null;
+    },
+  };
+
+  return { queries, sink };
+};
