@@ -11,7 +11,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness and the store it runs on */
+    /** Liveness: the service is up (nothing else, no credentials needed) */
     get: operations['health'];
     put?: never;
     post?: never;
@@ -28,7 +28,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** Every tenant: id, name, key counts (never secrets); at most 1,000 */
+    get: operations['listTenants'];
     put?: never;
     /** Create a tenant; returns its id and an API key shown once */
     post: operations['createTenant'];
@@ -84,6 +85,23 @@ export interface paths {
     put?: never;
     /** Drop every read model and replay the log from position 0 */
     post: operations['rebuildProjections'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The log's head: its last global ($all) position (never in tenant answers) */
+    get: operations['logHead'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -441,6 +459,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/conversations/{id}/compactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every compaction decision recorded, oldest first, with its status */
+    get: operations['listCompactions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/{id}/compactions/{decisionId}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo a compaction decision: later contexts no longer apply it
+     * @description Appends `CompactionRevoked`. The next context leaves the decision out (its receipt says whether the cached prefix changed); contexts handed out before still reproduce byte for byte. Revoking a revoked decision appends nothing (`replayed: true`).
+     */
+    post: operations['revokeCompaction'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/conversations/{id}/replay': {
     parameters: {
       query?: never;
@@ -498,6 +553,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/conversations/{id}/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The hash-chain verdict of the conversation's events
+     * @description Every event of the stream recomputed from its fields with the audit secret (the verifier of `arbor verify`, over this one stream). At most 100 findings are listed; `totals` counts all. An event removed from the very end of a stream is seen only by the whole-log `arbor verify`. Changes nothing.
+     */
+    get: operations['verifyConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -538,8 +613,6 @@ export interface components {
         [key: string]: components['schemas']['JsonValue'];
       };
     };
-    /** @description Any JSON value */
-    JsonValue: JsonValue;
     EnsureConversationBody: {
       title?: string | null;
       metadata?: {
@@ -687,6 +760,8 @@ export interface components {
       /** @description What went wrong (any JSON) */
       error: components['schemas']['JsonValue'];
     };
+    /** @description Any JSON value */
+    JsonValue: JsonValue;
     ContextBody: {
       provider: components['schemas']['Provider'];
       model: string;
@@ -723,6 +798,10 @@ export interface components {
         [key: string]: components['schemas']['JsonValue'];
       };
     };
+    RevokeCompactionBody: {
+      /** @description Why, for the audit log */
+      reason?: string;
+    };
     FieldError: {
       /** @description Where: `body.messages[2].content[0].text`, `query.limit` */
       path: string;
@@ -733,18 +812,22 @@ export interface components {
     Health: {
       /** @constant */
       status: 'ok';
-      store: {
-        /** @example sqlite */
-        kind: string;
-        /** @description Last global position */
-        position: string | null;
-      };
     };
     TenantCreated: {
       id: components['schemas']['Id'];
       /** @description Shown once: `arb_<keyId>_<secret>` (opaque) */
       apiKey: string;
       keyId: components['schemas']['Id'];
+    };
+    TenantList: {
+      items: {
+        id: components['schemas']['Id'];
+        name: string | null;
+        keys: number;
+        activeKeys: number;
+      }[];
+      /** @description More than 1,000 tenants: the first 1,000 */
+      truncated: boolean;
     };
     KeyIssued: {
       keyId: components['schemas']['Id'];
@@ -760,6 +843,12 @@ export interface components {
     };
     RebuildAnswer: {
       /** @description Log position reached */
+      position: string | null;
+    };
+    LogHead: {
+      /** @example sqlite */
+      kind: string;
+      /** @description Last global ($all) position */
       position: string | null;
     };
     ProjectorStatus: {
@@ -955,11 +1044,10 @@ export interface components {
       /** @description Cursor of the next page; absent on the last page */
       next?: string;
     };
+    /** @description Stream revision only: a global position would show how much other tenants write (it is at the admin route `GET /v1/admin/log`) */
     AuditEvent: {
       /** @description Stream revision of the conversation (0 = its first event) */
       revision: number;
-      /** @description Position in the whole log */
-      position: number;
       /** @description ConversationStarted, TurnCommitted, TipMoved, … */
       type: string;
       data: {
@@ -997,6 +1085,13 @@ export interface components {
         decisionId: string;
         reason: string;
       }[];
+      /** @description Absent when the body carries every id and name as recorded */
+      toolRenames?: components['schemas']['ToolRename'][];
+      /** @description Decisions revoked since the previous context, no longer applied; whether that changed the prefix the provider may have cached */
+      revoked?: {
+        decisionIds: string[];
+        cachedPrefixChanged: boolean;
+      };
       capabilities: components['schemas']['ReceiptCapabilities'];
     };
     RungReceipt: {
@@ -1025,6 +1120,18 @@ export interface components {
       snapshots: number;
       summaries: number;
     };
+    /** @description A tool-call id (repeated, or refused by the provider) or a history tool name the body carries in place of the recorded one; deterministic from the messages */
+    ToolRename: {
+      messageId: components['schemas']['Id'];
+      /** @description The block's index in the message content */
+      block: number;
+      /** @enum {string} */
+      field: 'id' | 'tool_use_id' | 'name';
+      /** @description As recorded */
+      from: string;
+      /** @description As the body carries it */
+      to: string;
+    };
     ReceiptCapabilities: {
       vision: boolean;
       snapshotShape: string | null;
@@ -1044,7 +1151,7 @@ export interface components {
       /** @description Messages in the live window */
       messages: number;
       decisionsInForce?: number;
-      /** @description The rungs a context built now would apply (none is recorded) */
+      /** @description Rungs a context call would apply now (e.g. strip_images for an image over a provider limit); the report applies and records none, its estimate is after them */
       wouldApply?: components['schemas']['Rung'][];
       /** @description null while the window is empty */
       estimated: {
@@ -1060,60 +1167,16 @@ export interface components {
         measured: number;
       } | null;
     };
-    ReplayView: {
-      conversationId: components['schemas']['Id'];
-      /** @description Stream revision of the conversation (0 = its first event) */
-      revision: number;
-      event: {
-        /** @description Stream revision of the conversation (0 = its first event) */
-        revision: number;
-        position: number;
-        type: string;
-        /** @description ISO-8601 time */
-        timestamp: string;
-      };
-      conversation: components['schemas']['Conversation'];
-      /** @description The tip message id; null while empty */
-      tip: components['schemas']['Id'] | null;
-      branch: {
-        /** @description Length of the whole active branch */
-        length: number;
-        items: components['schemas']['BranchMessage'][];
-        /** @description Cursor of the next page at the same revision (pass `revision` again) */
-        next?: string;
-      };
-      tree: components['schemas']['Tree'];
-      checkpoints: components['schemas']['Checkpoint'][];
-      window: {
-        cutAt: components['schemas']['Id'] | null;
-        /** @description The tip message id; null while empty */
-        tip: components['schemas']['Id'] | null;
-        messages: number;
-      };
-      resume: {
-        cutAt: components['schemas']['Id'];
-        tip: components['schemas']['Id'];
-        keepMessages: number | null;
-        keepTokens: number | null;
-        keptCount: number;
-        keptTokens: number;
-        keptWholeLastTurn: boolean;
-        droppedCheckpoints: string[];
-      } | null;
-      compactions: {
-        decisions: components['schemas']['CompactionDecision'][];
-        inForce: string[];
-        notInForce: {
-          decisionId: string;
-          reason: string;
-        }[];
-      };
-      pendingFailure: components['schemas']['RetryAnswer'] | null;
-      lastContext: {
-        contextId: components['schemas']['Id'];
-        /** @description Stream revision of the conversation (0 = its first event) */
-        revision: number;
-      } | null;
+    CompactionList: {
+      items: components['schemas']['CompactionRow'][];
+    };
+    CompactionRow: {
+      decision: components['schemas']['CompactionDecision'];
+      /**
+       * @description in_force: later contexts apply it where it still fits the live window; revoked: not any more
+       * @enum {string}
+       */
+      status: 'in_force' | 'revoked';
     };
     CompactionDecision:
       | ({
@@ -1218,6 +1281,69 @@ export interface components {
         } & {
           [key: string]: components['schemas']['JsonValue'];
         });
+    CompactionRevokedAnswer: {
+      decisionId: string;
+      /** @constant */
+      status: 'revoked';
+      /** @description Stream revision of the conversation (0 = its first event) */
+      revision: number;
+      /** @description It was revoked already; nothing was appended */
+      replayed: boolean;
+    };
+    ReplayView: {
+      conversationId: components['schemas']['Id'];
+      /** @description Stream revision of the conversation (0 = its first event) */
+      revision: number;
+      event: {
+        /** @description Stream revision of the conversation (0 = its first event) */
+        revision: number;
+        type: string;
+        /** @description ISO-8601 time */
+        timestamp: string;
+      };
+      conversation: components['schemas']['Conversation'];
+      /** @description The tip message id; null while empty */
+      tip: components['schemas']['Id'] | null;
+      branch: {
+        /** @description Length of the whole active branch */
+        length: number;
+        items: components['schemas']['BranchMessage'][];
+        /** @description Cursor of the next page at the same revision (pass `revision` again) */
+        next?: string;
+      };
+      tree: components['schemas']['Tree'];
+      checkpoints: components['schemas']['Checkpoint'][];
+      window: {
+        cutAt: components['schemas']['Id'] | null;
+        /** @description The tip message id; null while empty */
+        tip: components['schemas']['Id'] | null;
+        messages: number;
+      };
+      resume: {
+        cutAt: components['schemas']['Id'];
+        tip: components['schemas']['Id'];
+        keepMessages: number | null;
+        keepTokens: number | null;
+        keptCount: number;
+        keptTokens: number;
+        keptWholeLastTurn: boolean;
+        droppedCheckpoints: string[];
+      } | null;
+      compactions: {
+        decisions: components['schemas']['CompactionDecision'][];
+        inForce: string[];
+        notInForce: {
+          decisionId: string;
+          reason: string;
+        }[];
+      };
+      pendingFailure: components['schemas']['RetryAnswer'] | null;
+      lastContext: {
+        contextId: components['schemas']['Id'];
+        /** @description Stream revision of the conversation (0 = its first event) */
+        revision: number;
+      } | null;
+    };
     ContextsPage: {
       items: components['schemas']['ContextSummary'][];
       /** @description Cursor of the next page; absent on the last page */
@@ -1277,6 +1403,32 @@ export interface components {
       /** @description When `match` is false: `code: context_mismatch` with a `reason` */
       mismatch?: components['schemas']['Problem'];
     };
+    VerifyVerdict: {
+      conversationId: components['schemas']['Id'];
+      /** @description No finding (events written before the chain are not one) */
+      ok: boolean;
+      events: number;
+      chained: number;
+      unchained: number;
+      lastRevision: number;
+      totals: {
+        modified: number;
+        removed: number;
+        reordered: number;
+        inserted: number;
+      };
+      findings: {
+        /** @enum {string} */
+        kind: 'modified' | 'removed' | 'reordered' | 'inserted';
+        revision: number;
+        position: string;
+        detail: string;
+        missing?: {
+          from: number;
+          to: number;
+        };
+      }[];
+    };
     Problem: {
       /** @description https://arbor.dev/problems/<code with dashes> */
       type: string;
@@ -1286,6 +1438,9 @@ export interface components {
       code:
         | 'validation_failed'
         | 'malformed_json'
+        | 'invalid_utf8'
+        | 'json_too_deep'
+        | 'malformed_header'
         | 'unknown_snapshot_shape'
         | 'unauthorized'
         | 'forbidden'
@@ -1298,22 +1453,28 @@ export interface components {
         | 'tenant_not_found'
         | 'revision_not_found'
         | 'context_not_found'
+        | 'compaction_not_found'
         | 'stale_tip'
         | 'checkpoint_dropped'
         | 'checkpoint_exists'
         | 'turn_id_conflict'
         | 'conversation_exists'
         | 'concurrency_conflict'
+        | 'request_timeout'
         | 'payload_too_large'
+        | 'field_too_large'
         | 'uri_too_long'
         | 'unsupported_media_type'
+        | 'headers_too_large'
         | 'invalid_turn'
         | 'not_a_turn_boundary'
         | 'invalid_resume'
         | 'cannot_fit'
+        | 'idempotency_key_reused'
         | 'context_mismatch'
         | 'projection_lagging'
         | 'store_unavailable'
+        | 'too_many_connections'
         | 'insufficient_storage'
         | 'internal_error';
       detail?: string;
@@ -1435,7 +1596,7 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1447,7 +1608,55 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1483,7 +1692,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1495,7 +1704,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1509,29 +1718,25 @@ export interface operations {
       };
     };
   };
-  createTenant: {
+  listTenants: {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['CreateTenantBody'];
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Created */
-      201: {
+      /** @description The tenants */
+      200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TenantCreated'];
+          'application/json': components['schemas']['TenantList'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1543,7 +1748,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1603,8 +1808,8 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
-      409: {
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -1615,7 +1820,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'request_timeout';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1627,8 +1832,8 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
-      413: {
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
         headers: {
           [name: string]: unknown;
         };
@@ -1639,31 +1844,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-      /** @description `unsupported_media_type`: Send application/json */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'unsupported_media_type';
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1699,7 +1880,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1711,7 +1892,303 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  createTenant: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['CreateTenantBody'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantCreated'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'concurrency_conflict';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'field_too_large' | 'payload_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Send application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unsupported_media_type';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1770,7 +2247,7 @@ export interface operations {
           'application/json': components['schemas']['KeyList'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1782,7 +2259,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1855,6 +2332,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1890,6 +2391,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -1914,7 +2439,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1926,7 +2451,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -1943,7 +2468,10 @@ export interface operations {
   issueKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         tenantId: components['schemas']['Id'];
@@ -1965,7 +2493,7 @@ export interface operations {
           'application/json': components['schemas']['KeyIssued'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1977,7 +2505,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2061,6 +2594,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -2085,7 +2642,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2097,7 +2654,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2157,6 +2714,54 @@ export interface operations {
           };
         };
       };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -2181,7 +2786,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2193,7 +2798,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2251,7 +2856,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2263,7 +2868,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2347,6 +2952,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -2395,6 +3024,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -2419,7 +3072,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2431,7 +3084,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2487,7 +3140,7 @@ export interface operations {
           'application/json': components['schemas']['RebuildAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2499,7 +3152,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2559,6 +3212,54 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -2583,7 +3284,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2595,7 +3296,195 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  logHead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The head */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LogHead'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2627,7 +3516,7 @@ export interface operations {
           'application/json': components['schemas']['ProjectorStatus'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2639,7 +3528,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2699,6 +3588,54 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -2723,7 +3660,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2735,7 +3672,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable';
+            code: 'store_unavailable' | 'too_many_connections';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2767,7 +3704,7 @@ export interface operations {
           'application/json': components['schemas']['ContextSettings'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2779,7 +3716,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2815,6 +3752,54 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -2839,7 +3824,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2851,7 +3836,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2887,7 +3872,7 @@ export interface operations {
           'application/json': components['schemas']['ContextSettings'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `unknown_snapshot_shape`: No snapshot page shape has this id */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2899,7 +3884,13 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json' | 'unknown_snapshot_shape';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep'
+              | 'unknown_snapshot_shape';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2935,6 +3926,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -2959,7 +3974,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2971,7 +3986,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3007,6 +4022,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -3031,7 +4070,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3043,7 +4082,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3102,7 +4141,7 @@ export interface operations {
           'application/json': components['schemas']['ConversationPage'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3114,7 +4153,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3139,6 +4178,54 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3174,7 +4261,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3186,7 +4273,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3203,7 +4290,10 @@ export interface operations {
   startConversation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3222,7 +4312,7 @@ export interface operations {
           'application/json': components['schemas']['StartedAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3234,7 +4324,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3259,6 +4354,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3294,7 +4413,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3306,7 +4425,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3342,6 +4461,54 @@ export interface operations {
           };
         };
       };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -3366,7 +4533,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3378,7 +4545,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3437,7 +4604,7 @@ export interface operations {
           'application/json': components['schemas']['Conversation'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3449,7 +4616,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3509,6 +4676,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -3522,6 +4713,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3557,7 +4772,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3569,7 +4784,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3617,7 +4832,7 @@ export interface operations {
           'application/json': components['schemas']['StartedAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3629,7 +4844,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3665,6 +4885,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -3689,7 +4933,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3701,7 +4945,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3761,6 +5005,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -3785,7 +5053,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3797,7 +5065,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3838,7 +5106,10 @@ export interface operations {
   commitTurn: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
@@ -3869,7 +5140,7 @@ export interface operations {
           'application/json': components['schemas']['TurnAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3881,7 +5152,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3941,6 +5217,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one; `turn_id_conflict`: This turnId was used for a different turn */
       409: {
         headers: {
@@ -3965,7 +5265,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3977,7 +5277,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4037,7 +5337,7 @@ export interface operations {
           };
         };
       };
-      /** @description `invalid_turn`: The turn is not valid; `not_a_turn_boundary`: The message is not at a turn boundary */
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request; `invalid_turn`: The turn is not valid; `not_a_turn_boundary`: The message is not at a turn boundary */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4049,7 +5349,31 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'invalid_turn' | 'not_a_turn_boundary';
+            code: 'idempotency_key_reused' | 'invalid_turn' | 'not_a_turn_boundary';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4085,7 +5409,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4097,7 +5421,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4160,7 +5484,7 @@ export interface operations {
           'application/json': components['schemas']['TipAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4172,7 +5496,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4232,6 +5561,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one */
       409: {
         headers: {
@@ -4256,7 +5609,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4268,7 +5621,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4328,6 +5681,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -4352,7 +5729,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4364,7 +5741,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4405,7 +5782,10 @@ export interface operations {
   fork: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
@@ -4427,7 +5807,7 @@ export interface operations {
           'application/json': components['schemas']['ForkAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4439,7 +5819,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4499,6 +5884,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
       409: {
         headers: {
@@ -4523,7 +5932,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4535,7 +5944,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4595,7 +6004,7 @@ export interface operations {
           };
         };
       };
-      /** @description `not_a_turn_boundary`: The message is not at a turn boundary */
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request; `not_a_turn_boundary`: The message is not at a turn boundary */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4607,7 +6016,31 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'not_a_turn_boundary';
+            code: 'idempotency_key_reused' | 'not_a_turn_boundary';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4643,7 +6076,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4655,7 +6088,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4714,7 +6147,7 @@ export interface operations {
           'application/json': components['schemas']['CheckpointList'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4726,7 +6159,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4786,6 +6219,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -4799,6 +6256,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4834,7 +6315,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4846,7 +6327,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4863,7 +6344,10 @@ export interface operations {
   setCheckpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
@@ -4885,7 +6369,7 @@ export interface operations {
           'application/json': components['schemas']['CheckpointSetAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4897,7 +6381,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4957,6 +6446,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry; `checkpoint_exists`: A checkpoint with this label exists */
       409: {
         headers: {
@@ -4981,7 +6494,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4993,7 +6506,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5053,7 +6566,7 @@ export interface operations {
           };
         };
       };
-      /** @description `not_a_turn_boundary`: The message is not at a turn boundary */
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request; `not_a_turn_boundary`: The message is not at a turn boundary */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5065,7 +6578,31 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'not_a_turn_boundary';
+            code: 'idempotency_key_reused' | 'not_a_turn_boundary';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5101,7 +6638,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5113,7 +6650,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5178,7 +6715,7 @@ export interface operations {
           'application/json': components['schemas']['TipAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5190,7 +6727,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5250,6 +6792,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry; `checkpoint_dropped`: The checkpoint was dropped; `stale_tip`: The conversation tip is not the expected one */
       409: {
         headers: {
@@ -5274,7 +6840,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5286,7 +6852,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5346,6 +6912,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -5370,7 +6960,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5382,7 +6972,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5445,7 +7035,7 @@ export interface operations {
           'application/json': components['schemas']['ResumeAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5457,7 +7047,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5517,6 +7112,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -5541,7 +7160,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5553,7 +7172,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5637,6 +7256,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -5661,7 +7304,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5673,7 +7316,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5714,7 +7357,10 @@ export interface operations {
   recordFailure: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
         id: components['schemas']['Id'];
@@ -5736,7 +7382,7 @@ export interface operations {
           'application/json': components['schemas']['FailureAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5748,7 +7394,12 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5808,6 +7459,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -5832,7 +7507,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5844,7 +7519,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5904,6 +7579,54 @@ export interface operations {
           };
         };
       };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -5928,7 +7651,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5940,7 +7663,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5999,7 +7722,7 @@ export interface operations {
           'application/json': components['schemas']['RetryAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6011,7 +7734,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6071,6 +7794,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6084,6 +7831,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6119,7 +7890,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6131,7 +7902,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6171,7 +7942,7 @@ export interface operations {
           'application/json': components['schemas']['BranchPage'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6183,7 +7954,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6243,6 +8014,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6256,6 +8051,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6291,7 +8110,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6303,7 +8122,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6340,7 +8159,7 @@ export interface operations {
           'application/json': components['schemas']['Message'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6352,7 +8171,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6412,6 +8231,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6425,6 +8268,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6460,7 +8327,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6472,7 +8339,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6507,7 +8374,7 @@ export interface operations {
           'application/json': components['schemas']['Tree'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6519,7 +8386,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6579,6 +8446,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6592,6 +8483,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6627,7 +8542,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6639,7 +8554,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6678,7 +8593,7 @@ export interface operations {
           'application/json': components['schemas']['EventsPage'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6690,7 +8605,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6750,6 +8665,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6763,6 +8702,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6798,7 +8761,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6810,7 +8773,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6854,7 +8817,7 @@ export interface operations {
           'text/markdown': string;
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6866,7 +8829,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6926,6 +8889,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -6939,6 +8926,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6974,7 +8985,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6986,7 +8997,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7025,7 +9036,7 @@ export interface operations {
           'application/json': components['schemas']['ContextAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `unknown_snapshot_shape`: No snapshot page shape has this id */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7037,7 +9048,13 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_json' | 'unknown_snapshot_shape';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep'
+              | 'unknown_snapshot_shape';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7097,6 +9114,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
@@ -7121,7 +9162,7 @@ export interface operations {
           };
         };
       };
-      /** @description `payload_too_large`: The request is too large */
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7133,7 +9174,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'payload_too_large';
+            code: 'field_too_large' | 'payload_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7217,6 +9258,30 @@ export interface operations {
           };
         };
       };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `internal_error`: Internal error */
       500: {
         headers: {
@@ -7241,7 +9306,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7253,7 +9318,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7322,7 +9387,7 @@ export interface operations {
           'application/json': components['schemas']['ContextReport'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `unknown_snapshot_shape`: No snapshot page shape has this id */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `unknown_snapshot_shape`: No snapshot page shape has this id */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7334,7 +9399,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'unknown_snapshot_shape';
+            code: 'validation_failed' | 'malformed_header' | 'unknown_snapshot_shape';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7383,6 +9448,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'conversation_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7442,8 +9531,8 @@ export interface operations {
           };
         };
       };
-      /** @description `internal_error`: Internal error */
-      500: {
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
         headers: {
           [name: string]: unknown;
         };
@@ -7454,154 +9543,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'internal_error';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-    };
-  };
-  replay: {
-    parameters: {
-      query: {
-        revision: string;
-        cursor?: string;
-        limit?: number;
-      };
-      header?: never;
-      path: {
-        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
-        id: components['schemas']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The state at N */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ReplayView'];
-        };
-      };
-      /** @description `validation_failed`: The request is not valid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'validation_failed';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-      /** @description `unauthorized`: A valid API key is required */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'unauthorized';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-      /** @description `conversation_not_found`: Conversation not found; `revision_not_found`: The conversation has no event at that revision */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'conversation_not_found' | 'revision_not_found';
-            detail?: string;
-            /** @description The request path */
-            instance?: string;
-            errors?: components['schemas']['FieldErrorOutput'][];
-            /** @description `invalid_turn`: every broken turn rule, with its path and code */
-            violations?: components['schemas']['FieldErrorOutput'][];
-          } & {
-            [key: string]: components['schemas']['JsonValue'];
-          };
-        };
-      };
-      /** @description `uri_too_long`: A path segment is too long */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': {
-            /** @description https://arbor.dev/problems/<code with dashes> */
-            type: string;
-            title: string;
-            status: number;
-            /** @enum {string} */
-            code: 'uri_too_long';
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7637,7 +9579,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7649,7 +9591,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7663,13 +9605,9 @@ export interface operations {
       };
     };
   };
-  listContexts: {
+  listCompactions: {
     parameters: {
-      query?: {
-        fromRevision?: string;
-        cursor?: string;
-        limit?: number;
-      };
+      query?: never;
       header?: never;
       path: {
         /** @description must be 1-128 characters of [A-Za-z0-9_-] */
@@ -7679,16 +9617,16 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description One page */
+      /** @description The decisions */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ContextsPage'];
+          'application/json': components['schemas']['CompactionList'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7700,7 +9638,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7760,6 +9698,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -7773,6 +9735,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7808,7 +9794,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7820,7 +9806,766 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  revokeCompaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        decisionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RevokeCompactionBody'];
+      };
+    };
+    responses: {
+      /** @description Revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompactionRevokedAnswer'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'malformed_json'
+              | 'invalid_utf8'
+              | 'json_too_deep';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `compaction_not_found`: No compaction decision with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'compaction_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'concurrency_conflict';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `field_too_large`: A JSON field is larger than the limit; `payload_too_large`: The request is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'field_too_large' | 'payload_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Send application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unsupported_media_type';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `insufficient_storage`: The event store is out of space */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'insufficient_storage';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  replay: {
+    parameters: {
+      query: {
+        revision: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The state at N */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplayView'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `revision_not_found`: The conversation has no event at that revision */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'revision_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  listContexts: {
+    parameters: {
+      query?: {
+        fromRevision?: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ContextsPage'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7857,7 +10602,7 @@ export interface operations {
           'application/json': components['schemas']['Reproduction'];
         };
       };
-      /** @description `validation_failed`: The request is not valid */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7869,7 +10614,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed';
+            code: 'validation_failed' | 'malformed_header';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7929,6 +10674,30 @@ export interface operations {
           };
         };
       };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -7942,6 +10711,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7977,7 +10770,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7989,7 +10782,222 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'projection_lagging';
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  verifyConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The verdict */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VerifyVerdict'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8012,11 +11020,13 @@ export type JsonValue =
 /** Method and path of every operation, by operationId. */
 export const operationRoutes = {
   health: { method: 'GET', path: '/health' },
+  listTenants: { method: 'GET', path: '/v1/tenants' },
   createTenant: { method: 'POST', path: '/v1/tenants' },
   listKeys: { method: 'GET', path: '/v1/tenants/{tenantId}/keys' },
   issueKey: { method: 'POST', path: '/v1/tenants/{tenantId}/keys' },
   revokeKey: { method: 'DELETE', path: '/v1/tenants/{tenantId}/keys/{keyId}' },
   rebuildProjections: { method: 'POST', path: '/v1/admin/projections/rebuild' },
+  logHead: { method: 'GET', path: '/v1/admin/log' },
   projectorStatus: { method: 'GET', path: '/v1/admin/projections' },
   getContextSettings: { method: 'GET', path: '/v1/settings/context' },
   putContextSettings: { method: 'PUT', path: '/v1/settings/context' },
@@ -8040,7 +11050,13 @@ export const operationRoutes = {
   export: { method: 'GET', path: '/v1/conversations/{id}/export' },
   buildContext: { method: 'POST', path: '/v1/conversations/{id}/context' },
   contextReport: { method: 'GET', path: '/v1/conversations/{id}/context/report' },
+  listCompactions: { method: 'GET', path: '/v1/conversations/{id}/compactions' },
+  revokeCompaction: {
+    method: 'POST',
+    path: '/v1/conversations/{id}/compactions/{decisionId}/revoke',
+  },
   replay: { method: 'GET', path: '/v1/conversations/{id}/replay' },
   listContexts: { method: 'GET', path: '/v1/conversations/{id}/contexts' },
   reproduceContext: { method: 'GET', path: '/v1/conversations/{id}/contexts/{contextId}' },
+  verifyConversation: { method: 'GET', path: '/v1/conversations/{id}/verify' },
 } as const;

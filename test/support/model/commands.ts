@@ -660,7 +660,8 @@ export type Budget =
 export const budgetForTarget = (target: number, maxTokens: number): number => {
   const budget = target + maxTokens;
   const fitted = Math.ceil(budget * 0.05) > maxTokens ? Math.ceil(target / 0.95) + 1 : budget;
-  return Math.max(256, fitted);
+  // The API refuses a budget that cannot hold maxTokens (400): the smallest one asked is just over.
+  return Math.max(256, fitted, maxTokens + 1);
 };
 
 /** Capability overrides of the rung knobs (none change what the report estimates). */
