@@ -214,35 +214,8 @@ export interface Page<T> {
   next?: string;
 }
 
-export interface ContextItem {
-  contextId: string;
-  revision: number;
-  timestamp: string;
-  provider: string;
-  model: string;
-  mode: string;
-  budgetTokens: number;
-  tip: string | null;
-  cutAt: string | null;
-  bodyHash: string;
-  estimatedTokens: number;
-  decisionIds: string[];
-  newDecisionIds: string[];
-}
-
-export interface Reproduction {
-  contextId: string;
-  revision: number;
-  basedOnRevision: number;
-  provider: string;
-  model: string;
-  body: unknown;
-  bodyHash: string | null;
-  recordedHash: string;
-  match: boolean;
-  checks: { name: string; recorded: unknown; reproduced: unknown; equal: boolean }[];
-  mismatch?: { code: string; reason: string; detail?: string };
-}
+/** The wire's own types (`@arbor/contract`), so the console cannot drift from the API. */
+export type { ContextSummary as ContextItem, Reproduction } from '@arbor/contract';
 
 export interface Verdict {
   ok: boolean;

@@ -22,5 +22,6 @@ export type BranchPage = z.infer<typeof R.BranchPageSchema>;
 export type AuditEvent = z.infer<typeof R.AuditEventSchema>;
 export type ReplayView = z.infer<typeof R.ReplayViewSchema>;
 export type Reproduction = z.infer<typeof R.ReproductionSchema>;
+export type ContextSummary = z.infer<typeof R.ContextSummarySchema>;
 export type ContextAnswer = z.infer<typeof R.ContextAnswerSchema>;
 export type ContextReport = z.infer<typeof R.ContextReportSchema>;
