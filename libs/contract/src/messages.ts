@@ -22,19 +22,67 @@ export const ImageMediaTypeSchema = z.enum(
   IMAGE_MEDIA_TYPES as [ImageMediaType, ...ImageMediaType[]],
 );
 
+/** Free JSON kept on a block or message byte for byte and never sent to a model. */
+export const ClientData = JsonObject.meta({
+  id: 'ClientData',
+  description:
+    'Free JSON kept byte for byte with the block or message and answered by every read and ' +
+    "export (your framework's item ids, status, provider data). Never read by Arbor, never " +
+    'sent to a model. Bounded by the JSON depth and size limits.',
+  examples: [{ itemId: 'msg_123', status: 'completed' }],
+});
+
+const extras = { clientData: ClientData.optional() };
+
 export const TextBlock = z
-  .object({ type: z.literal('text'), text: z.string().min(1) })
-  .meta({ id: 'TextBlock' });
+  .object({ type: z.literal('text'), text: z.string().min(1), ...extras })
+  .meta({ id: 'TextBlock', examples: [{ type: 'text', text: 'What is in this file?' }] });
+
+export const Base64ImageSource = z
+  .object({
+    type: z.literal('base64'),
+    media_type: ImageMediaTypeSchema,
+    data: z.string().meta({ description: 'Strict base64 of the image bytes (size-capped)' }),
+  })
+  .meta({ id: 'Base64ImageSource', description: 'The image bytes; every provider takes these' });
+
+export const UrlImageSource = z
+  .object({
+    type: z.literal('url'),
+    url: z.string().min(1).max(8192).meta({ description: 'An http(s) URL the provider fetches' }),
+  })
+  .meta({
+    id: 'UrlImageSource',
+    description:
+      'An image the provider fetches: sent to anthropic, openai-chat and openai-responses; a ' +
+      'context for gemini answers 400 `unsupported_image_source`',
+    examples: [{ type: 'url', url: 'https://example.com/diagram.png' }],
+  });
+
+export const FileImageSource = z
+  .object({
+    type: z.literal('file'),
+    provider: z.enum(['anthropic', 'openai', 'gemini']).meta({
+      description: 'Whose files API issued the id; the id is sent only to that provider',
+    }),
+    file_id: z.string().min(1).meta({ description: 'The file id (Gemini: the file URI)' }),
+    media_type: ImageMediaTypeSchema.optional().meta({ description: 'Required for gemini' }),
+  })
+  .meta({
+    id: 'FileImageSource',
+    description:
+      "A file in a provider's files API. Sent to that provider (anthropic: `{type:'file'}` " +
+      'source, openai-responses: `input_image.file_id`, gemini: `fileData`); any other target, ' +
+      'and openai-chat (no image file ids), answers 400 `unsupported_image_source`',
+    examples: [{ type: 'file', provider: 'openai', file_id: 'file-abc123' }],
+  });
+
+export const ImageSourceSchema = z
+  .discriminatedUnion('type', [Base64ImageSource, UrlImageSource, FileImageSource])
+  .meta({ id: 'ImageSource' });
 
 export const ImageBlock = z
-  .object({
-    type: z.literal('image'),
-    source: z.object({
-      type: z.literal('base64'),
-      media_type: ImageMediaTypeSchema,
-      data: z.string().meta({ description: 'Strict base64 of the image bytes (size-capped)' }),
-    }),
-  })
+  .object({ type: z.literal('image'), source: ImageSourceSchema, ...extras })
   .meta({ id: 'ImageBlock' });
 
 export const ToolUseBlock = z
@@ -43,8 +91,12 @@ export const ToolUseBlock = z
     id: z.string().min(1),
     name: z.string().min(1),
     input: JsonObject.meta({ description: "The tool's arguments (a JSON object)" }),
+    ...extras,
   })
-  .meta({ id: 'ToolUseBlock' });
+  .meta({
+    id: 'ToolUseBlock',
+    examples: [{ type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'a.ts' } }],
+  });
 
 export const ToolResultContentBlock = z
   .discriminatedUnion('type', [TextBlock, ImageBlock])
@@ -54,18 +106,96 @@ export const ToolResultBlock = z
   .object({
     type: z.literal('tool_result'),
     tool_use_id: z.string().min(1),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          "The tool's name; used where the provider names results (gemini `functionResponse.name`, " +
+          'when the call is not in the body)',
+      }),
     content: z.union([z.string(), z.array(ToolResultContentBlock)]),
     is_error: z.boolean().optional(),
+    ...extras,
   })
-  .meta({ id: 'ToolResultBlock', description: 'Carried in a user message, after its tool_use' });
+  .meta({
+    id: 'ToolResultBlock',
+    description: 'Carried in a user message, after its tool_use',
+    examples: [{ type: 'tool_result', tool_use_id: 'call_1', name: 'read_file', content: 'ok' }],
+  });
 
 export const ThinkingBlock = z
-  .object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() })
-  .meta({ id: 'ThinkingBlock', description: 'Kept byte-exact, signature included' });
+  .object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string(), ...extras })
+  .meta({
+    id: 'ThinkingBlock',
+    description:
+      'Anthropic extended thinking (or a Gemini thought signature), kept byte-exact, signature ' +
+      'included; sent only to the provider that made it',
+  });
 
 export const RedactedThinkingBlock = z
-  .object({ type: z.literal('redacted_thinking'), data: z.string().min(1) })
+  .object({ type: z.literal('redacted_thinking'), data: z.string().min(1), ...extras })
   .meta({ id: 'RedactedThinkingBlock', description: 'Kept byte-exact' });
+
+export const ReasoningBlock = z
+  .object({
+    type: z.literal('reasoning'),
+    id: z.string().min(1).meta({ description: "OpenAI's reasoning item id (`rs_…`)" }),
+    summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() })),
+    encrypted_content: z.string().min(1).optional(),
+    ...extras,
+  })
+  .meta({
+    id: 'ReasoningBlock',
+    description:
+      'An OpenAI reasoning item, kept byte-exact; sent back only by openai-responses to the ' +
+      "model family of its message's `model`; dropped for every other target",
+    examples: [
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [{ type: 'summary_text', text: 'Plan…' }],
+        encrypted_content: 'gAAAA…',
+      },
+    ],
+  });
+
+export const ProviderBlock = z
+  .object({
+    type: z.literal('provider'),
+    provider: z.enum(['anthropic', 'openai']),
+    model: z.string().min(1).optional().meta({
+      description: "The model that produced it (default: the message's `model`)",
+    }),
+    item: JsonObject.meta({
+      description:
+        'The block (anthropic) or input item (openai) exactly as the provider returned it, with ' +
+        'its `type`',
+    }),
+    ...extras,
+  })
+  .meta({
+    id: 'ProviderBlock',
+    description:
+      'An opaque provider block sent back byte for byte only to its provider and model family ' +
+      '(anthropic content block, openai-responses input item), dropped for other targets. One ' +
+      'whose `item.type` is `compaction` (Anthropic server-side compaction, OpenAI ' +
+      '`/responses/compact`) replaces everything before it: those messages are neither sent ' +
+      'nor counted.',
+    examples: [
+      {
+        type: 'provider',
+        provider: 'anthropic',
+        item: { type: 'compaction', content: 'Summary…' },
+      },
+      {
+        type: 'provider',
+        provider: 'openai',
+        item: { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAA…' },
+      },
+    ],
+  });
 
 export const BlockSchema = z
   .discriminatedUnion('type', [
@@ -75,13 +205,15 @@ export const BlockSchema = z
     ToolResultBlock,
     ThinkingBlock,
     RedactedThinkingBlock,
+    ReasoningBlock,
+    ProviderBlock,
   ])
   .meta({
     id: 'Block',
     description:
       'A content block. Unknown block types are refused (400 validation_failed, ' +
       '`unknown_block_type`), never dropped. system: text; user: text, image, tool_result; ' +
-      'assistant: text, tool_use, thinking, redacted_thinking.',
+      'assistant: text, tool_use, thinking, redacted_thinking, reasoning, provider.',
   });
 
 const Count = z.number().int().min(0).nullable().optional();
@@ -106,6 +238,7 @@ export const MessageInputSchema = z
     model: z.string().min(1).optional(),
     usage: UsageSchema.optional(),
     metadata: JsonObject.optional(),
+    clientData: ClientData.optional(),
   })
   .meta({ id: 'MessageInput' });
 
@@ -129,6 +262,7 @@ export const MessageSchema = z
     model: z.string().optional(),
     usage: UsageOut.optional(),
     metadata: JsonObject.optional(),
+    clientData: ClientData.optional(),
     turnId: Id.meta({ description: 'The turn that committed it' }),
     createdAt: Timestamp,
   })

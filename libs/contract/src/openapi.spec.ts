@@ -78,7 +78,16 @@ describe('the OpenAPI document', () => {
     const variants = ((block.oneOf ?? block.anyOf) as Json[]).map(resolve);
     const types = variants.map((v) => (v.properties as Record<string, Json>).type.const);
     expect(types.sort()).toEqual(
-      ['image', 'redacted_thinking', 'text', 'thinking', 'tool_result', 'tool_use'].sort(),
+      [
+        'image',
+        'provider',
+        'reasoning',
+        'redacted_thinking',
+        'text',
+        'thinking',
+        'tool_result',
+        'tool_use',
+      ].sort(),
     );
     // Every message and block schema, as a request and as an answer: no property is `{}`.
     const names = Object.keys(doc.components.schemas).filter((n) =>

@@ -196,14 +196,20 @@ describe('parseMessages: rejects with a path and a code', () => {
         path: `${at}.media_type`,
         code: 'unsupported_media_type',
       });
+      const ftp = {
+        type: 'image',
+        source: { type: 'ftp', media_type: 'image/png', data: pngBase64() },
+      };
+      expect(only([user(ftp)])).toMatchObject({
+        path: `${at}.type`,
+        code: 'unsupported_source_type',
+      });
+      // A url source without its url (bytes under `data` do not make it a base64 source).
       const url = {
         type: 'image',
         source: { type: 'url', media_type: 'image/png', data: pngBase64() },
       };
-      expect(only([user(url)])).toMatchObject({
-        path: `${at}.type`,
-        code: 'unsupported_source_type',
-      });
+      expect(only([user(url)])).toMatchObject({ path: `${at}.url`, code: 'required' });
     });
 
     it('a PNG declared as JPEG, and data that is no image', () => {

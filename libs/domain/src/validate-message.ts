@@ -19,7 +19,13 @@ import { type Violation } from './errors';
 import {
   type Block,
   type BlockType,
+  type FileProvider,
   type ImageBlock,
+  type ImageSource,
+  type OpaqueProvider,
+  type ProviderBlock,
+  type ReasoningBlock,
+  type ReasoningSummaryText,
   type MessageInput,
   type RedactedThinkingBlock,
   type Role,
@@ -50,6 +56,8 @@ export type ValidationCode =
   | 'image_too_large'
   | 'invalid_message_id'
   | 'invalid_number'
+  | 'invalid_url'
+  | 'unknown_provider'
   | 'too_deep';
 
 export type ValidationIssue = Violation<ValidationCode>;
@@ -74,14 +82,21 @@ export const BLOCK_TYPES: readonly BlockType[] = [
   'tool_result',
   'thinking',
   'redacted_thinking',
+  'reasoning',
+  'provider',
 ];
 
 /** Which blocks each role may carry (providers reject the rest). */
 export const BLOCKS_BY_ROLE: Readonly<Record<Role, readonly BlockType[]>> = {
   system: ['text'],
   user: ['text', 'image', 'tool_result'],
-  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking'],
+  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking', 'reasoning', 'provider'],
 };
+
+export const FILE_PROVIDERS: readonly FileProvider[] = ['anthropic', 'openai', 'gemini'];
+export const OPAQUE_PROVIDERS: readonly OpaqueProvider[] = ['anthropic', 'openai'];
+/** Longest image URL accepted (providers cap theirs near this; data: URLs go in as base64). */
+export const MAX_IMAGE_URL_LENGTH = 8192;
 
 interface Ctx {
   readonly errors: ValidationIssue[];
@@ -173,22 +188,13 @@ const checkImageData = (
   return true;
 };
 
-const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined => {
-  const sp = `${path}.source`;
-  const source = obj.source;
-  if (source === undefined) return report(ctx, sp, 'required', 'source is required');
-  if (!isObject(source))
-    return report(ctx, sp, 'invalid_type', `source must be an object, got ${kindOf(source)}`);
-  const before = ctx.errors.length;
-  const type = stringField(ctx, source, 'type', sp);
-  if (type !== undefined && type !== 'base64') {
-    report(
-      ctx,
-      `${sp}.type`,
-      'unsupported_source_type',
-      `source.type must be "base64", got "${type}"`,
-    );
-  }
+const parseMediaType = (
+  ctx: Ctx,
+  source: Obj,
+  sp: string,
+  required: boolean,
+): ImageMediaType | undefined | null => {
+  if (!required && source.media_type === undefined) return null;
   const mediaType = stringField(ctx, source, 'media_type', sp);
   const known = IMAGE_MEDIA_TYPES.find((m) => m === mediaType);
   if (mediaType !== undefined && known === undefined) {
@@ -199,6 +205,66 @@ const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined =>
       `media_type must be one of ${IMAGE_MEDIA_TYPES.join(', ')}, got "${mediaType}"`,
     );
   }
+  return known;
+};
+
+const parseUrlSource = (ctx: Ctx, source: Obj, sp: string): ImageSource | undefined => {
+  const url = stringField(ctx, source, 'url', sp, 'empty_string');
+  if (url === undefined) return undefined;
+  if (url.length > MAX_IMAGE_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(url)) {
+    return report(
+      ctx,
+      `${sp}.url`,
+      'invalid_url',
+      `url must be an http(s) URL of at most ${MAX_IMAGE_URL_LENGTH} characters (send bytes as base64)`,
+    );
+  }
+  return { type: 'url', url };
+};
+
+const parseFileSource = (ctx: Ctx, source: Obj, sp: string): ImageSource | undefined => {
+  const before = ctx.errors.length;
+  const provider = stringField(ctx, source, 'provider', sp);
+  const known = FILE_PROVIDERS.find((p) => p === provider);
+  if (provider !== undefined && known === undefined) {
+    report(
+      ctx,
+      `${sp}.provider`,
+      'unknown_provider',
+      `provider must be one of ${FILE_PROVIDERS.join(', ')}, got "${provider}"`,
+    );
+  }
+  const fileId = stringField(ctx, source, 'file_id', sp, 'empty_string');
+  const mediaType = parseMediaType(ctx, source, sp, known === 'gemini');
+  if (ctx.errors.length > before || known === undefined || fileId === undefined) return undefined;
+  if (mediaType === undefined) return undefined;
+  return mediaType === null
+    ? { type: 'file', provider: known, file_id: fileId }
+    : { type: 'file', provider: known, file_id: fileId, media_type: mediaType };
+};
+
+const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined => {
+  const sp = `${path}.source`;
+  const source = obj.source;
+  if (source === undefined) return report(ctx, sp, 'required', 'source is required');
+  if (!isObject(source))
+    return report(ctx, sp, 'invalid_type', `source must be an object, got ${kindOf(source)}`);
+  const before = ctx.errors.length;
+  const type = stringField(ctx, source, 'type', sp);
+  if (type === 'url' || type === 'file') {
+    const parsed =
+      type === 'url' ? parseUrlSource(ctx, source, sp) : parseFileSource(ctx, source, sp);
+    return parsed === undefined ? undefined : { type: 'image', source: parsed };
+  }
+  if (type !== undefined && type !== 'base64') {
+    report(
+      ctx,
+      `${sp}.type`,
+      'unsupported_source_type',
+      `source.type must be "base64", "url" or "file", got "${type}"`,
+    );
+  }
+  const known = parseMediaType(ctx, source, sp, true) ?? undefined;
   const data = stringField(ctx, source, 'data', sp);
   if (data !== undefined) checkImageData(ctx, data, known, sp);
   if (ctx.errors.length > before || known === undefined || data === undefined) return undefined;
@@ -251,6 +317,9 @@ const parseToolResult = (ctx: Ctx, obj: Obj, path: string): ToolResultBlock | un
     obj.content === undefined
       ? report(ctx, cp, 'required', 'content is required (a string or text/image blocks)')
       : parseToolResultContent(ctx, obj.content, cp);
+  const name =
+    obj.name === undefined ? undefined : stringField(ctx, obj, 'name', path, 'empty_string');
+  if (obj.name !== undefined && name === undefined) return undefined;
   const isError = obj.is_error;
   if (isError !== undefined && typeof isError !== 'boolean') {
     return report(
@@ -261,7 +330,10 @@ const parseToolResult = (ctx: Ctx, obj: Obj, path: string): ToolResultBlock | un
     );
   }
   if (toolUseId === undefined || content === undefined) return undefined;
-  const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
+  const block: ToolResultBlock =
+    name === undefined
+      ? { type: 'tool_result', tool_use_id: toolUseId, content }
+      : { type: 'tool_result', tool_use_id: toolUseId, name, content };
   return isError === undefined ? block : { ...block, is_error: isError };
 };
 
@@ -277,6 +349,71 @@ const parseRedacted = (ctx: Ctx, obj: Obj, path: string): RedactedThinkingBlock 
   return data === undefined ? undefined : { type: 'redacted_thinking', data };
 };
 
+const parseSummary = (
+  ctx: Ctx,
+  value: unknown,
+  path: string,
+): ReasoningSummaryText[] | undefined => {
+  if (value === undefined) return report(ctx, path, 'required', 'summary is required (may be [])');
+  if (!Array.isArray(value))
+    return report(ctx, path, 'invalid_type', `summary must be an array, got ${kindOf(value)}`);
+  const out: ReasoningSummaryText[] = [];
+  value.forEach((item, i) => {
+    const p = `${path}[${i}]`;
+    if (!isObject(item)) {
+      report(ctx, p, 'invalid_type', `a summary part must be an object, got ${kindOf(item)}`);
+      return;
+    }
+    const type = stringField(ctx, item, 'type', p);
+    if (type !== undefined && type !== 'summary_text') {
+      report(ctx, `${p}.type`, 'invalid_type', `summary part type must be "summary_text"`);
+      return;
+    }
+    const text = stringField(ctx, item, 'text', p);
+    if (type !== undefined && text !== undefined) out.push({ type: 'summary_text', text });
+  });
+  return out.length === value.length ? out : undefined;
+};
+
+const parseReasoning = (ctx: Ctx, obj: Obj, path: string): ReasoningBlock | undefined => {
+  const id = stringField(ctx, obj, 'id', path, 'empty_string');
+  const summary = parseSummary(ctx, obj.summary, `${path}.summary`);
+  const encrypted =
+    obj.encrypted_content === undefined || obj.encrypted_content === null
+      ? null
+      : stringField(ctx, obj, 'encrypted_content', path, 'empty_string');
+  if (id === undefined || summary === undefined || encrypted === undefined) return undefined;
+  return encrypted === null
+    ? { type: 'reasoning', id, summary }
+    : { type: 'reasoning', id, summary, encrypted_content: encrypted };
+};
+
+const parseProviderBlock = (ctx: Ctx, obj: Obj, path: string): ProviderBlock | undefined => {
+  const before = ctx.errors.length;
+  const provider = stringField(ctx, obj, 'provider', path);
+  const known = OPAQUE_PROVIDERS.find((p) => p === provider);
+  if (provider !== undefined && known === undefined) {
+    report(
+      ctx,
+      `${path}.provider`,
+      'unknown_provider',
+      `provider must be one of ${OPAQUE_PROVIDERS.join(', ')}, got "${provider}"`,
+    );
+  }
+  const model =
+    obj.model === undefined ? null : stringField(ctx, obj, 'model', path, 'empty_string');
+  const item = obj.item;
+  if (item === undefined) report(ctx, `${path}.item`, 'required', 'item is required');
+  else if (!isObject(item))
+    report(ctx, `${path}.item`, 'invalid_type', `item must be an object, got ${kindOf(item)}`);
+  else stringField(ctx, item, 'type', `${path}.item`, 'empty_string');
+  if (ctx.errors.length > before || known === undefined || !isObject(item)) return undefined;
+  if (model === undefined) return undefined;
+  return model === null
+    ? { type: 'provider', provider: known, item }
+    : { type: 'provider', provider: known, model, item };
+};
+
 const PARSERS: Record<BlockType, (ctx: Ctx, obj: Obj, path: string) => Block | undefined> = {
   text: parseText,
   image: parseImage,
@@ -284,6 +421,23 @@ const PARSERS: Record<BlockType, (ctx: Ctx, obj: Obj, path: string) => Block | u
   tool_result: parseToolResult,
   thinking: parseThinking,
   redacted_thinking: parseRedacted,
+  reasoning: parseReasoning,
+  provider: parseProviderBlock,
+};
+
+/** `clientData` of a block or message: a JSON object, kept as given (or absent). */
+const parseClientData = (ctx: Ctx, obj: Obj, path: string): Obj | null | undefined => {
+  const value = obj.clientData;
+  if (value === undefined) return null;
+  if (!isObject(value)) {
+    return report(
+      ctx,
+      `${path}.clientData`,
+      'invalid_type',
+      `clientData must be an object, got ${kindOf(value)}`,
+    );
+  }
+  return value;
 };
 
 function parseBlock(
@@ -314,7 +468,10 @@ function parseBlock(
       `a ${known} block is not allowed in ${where}`,
     );
   }
-  return PARSERS[known](ctx, value, path);
+  const clientData = parseClientData(ctx, value, path);
+  const block = PARSERS[known](ctx, value, path);
+  if (block === undefined || clientData === undefined) return undefined;
+  return clientData === null ? block : { ...block, clientData };
 }
 
 const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined => {
@@ -380,7 +537,10 @@ const parseRole = (ctx: Ctx, obj: Obj, path: string): Role | undefined => {
   return known;
 };
 
-type Optionals = Pick<MessageInput, 'id' | 'pinned' | 'model' | 'usage' | 'metadata'>;
+type Optionals = Pick<
+  MessageInput,
+  'id' | 'pinned' | 'model' | 'usage' | 'metadata' | 'clientData'
+>;
 
 const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined => {
   const before = ctx.errors.length;
@@ -418,6 +578,8 @@ const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined
       );
     } else out.metadata = obj.metadata;
   }
+  const clientData = parseClientData(ctx, obj, path);
+  if (clientData) out.clientData = clientData;
   return ctx.errors.length > before ? undefined : out;
 };
 

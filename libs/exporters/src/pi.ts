@@ -12,7 +12,12 @@
  * - Assistant messages carry their model, usage and a stop reason; pi also wants a provider and
  *   an API name, taken from the model name (noted when it is unknown).
  */
-import { type Block, type Message, type ToolResultContentBlock } from '@arbor/domain';
+import {
+  type Block,
+  imageSourceLabel,
+  type Message,
+  type ToolResultContentBlock,
+} from '@arbor/domain';
 import { fileStamp, jsonl, plan } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
@@ -35,7 +40,9 @@ const piResultContent = (content: string | ToolResultContentBlock[]): PiPart[] =
     : content.map((c) =>
         c.type === 'text'
           ? { type: 'text', text: c.text }
-          : { type: 'image', data: c.source.data, mimeType: c.source.media_type },
+          : c.source.type === 'base64'
+            ? { type: 'image', data: c.source.data, mimeType: c.source.media_type }
+            : { type: 'text', text: `[image: ${imageSourceLabel(c.source)}]` },
       );
 
 const piPart = (b: Block): PiPart | null => {
@@ -43,7 +50,9 @@ const piPart = (b: Block): PiPart | null => {
     case 'text':
       return { type: 'text', text: b.text };
     case 'image':
-      return { type: 'image', data: b.source.data, mimeType: b.source.media_type };
+      return b.source.type === 'base64'
+        ? { type: 'image', data: b.source.data, mimeType: b.source.media_type }
+        : { type: 'text', text: `[image: ${imageSourceLabel(b.source)}]` };
     case 'thinking':
       return { type: 'thinking', thinking: b.thinking, thinkingSignature: b.signature };
     case 'redacted_thinking':
@@ -52,6 +61,9 @@ const piPart = (b: Block): PiPart | null => {
       return { type: 'toolCall', id: b.id, name: b.name, arguments: b.input };
     case 'tool_result':
       return null; // its own toolResult message
+    case 'reasoning':
+    case 'provider':
+      return null; // pi has no place for OpenAI reasoning items or opaque provider blocks
   }
 };
 

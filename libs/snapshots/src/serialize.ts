@@ -26,6 +26,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from '@arbor/domain/messages';
+import { imageSourceLabel } from '@arbor/domain/messages';
 import { readImageSize } from './image-size';
 
 export interface HeadTail {
@@ -111,6 +112,7 @@ function clean(text: string, o: SerializeOptions): string {
 }
 
 export function imageMarker(block: ImageBlock): string {
+  if (block.source.type !== 'base64') return `[image: ${imageSourceLabel(block.source)}]`;
   const size = readImageSize(block.source.data);
   const dims = size ? `${size.width}x${size.height}` : '?x?';
   return `[image: ${block.source.media_type}, ${dims}]`;
@@ -149,6 +151,11 @@ function serializeBlock(block: Block, o: SerializeOptions, names: ToolNames): st
       return `[thinking] ${clean(truncateMiddle(block.thinking, o.thinkingLimit), o)}`;
     case 'redacted_thinking':
       return o.thinking === 'omit' ? null : '[redacted_thinking]';
+    case 'reasoning':
+      if (o.thinking === 'omit') return null;
+      return `[reasoning] ${clean(truncateMiddle(block.summary.map((s) => s.text).join('\n'), o.thinkingLimit), o)}`;
+    case 'provider':
+      return `[${block.provider} ${String(block.item['type'])}]`;
   }
 }
 

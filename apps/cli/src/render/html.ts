@@ -5,7 +5,7 @@
  * transcript (the tree links to them); messages of other branches open in place. Every piece of
  * content is escaped.
  */
-import { type Block, type Message } from '@arbor/domain';
+import { type Block, imageSourceLabel, type Message } from '@arbor/domain';
 import { type ConversationInfo, type TreeView } from '../client/types';
 import { preview, roleLetter } from './preview';
 
@@ -45,6 +45,8 @@ const blockHtml = (b: Block): string => {
     case 'text':
       return `<pre class="block text">${escapeHtml(b.text)}</pre>`;
     case 'image':
+      if (b.source.type !== 'base64')
+        return `<div class="block meta">[image: ${escapeHtml(imageSourceLabel(b.source))}]</div>`;
       return `<div class="block"><img alt="image (${escapeHtml(b.source.media_type)})" src="data:${escapeHtml(b.source.media_type)};base64,${escapeHtml(b.source.data)}"></div>`;
     case 'tool_use':
       return `<details class="block tool"><summary>tool call <code>${escapeHtml(b.name)}</code> <span class="id">${escapeHtml(b.id)}</span></summary><pre>${json(b.input)}</pre></details>`;
@@ -59,6 +61,10 @@ const blockHtml = (b: Block): string => {
       return `<details class="block"><summary>thinking</summary><pre>${escapeHtml(b.thinking)}</pre></details>`;
     case 'redacted_thinking':
       return '<div class="block meta">[redacted thinking]</div>';
+    case 'reasoning':
+      return `<details class="block"><summary>reasoning <span class="id">${escapeHtml(b.id)}</span></summary><pre>${escapeHtml(b.summary.map((s) => s.text).join('\n\n'))}</pre></details>`;
+    case 'provider':
+      return `<div class="block meta">[${escapeHtml(b.provider)} ${escapeHtml(String(b.item['type']))} block]</div>`;
   }
 };
 

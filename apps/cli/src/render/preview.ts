@@ -15,6 +15,8 @@ const blockPreview = (b: Block): string | null => {
       return null; // counted below
     case 'thinking':
     case 'redacted_thinking':
+    case 'reasoning':
+    case 'provider':
       return null;
   }
 };

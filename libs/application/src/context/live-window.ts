@@ -34,7 +34,7 @@ export function messageBytes(message: Message): number {
       case 'text':
         return b.text.length;
       case 'image':
-        return b.source.data.length;
+        return b.source.type === 'base64' ? b.source.data.length : 256;
       case 'tool_use':
         return b.id.length + b.name.length + (JSON.stringify(b.input)?.length ?? 0);
       case 'tool_result':
@@ -44,7 +44,13 @@ export function messageBytes(message: Message): number {
             ? b.content.length
             : b.content.reduce(
                 (n, part) =>
-                  n + 64 + (part.type === 'text' ? part.text.length : part.source.data.length),
+                  n +
+                  64 +
+                  (part.type === 'text'
+                    ? part.text.length
+                    : part.source.type === 'base64'
+                      ? part.source.data.length
+                      : 256),
                 0,
               ))
         );
@@ -52,6 +58,10 @@ export function messageBytes(message: Message): number {
         return b.thinking.length + b.signature.length;
       case 'redacted_thinking':
         return b.data.length;
+      case 'reasoning':
+        return b.id.length + (b.encrypted_content?.length ?? 0) + JSON.stringify(b.summary).length;
+      case 'provider':
+        return JSON.stringify(b.item).length;
     }
   };
   for (const b of message.content) bytes += 64 + block(b);

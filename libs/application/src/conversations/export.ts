@@ -1,4 +1,4 @@
-import { type Block, decodedLength, type Message } from '@arbor/domain';
+import { type Block, decodedLength, imageSourceLabel, type Message } from '@arbor/domain';
 
 /** JSON Lines: one message per line, as stored (ids, parentId, role, content, metadata). */
 export const toJsonl = (messages: readonly Message[]): string =>
@@ -46,7 +46,9 @@ const blockToMarkdown = (b: Block): string => {
     case 'text':
       return fence(b.text);
     case 'image':
-      return `*[image: ${b.source.media_type}, ${decodedLength(b.source.data)} bytes]*`;
+      return b.source.type === 'base64'
+        ? `*[image: ${b.source.media_type}, ${decodedLength(b.source.data)} bytes]*`
+        : `*[image: ${plain(imageSourceLabel(b.source))}]*`;
     case 'tool_use':
       return `**tool call** ${code(b.name)} (${code(b.id)})\n\n${fence(JSON.stringify(b.input, null, 2))}`;
     case 'tool_result': {
@@ -54,7 +56,7 @@ const blockToMarkdown = (b: Block): string => {
         typeof b.content === 'string'
           ? b.content
           : b.content
-              .map((c) => (c.type === 'text' ? c.text : `[image: ${c.source.media_type}]`))
+              .map((c) => (c.type === 'text' ? c.text : `[image: ${imageSourceLabel(c.source)}]`))
               .join('\n');
       return `**tool result** (${code(b.tool_use_id)})${b.is_error ? ' — error' : ''}\n\n${fence(body)}`;
     }
@@ -62,6 +64,10 @@ const blockToMarkdown = (b: Block): string => {
       return `<details><summary>thinking</summary>\n\n${fence(b.thinking)}\n\n</details>`;
     case 'redacted_thinking':
       return '*[redacted thinking]*';
+    case 'reasoning':
+      return `<details><summary>reasoning</summary>\n\n${fence(b.summary.map((p) => p.text).join('\n\n'))}\n\n</details>`;
+    case 'provider':
+      return `*[${plain(b.provider)} ${plain(String(b.item['type']))} block]*`;
   }
 };
 

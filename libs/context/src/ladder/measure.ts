@@ -60,6 +60,17 @@ function tallyImage(data: string, ctx: MeasureContext, t: Tally): number {
   return tokens;
 }
 
+/**
+ * An image by URL or file id: its pixels are unknown here, so it is charged what an image of
+ * unknown size costs for the provider (`imageTokens(null, …)`: the largest the formula allows).
+ */
+function tallyRemoteImage(ctx: MeasureContext, t: Tally): number {
+  const tokens = imageTokens(null, ctx.provider, ctx.model);
+  t.images += 1;
+  t.imageTokens += tokens;
+  return tokens;
+}
+
 /** Text of a tool result as the provider's format carries it (Gemini: inside a JSON struct). */
 function toolOutputTokens(text: string, ctx: MeasureContext): number {
   return ctx.provider === 'gemini'
@@ -71,7 +82,10 @@ function tallyBlock(block: Block, ctx: MeasureContext, t: Tally): void {
   t.tokens += BLOCK_FRAMING_TOKENS;
   switch (block.type) {
     case 'image':
-      t.tokens += tallyImage(block.source.data, ctx, t);
+      t.tokens +=
+        block.source.type === 'base64'
+          ? tallyImage(block.source.data, ctx, t)
+          : tallyRemoteImage(ctx, t);
       return;
     case 'tool_use':
       // Ids are sent (and billed) too: Claude's `toolu_…` ids are ~15 tokens each.
@@ -84,7 +98,11 @@ function tallyBlock(block: Block, ctx: MeasureContext, t: Tally): void {
       const parts = typeof block.content === 'string' ? [block.content] : block.content;
       for (const inner of parts) {
         if (typeof inner !== 'string' && inner.type === 'image') {
-          t.tokens += BLOCK_FRAMING_TOKENS + tallyImage(inner.source.data, ctx, t);
+          t.tokens +=
+            BLOCK_FRAMING_TOKENS +
+            (inner.source.type === 'base64'
+              ? tallyImage(inner.source.data, ctx, t)
+              : tallyRemoteImage(ctx, t));
           continue;
         }
         const tokens =

@@ -7,7 +7,7 @@
  * their pages render from the same text — and hash — they were decided on.
  */
 import type { SnapshotDecision } from '@arbor/domain/compaction';
-import type { Block, Message } from '@arbor/domain/messages';
+import { type Block, imageSourceLabel, type Message } from '@arbor/domain/messages';
 import { serializeMessages as serializeForPages } from '@arbor/snapshots/serialize';
 import { readImageSize } from '../tokens/image-size';
 
@@ -41,6 +41,7 @@ export function truncateMiddle(text: string, limit: number): string {
 }
 
 function imageLine(block: Extract<Block, { type: 'image' }>): string {
+  if (block.source.type !== 'base64') return `[image ${imageSourceLabel(block.source)}]`;
   const size = readImageSize(block.source.data);
   return `[image ${block.source.media_type}${size ? ` ${size.width}×${size.height}` : ''}]`;
 }
@@ -55,6 +56,10 @@ function blockLines(block: Block, names: ReadonlyMap<string, string>): string {
       return `[thinking] ${truncateMiddle(block.thinking, THINKING_LIMIT)}`;
     case 'redacted_thinking':
       return '[thinking redacted]';
+    case 'reasoning':
+      return `[reasoning] ${truncateMiddle(block.summary.map((s) => s.text).join('\n'), THINKING_LIMIT)}`;
+    case 'provider':
+      return `[${block.provider} ${String(block.item['type'])} block]`;
     case 'tool_use':
       return `→ ${block.name}(${truncateMiddle(JSON.stringify(block.input ?? {}), TOOL_TEXT_LIMIT)}) [${block.id}]`;
     case 'tool_result': {

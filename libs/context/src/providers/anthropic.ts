@@ -11,18 +11,42 @@
  * - blank text blocks are dropped (the API answers 400 "text content blocks must contain
  *   non-whitespace text"); a message left with no block is skipped.
  */
+import type { MessageCreateParamsNonStreaming as BetaMessageCreateParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageCreateParamsNonStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, ImageSource, Message } from '@arbor/domain/messages';
+import type { Base64ImageSource, Block, ImageSource, Message } from '@arbor/domain/messages';
 import { BODY_ENCODING, type EncodeOptions, type JsonSchema } from '../types';
-import { collectSystem, isBlankText, originOf, flatMapped } from './shared';
+import {
+  collectSystem,
+  isBlankText,
+  originOf,
+  flatMapped,
+  sendsProviderBlock,
+  UnsupportedImageSourceError,
+} from './shared';
+
+/** The image source as Anthropic takes it: bytes, a URL, or an Anthropic Files API id. */
+function anthropicSource(source: ImageSource): AnthropicImageSource {
+  if (source.type === 'base64') return source;
+  if (source.type === 'url') return { type: 'url', url: source.url };
+  if (source.provider === 'anthropic') return { type: 'file', file_id: source.file_id };
+  throw new UnsupportedImageSourceError(
+    'anthropic',
+    '',
+    'source',
+    'file',
+    `a ${source.provider} file id cannot be sent to anthropic`,
+  );
+}
 
 export interface AnthropicTextBlock {
   type: 'text';
   text: string;
 }
+export type AnthropicImageSource =
+  Base64ImageSource | { type: 'url'; url: string } | { type: 'file'; file_id: string };
 export interface AnthropicImageBlock {
   type: 'image';
-  source: ImageSource;
+  source: AnthropicImageSource;
 }
 export interface AnthropicToolUseBlock {
   type: 'tool_use';
@@ -45,7 +69,17 @@ export interface AnthropicRedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
 }
+/**
+ * An opaque block Anthropic returned (e.g. server-side compaction's `{type:'compaction',
+ * content}`), sent back exactly as stored.
+ */
+export interface AnthropicOpaqueBlock {
+  type: 'compaction';
+  content?: string | null;
+  encrypted_content?: string | null;
+}
 export type AnthropicContentBlock =
+  | AnthropicOpaqueBlock
   | AnthropicTextBlock
   | AnthropicImageBlock
   | AnthropicToolUseBlock
@@ -84,17 +118,21 @@ function toolResultContent(
   const blocks: (AnthropicTextBlock | AnthropicImageBlock)[] = [];
   for (const b of content) {
     if (b.type === 'text' && !isBlankText(b.text)) blocks.push({ type: 'text', text: b.text });
-    if (b.type === 'image') blocks.push({ type: 'image', source: b.source });
+    if (b.type === 'image') blocks.push({ type: 'image', source: anthropicSource(b.source) });
   }
   return blocks.length > 0 ? blocks : undefined;
 }
 
-function encodeBlock(block: Block, keepThinking: boolean): AnthropicContentBlock[] {
+function encodeBlock(
+  block: Block,
+  keepThinking: boolean,
+  sendOpaque: (block: Extract<Block, { type: 'provider' }>) => boolean,
+): AnthropicContentBlock[] {
   switch (block.type) {
     case 'text':
       return isBlankText(block.text) ? [] : [{ type: 'text', text: block.text }];
     case 'image':
-      return [{ type: 'image', source: block.source }];
+      return [{ type: 'image', source: anthropicSource(block.source) }];
     case 'tool_use':
       return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
     case 'tool_result': {
@@ -114,13 +152,20 @@ function encodeBlock(block: Block, keepThinking: boolean): AnthropicContentBlock
         : [];
     case 'redacted_thinking':
       return keepThinking ? [{ type: 'redacted_thinking', data: block.data }] : [];
+    case 'reasoning':
+      return []; // OpenAI's: Anthropic cannot read it
+    case 'provider':
+      // Byte for byte: the stored item is the block (its key order kept by JSON.stringify).
+      return sendOpaque(block) ? [block.item as unknown as AnthropicOpaqueBlock] : [];
   }
 }
 
-function encodeMessage(message: Message): AnthropicMessage | null {
+function encodeMessage(message: Message, model: string): AnthropicMessage | null {
   const origin = originOf(message);
   const keepThinking = origin === 'anthropic' || origin === 'unknown';
-  const content = flatMapped(message.content, (b) => encodeBlock(b, keepThinking));
+  const sendOpaque = (b: Extract<Block, { type: 'provider' }>) =>
+    sendsProviderBlock(b, message, 'anthropic', model);
+  const content = flatMapped(message.content, (b) => encodeBlock(b, keepThinking, sendOpaque));
   if (content.length === 0 || message.role === 'system') return null;
   return { role: message.role, content };
 }
@@ -141,10 +186,13 @@ function toolResultsFirst(message: AnthropicMessage): AnthropicMessage {
   return { role: 'user', content: [...results, ...rest] };
 }
 
-export function encodeAnthropicMessages(messages: readonly Message[]): AnthropicMessage[] {
+export function encodeAnthropicMessages(
+  messages: readonly Message[],
+  model = '',
+): AnthropicMessage[] {
   const turns: AnthropicMessage[] = [];
   for (const message of messages) {
-    const encoded = encodeMessage(message);
+    const encoded = encodeMessage(message, model);
     if (!encoded) continue;
     const last = turns[turns.length - 1];
     if (last && last.role === encoded.role) mergeInto(last, encoded);
@@ -178,7 +226,7 @@ export function encodeAnthropic(
     model: options.model,
     max_tokens: options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
     ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
-    messages: encodeAnthropicMessages(messages),
+    messages: encodeAnthropicMessages(messages, options.model),
     ...(tools.length > 0 ? { tools } : {}),
-  } satisfies MessageCreateParamsNonStreaming;
+  } satisfies MessageCreateParamsNonStreaming | BetaMessageCreateParams;
 }

@@ -36,6 +36,8 @@ import {
   toolResultImages,
   toolResultText,
   flatMapped,
+  imageSourceProblem,
+  UnsupportedImageSourceError,
 } from './shared';
 
 export interface GeminiTextPart {
@@ -53,8 +55,16 @@ export interface GeminiFunctionCallPart {
 export interface GeminiFunctionResponsePart {
   functionResponse: { id?: string; name: string; response: Record<string, unknown> };
 }
+/** A file in the Gemini Files API (`fileUri`), by reference. */
+export interface GeminiFileDataPart {
+  fileData: { mimeType: string; fileUri: string };
+}
 export type GeminiPart =
-  GeminiTextPart | GeminiInlineDataPart | GeminiFunctionCallPart | GeminiFunctionResponsePart;
+  | GeminiTextPart
+  | GeminiInlineDataPart
+  | GeminiFileDataPart
+  | GeminiFunctionCallPart
+  | GeminiFunctionResponsePart;
 
 export interface GeminiContent {
   role: 'user' | 'model';
@@ -92,7 +102,18 @@ export function requiresThoughtSignatures(model: string): boolean {
 
 function imagePart(block: Block): GeminiPart[] {
   if (block.type !== 'image') return [];
-  return [{ inlineData: { mimeType: block.source.media_type, data: block.source.data } }];
+  const source = block.source;
+  if (source.type === 'base64')
+    return [{ inlineData: { mimeType: source.media_type, data: source.data } }];
+  if (source.type === 'file' && source.provider === 'gemini' && source.media_type !== undefined)
+    return [{ fileData: { mimeType: source.media_type, fileUri: source.file_id } }];
+  throw new UnsupportedImageSourceError(
+    'gemini',
+    '',
+    'source',
+    source.type,
+    imageSourceProblem(source, 'gemini') ?? 'gemini cannot take this image source',
+  );
 }
 
 function userPart(block: Block): GeminiPart[] {
@@ -106,7 +127,8 @@ function functionResponse(result: ToolResultBlock, names: Map<string, string>): 
   return {
     functionResponse: {
       id: result.tool_use_id,
-      name: names.get(result.tool_use_id) ?? result.tool_use_id,
+      // The call's name; else the result's own (its call not in the body); else the id.
+      name: names.get(result.tool_use_id) ?? result.name ?? result.tool_use_id,
       response: result.is_error ? { error: text } : { output: text },
     },
   };

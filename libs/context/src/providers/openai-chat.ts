@@ -17,7 +17,7 @@ import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
 import {
   argumentsJson,
-  dataUrl,
+  imageUrl,
   inCallOrder,
   isBlankText,
   isUsableText,
@@ -86,7 +86,7 @@ export function defaultSystemRole(model: string): 'system' | 'developer' {
 function userPart(block: Block): ChatUserPart[] {
   if (isUsableText(block)) return [{ type: 'text', text: block.text }];
   if (block.type === 'image')
-    return [{ type: 'image_url', image_url: { url: dataUrl(block.source) } }];
+    return [{ type: 'image_url', image_url: { url: imageUrl(block.source, 'openai-chat') } }];
   return [];
 }
 

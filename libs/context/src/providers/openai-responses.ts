@@ -20,12 +20,14 @@
  * - function tools are sent with `strict: false` (strict mode would reject ordinary schemas).
  */
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
+import type { Block, Message, ReasoningBlock, ToolResultBlock } from '@arbor/domain/messages';
 import { BODY_ENCODING, type EncodeOptions, type JsonSchema } from '../types';
 import { defaultSystemRole } from './openai-chat';
 import {
   argumentsJson,
-  dataUrl,
+  imageUrl,
+  sendsProviderBlock,
+  sendsReasoning,
   inCallOrder,
   isBlankText,
   isUsableText,
@@ -39,10 +41,21 @@ export interface ResponsesInputText {
   type: 'input_text';
   text: string;
 }
-export interface ResponsesInputImage {
-  type: 'input_image';
-  image_url: string;
-  detail: 'auto' | 'low' | 'high';
+export type ResponsesInputImage =
+  | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' }
+  | { type: 'input_image'; file_id: string; detail: 'auto' | 'low' | 'high' };
+/** An OpenAI reasoning item sent back as it was returned (`summary`, `encrypted_content`). */
+export interface ResponsesReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: { type: 'summary_text'; text: string }[];
+  encrypted_content?: string;
+}
+/** An opaque OpenAI item (e.g. a `/responses/compact` `compaction` item), sent as stored. */
+export interface ResponsesOpaqueItem {
+  type: 'compaction';
+  encrypted_content: string;
+  id?: string;
 }
 export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage;
 export interface ResponsesOutputText {
@@ -82,6 +95,8 @@ export interface ResponsesFunctionCallOutput {
 }
 /** What encoding 2 sends: each one an input item of OpenAI's schema (the compiler checks). */
 export type ResponsesCurrentItem =
+  | ResponsesReasoningItem
+  | ResponsesOpaqueItem
   | ResponsesInputMessage
   | ResponsesAssistantMessage
   | ResponsesFunctionCall
@@ -110,9 +125,21 @@ export interface OpenAIResponsesEncodeOptions extends EncodeOptions {
 function inputContent(block: Block): ResponsesInputContent[] {
   if (isUsableText(block)) return [{ type: 'input_text', text: block.text }];
   if (block.type === 'image') {
-    return [{ type: 'input_image', image_url: dataUrl(block.source), detail: 'auto' }];
+    const source = block.source;
+    if (source.type === 'file' && source.provider === 'openai')
+      return [{ type: 'input_image', file_id: source.file_id, detail: 'auto' }];
+    return [
+      { type: 'input_image', image_url: imageUrl(source, 'openai-responses'), detail: 'auto' },
+    ];
   }
   return [];
+}
+
+function reasoningItem(block: ReasoningBlock): ResponsesReasoningItem {
+  const summary = block.summary.map((s) => ({ type: 'summary_text' as const, text: s.text }));
+  return block.encrypted_content === undefined
+    ? { type: 'reasoning', id: block.id, summary }
+    : { type: 'reasoning', id: block.id, summary, encrypted_content: block.encrypted_content };
 }
 
 function functionOutput(result: ToolResultBlock): ResponsesFunctionCallOutput {
@@ -136,10 +163,17 @@ function encodeUser(message: Message, previous: Message | undefined): ResponsesI
   return items;
 }
 
-function encodeAssistant(message: Message, legacy: boolean): ResponsesItem[] {
+function encodeAssistant(message: Message, legacy: boolean, model: string): ResponsesItem[] {
   const items: ResponsesItem[] = [];
+  const reasoning = sendsReasoning(message, 'openai-responses', model);
   for (const block of message.content) {
-    if (isUsableText(block) && !legacy) {
+    if (block.type === 'reasoning') {
+      if (reasoning) items.push(reasoningItem(block));
+    } else if (block.type === 'provider') {
+      // Byte for byte: the stored item is the input item (its key order kept by JSON.stringify).
+      if (sendsProviderBlock(block, message, 'openai-responses', model))
+        items.push(block.item as unknown as ResponsesOpaqueItem);
+    } else if (isUsableText(block) && !legacy) {
       items.push({ type: 'message', role: 'assistant', content: block.text });
     } else if (isUsableText(block)) {
       const last = items[items.length - 1];
@@ -168,6 +202,7 @@ export function encodeOpenAIResponsesItems(
   messages: readonly Message[],
   systemRole: 'system' | 'developer',
   legacy = false,
+  model = '',
 ): ResponsesItem[] {
   const items: ResponsesItem[] = [];
   let previous: Message | undefined;
@@ -182,7 +217,7 @@ export function encodeOpenAIResponsesItems(
     items.push(
       ...(message.role === 'user'
         ? encodeUser(message, previous)
-        : encodeAssistant(message, legacy)),
+        : encodeAssistant(message, legacy, model)),
     );
     previous = message;
   }
@@ -202,7 +237,7 @@ export function encodeOpenAIResponses(
     strict: false,
   }));
   const legacy = (options.encoding ?? BODY_ENCODING) < 2;
-  const input = encodeOpenAIResponsesItems(messages, systemRole, legacy);
+  const input = encodeOpenAIResponsesItems(messages, systemRole, legacy, options.model);
   const body = {
     model: options.model,
     input,

@@ -1,13 +1,16 @@
 import type {
+  Base64ImageSource,
   Block,
   ImageBlock,
   ImageSource,
   Message,
+  ProviderBlock,
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
 } from '@arbor/domain/messages';
+import type { ProviderName } from '../types';
 
 /** Which provider produced a message, as far as its `model` (or `metadata.provider`) tells. */
 export type Origin = 'anthropic' | 'openai' | 'gemini' | 'unknown';
@@ -64,8 +67,21 @@ export function isUsableText(block: Block): block is TextBlock {
   return block.type === 'text' && !isBlankText(block.text);
 }
 
-export function dataUrl(source: ImageSource): string {
+export function dataUrl(source: Base64ImageSource): string {
   return `data:${source.media_type};base64,${source.data}`;
+}
+
+/** The URL an OpenAI format gets for an image: a data URL of the bytes, or the image's URL. */
+export function imageUrl(source: ImageSource, provider: ProviderName): string {
+  if (source.type === 'base64') return dataUrl(source);
+  if (source.type === 'url') return source.url;
+  throw new UnsupportedImageSourceError(
+    provider,
+    '',
+    'source',
+    'file',
+    imageSourceProblem(source, provider) ?? `a ${source.provider} file id cannot be sent here`,
+  );
 }
 
 /** A tool result's content as blocks, whatever shape it was stored in. */
@@ -170,4 +186,146 @@ export function asJsonObject(value: unknown): Record<string, unknown> {
     return value as Record<string, unknown>;
   }
   return value === undefined ? {} : { value };
+}
+
+/**
+ * A model's family: the name (lower case, a `vendor/` prefix left out) up to the end of its
+ * first number — `claude-opus-4-5-20251101` → `claude-opus-4`, `gpt-5.1-codex` → `gpt-5`,
+ * `o4-mini` → `o4`, `gemini-2.5-pro` → `gemini-2`. Opaque provider data (OpenAI reasoning and
+ * compaction items, Anthropic compaction blocks) is sent back only within one family.
+ */
+export function modelFamily(model: string): string {
+  const name = model.toLowerCase().replace(/^.*\//, '');
+  const match = /^[a-z-]*?\d+/.exec(name);
+  return match === null ? name : match[0];
+}
+
+/** Whether data made by `producer` (unknown: yes) may be sent to `target`'s family. */
+export function sameFamily(producer: string | undefined, target: string): boolean {
+  return producer === undefined || modelFamily(producer) === modelFamily(target);
+}
+
+/** Which target provider format carries an opaque provider block. */
+const PROVIDER_BLOCK_TARGET: Record<ProviderBlock['provider'], ProviderName> = {
+  anthropic: 'anthropic',
+  openai: 'openai-responses',
+};
+
+/**
+ * Whether an opaque provider block goes into a body for `provider`/`model`: only its own
+ * provider's format, for the family of the model that produced it (the block's `model`, else
+ * its message's).
+ */
+export function sendsProviderBlock(
+  block: ProviderBlock,
+  message: Pick<Message, 'model'>,
+  provider: ProviderName,
+  model: string,
+): boolean {
+  return (
+    PROVIDER_BLOCK_TARGET[block.provider] === provider &&
+    sameFamily(block.model ?? message.model, model)
+  );
+}
+
+/** An OpenAI reasoning item goes back only to the Responses API, same family, OpenAI-made. */
+export function sendsReasoning(
+  message: Pick<Message, 'model' | 'metadata'>,
+  provider: ProviderName,
+  model: string,
+): boolean {
+  if (provider !== 'openai-responses') return false;
+  const origin = originOf(message);
+  return (origin === 'openai' || origin === 'unknown') && sameFamily(message.model, model);
+}
+
+const isCompaction = (block: Block): block is ProviderBlock =>
+  block.type === 'provider' && block.item['type'] === 'compaction';
+
+/**
+ * Provider-side compaction: a `compaction` block (Anthropic server-side compaction, content
+ * block `{type:'compaction', content}`; OpenAI `/responses/compact`, item `{type:'compaction',
+ * id, encrypted_content}`) stands for everything before it. For a target that receives it, the
+ * history is cut there: the messages before the last such block are neither sent nor counted
+ * (system messages are kept: they are the system prompt), and its own message starts at the
+ * block. For any other target, nothing changes (the block itself is dropped by the encoder).
+ * Returns `messages` itself when nothing is cut, so bodies without compactions are unchanged.
+ */
+export function cutAtProviderCompaction(
+  messages: readonly Message[],
+  provider: ProviderName,
+  model: string,
+): readonly Message[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role !== 'assistant') continue;
+    let at = -1;
+    for (let k = message.content.length - 1; k >= 0 && at < 0; k--) {
+      const block = message.content[k];
+      if (isCompaction(block) && sendsProviderBlock(block, message, provider, model)) at = k;
+    }
+    if (at < 0) continue;
+    const head = messages.slice(0, i).filter((m) => m.role === 'system');
+    const first = at === 0 ? message : { ...message, content: message.content.slice(at) };
+    return [...head, first, ...messages.slice(i + 1)];
+  }
+  return messages;
+}
+
+/** Thrown at context time for an image source the target provider cannot take (a 400). */
+export class UnsupportedImageSourceError extends Error {
+  readonly code = 'unsupported_image_source';
+  constructor(
+    readonly provider: ProviderName,
+    readonly messageId: string,
+    readonly path: string,
+    readonly source: 'url' | 'file',
+    detail: string,
+  ) {
+    super(detail);
+    this.name = 'UnsupportedImageSourceError';
+  }
+}
+
+/**
+ * Why `provider` cannot take this image source (null: it can). Anthropic takes URLs and its own
+ * file ids; openai-chat takes URLs only (`image_url`); openai-responses URLs and OpenAI file ids
+ * (`input_image.file_id`); Gemini only its own files (`fileData`, with a media type).
+ */
+export function imageSourceProblem(source: ImageSource, provider: ProviderName): string | null {
+  if (source.type === 'base64') return null;
+  if (source.type === 'url') {
+    return provider === 'gemini'
+      ? 'gemini takes no image URLs (fileData needs a Files API URI): send the bytes as base64'
+      : null;
+  }
+  const owner = source.provider;
+  const ok =
+    (owner === 'anthropic' && provider === 'anthropic') ||
+    (owner === 'openai' && provider === 'openai-responses') ||
+    (owner === 'gemini' && provider === 'gemini' && source.media_type !== undefined);
+  if (ok) return null;
+  if (owner === 'gemini' && provider === 'gemini') return 'a gemini file needs its media_type';
+  return provider === 'openai-chat' && owner === 'openai'
+    ? 'openai-chat takes no image file ids: use openai-responses, a URL or base64'
+    : `a ${owner} file id cannot be sent to ${provider}`;
+}
+
+/** Throws `UnsupportedImageSourceError` for the first image `provider` cannot take. */
+export function checkImageSources(messages: readonly Message[], provider: ProviderName): void {
+  for (const message of messages) {
+    message.content.forEach((block, k) => {
+      const check = (source: ImageSource, path: string) => {
+        const problem = imageSourceProblem(source, provider);
+        if (problem !== null && source.type !== 'base64')
+          throw new UnsupportedImageSourceError(provider, message.id, path, source.type, problem);
+      };
+      if (block.type === 'image') check(block.source, `content[${k}].source`);
+      if (block.type === 'tool_result' && typeof block.content !== 'string') {
+        block.content.forEach((inner, j) => {
+          if (inner.type === 'image') check(inner.source, `content[${k}].content[${j}].source`);
+        });
+      }
+    });
+  }
 }

@@ -4,7 +4,7 @@
  * every provider adds. Estimates are meant to be multiplied by the calibration factor
  * (./calibration.ts), which closes the gap to what the provider measures.
  */
-import type { Block, Message } from '@arbor/domain/messages';
+import type { Block, Message, ProviderBlock, ReasoningBlock } from '@arbor/domain/messages';
 import type { ProviderName, ToolDefinition } from '../types';
 import { readImageSize } from './image-size';
 import { type ImageDetail, imageTokens } from './image-tokens';
@@ -30,6 +30,40 @@ function image(data: string, options: EstimateOptions, detail?: ImageDetail): nu
 }
 
 /**
+ * Encrypted content (an OpenAI reasoning or compaction item's `encrypted_content`) is base64 of
+ * ciphertext the model reads back as its own tokens; about one token per four decoded bytes.
+ */
+export function encryptedTokens(encrypted: string | undefined): number {
+  return encrypted === undefined ? 0 : Math.ceil((encrypted.length * 3) / 4 / 4);
+}
+
+/** An OpenAI reasoning item: its summary text plus its encrypted content. */
+export function reasoningTokens(block: ReasoningBlock, options: EstimateOptions): number {
+  let tokens = TOOL_BLOCK_OVERHEAD_TOKENS + text(block.id, options);
+  for (const part of block.summary) tokens += text(part.text, options);
+  return tokens + encryptedTokens(block.encrypted_content);
+}
+
+/** Which target sends a provider block at all (the encoders drop it for every other). */
+export const providerBlockTarget = (block: ProviderBlock): ProviderName =>
+  block.provider === 'anthropic' ? 'anthropic' : 'openai-responses';
+
+/**
+ * An opaque provider block, as its provider reads it: a compaction block's text (`content`,
+ * Anthropic) or encrypted content (OpenAI); any other item as its JSON text. Zero for targets
+ * that do not receive it.
+ */
+export function providerBlockTokens(block: ProviderBlock, options: EstimateOptions): number {
+  if (options.provider !== providerBlockTarget(block)) return 0;
+  const item = block.item;
+  const content = item['content'];
+  const encrypted = item['encrypted_content'];
+  if (typeof content === 'string') return TOOL_BLOCK_OVERHEAD_TOKENS + text(content, options);
+  if (typeof encrypted === 'string') return TOOL_BLOCK_OVERHEAD_TOKENS + encryptedTokens(encrypted);
+  return TOOL_BLOCK_OVERHEAD_TOKENS + text(JSON.stringify(item), options);
+}
+
+/**
  * Thinking is counted for Anthropic only: OpenAI encoders drop it, and Gemini keeps only the
  * signature, which is not billed as text.
  */
@@ -38,7 +72,9 @@ export function estimateBlockTokens(block: Block, options: EstimateOptions): num
     case 'text':
       return text(block.text, options);
     case 'image':
-      return image(block.source.data, options);
+      return block.source.type === 'base64'
+        ? image(block.source.data, options)
+        : imageTokens(null, options.provider, options.model);
     case 'tool_use':
       return (
         TOOL_BLOCK_OVERHEAD_TOKENS +
@@ -56,6 +92,10 @@ export function estimateBlockTokens(block: Block, options: EstimateOptions): num
       return options.provider === 'anthropic' ? text(block.thinking, options) : 0;
     case 'redacted_thinking':
       return 0;
+    case 'reasoning':
+      return options.provider === 'openai-responses' ? reasoningTokens(block, options) : 0;
+    case 'provider':
+      return providerBlockTokens(block, options);
   }
 }
 

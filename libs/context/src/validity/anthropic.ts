@@ -209,12 +209,12 @@ function images(body: AnthropicBody): ImageRef[] {
   const refs: ImageRef[] = [];
   body.messages.forEach((message, i) =>
     message.content.forEach((block, j) => {
-      if (block.type === 'image') {
+      if (block.type === 'image' && block.source.type === 'base64') {
         refs.push({ path: `messages[${i}].content[${j}]`, base64: block.source.data });
       }
       if (block.type === 'tool_result' && Array.isArray(block.content)) {
         block.content.forEach((b, k) => {
-          if (b.type === 'image') {
+          if (b.type === 'image' && b.source.type === 'base64') {
             refs.push({
               path: `messages[${i}].content[${j}].content[${k}]`,
               base64: b.source.data,

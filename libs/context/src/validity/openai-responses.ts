@@ -121,10 +121,17 @@ function checkPairing(items: readonly ResponsesItem[]): Violation[] {
       answered.add(item.call_id);
       return;
     }
-    if (item.type === 'function_call' || item.role === 'user' || item.role === 'assistant') {
+    const role = 'role' in item ? item.role : undefined;
+    // Reasoning and compaction items are the model's output, like a call or assistant text.
+    const modelSide =
+      item.type === 'function_call' ||
+      item.type === 'reasoning' ||
+      item.type === 'compaction' ||
+      role === 'assistant';
+    if (modelSide || role === 'user') {
       anyTurn = true;
     }
-    if (item.type === 'function_call' || item.role === 'assistant') {
+    if (modelSide) {
       if (inOutputs) close();
     } else {
       close();
@@ -149,7 +156,7 @@ function imageRefs(
   refs: ImageRef[],
 ): void {
   content.forEach((part, k) => {
-    if (part.type !== 'input_image') return;
+    if (part.type !== 'input_image' || !('image_url' in part)) return;
     const base64 = dataUrlPayload(part.image_url);
     if (base64 !== null) refs.push({ path: `${path}[${k}]`, base64 });
   });

@@ -11,7 +11,7 @@
  * Snapshot pages are never stripped (they are the snapshot), but they count against the limits.
  */
 import type { ImageStripDecision, StrippedImage } from '@arbor/domain/compaction';
-import type { Block, ImageBlock } from '@arbor/domain/messages';
+import { type Base64ImageBlock, type Block, isBase64Image } from '@arbor/domain/messages';
 import { base64ByteLength, readImageSize } from '../../tokens/image-size';
 import { imageTokens } from '../../tokens/image-tokens';
 import { countTextTokens } from '../../tokens/text';
@@ -72,7 +72,7 @@ function imageRef(
   ctx: LadderContext,
   messageId: string,
   path: string,
-  block: ImageBlock,
+  block: Base64ImageBlock,
 ): ImageRef {
   const data = block.source.data;
   const size = readImageSize(data);
@@ -101,10 +101,11 @@ function collectImages(ctx: LadderContext, state: LadderState): ImageRef[] {
     if (item.kind !== 'source' || state.measure.stats[i].images === 0) return;
     const id = item.message.id;
     item.message.content.forEach((block: Block, k) => {
-      if (block.type === 'image') out.push(imageRef(ctx, id, `content[${k}]`, block));
+      if (block.type === 'image' && isBase64Image(block))
+        out.push(imageRef(ctx, id, `content[${k}]`, block));
       if (block.type === 'tool_result' && typeof block.content !== 'string') {
         block.content.forEach((inner, j) => {
-          if (inner.type === 'image') {
+          if (inner.type === 'image' && isBase64Image(inner)) {
             out.push(imageRef(ctx, id, `content[${k}].content[${j}]`, inner));
           }
         });
