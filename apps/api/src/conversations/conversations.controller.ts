@@ -20,6 +20,7 @@ import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { Readable } from 'node:stream';
 import { Cursors } from './cursor';
 import { capPageBytes, jsonLines } from '../limits/page-bytes';
+import { assertAnswerWithin } from '../limits/answer-bytes';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
@@ -210,7 +211,11 @@ export class ConversationsController {
 
   @Get(':id/checkpoints')
   async listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return { items: await this.queries.execute(new ListCheckpoints(caller, id)) };
+    return assertAnswerWithin(
+      { items: await this.queries.execute(new ListCheckpoints(caller, id)) },
+      this.config.limits.answerMaxBytes,
+      '`…/events`',
+    );
   }
 
   @Post(':id/checkpoints/:label/rewind')
@@ -304,7 +309,11 @@ export class ConversationsController {
 
   @Get(':id/tree')
   async tree(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return this.queries.execute(new GetTree(caller, id));
+    return assertAnswerWithin(
+      await this.queries.execute(new GetTree(caller, id)),
+      this.config.limits.answerMaxBytes,
+      '`…/messages` (the active branch) and `…/events`',
+    );
   }
 
   @Get(':id/events')
