@@ -35,7 +35,7 @@ import {
   RewindToCheckpoint,
   SetCheckpoint,
   StartConversation,
-  toMarkdown,
+  markdownChunks,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -354,9 +354,11 @@ export class ConversationsController {
         .header('content-type', 'application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${out.fileName}"`)
         .header('arbor-export-report', reportHeader(out.report))
-        .send(out.text);
+        .send(Readable.from(out.chunks()));
       return;
     }
+    // Every format is streamed chunk by chunk (a line, a message): the answer is never one
+    // string, so its size is bounded by neither V8's longest string nor a second copy in memory.
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
@@ -364,7 +366,7 @@ export class ConversationsController {
     } else {
       void reply
         .header('content-type', 'text/markdown; charset=utf-8')
-        .send(toMarkdown(conversation.title, messages));
+        .send(Readable.from(markdownChunks(conversation.title, messages)));
     }
   }
 }
