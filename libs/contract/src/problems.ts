@@ -41,6 +41,10 @@ export const PROBLEM_CODES = {
   not_a_turn_boundary: { status: 422, title: 'The message is not at a turn boundary' },
   invalid_resume: { status: 422, title: 'The resume request cannot be satisfied' },
   cannot_fit: { status: 422, title: 'The context cannot fit the budget' },
+  answer_too_large: {
+    status: 422,
+    title: 'The answer would be larger than the answer limit; read it in pages',
+  },
   idempotency_key_reused: {
     status: 422,
     title: 'This Idempotency-Key was used for a different request',

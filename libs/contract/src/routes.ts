@@ -331,7 +331,7 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'Checkpoint labels with target and status (active, rewound, dropped + reason)',
     params: conversation,
     responses: { 200: { description: 'Every checkpoint', schema: R.CheckpointList } },
-    errors: missing,
+    errors: [...missing, 'answer_too_large'],
   },
   {
     method: 'post',
@@ -418,7 +418,7 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'Every node with parent and children, the tip, branch points, checkpoints',
     params: conversation,
     responses: { 200: { description: 'The tree', schema: R.TreeSchema } },
-    errors: missing,
+    errors: [...missing, 'answer_too_large'],
   },
   {
     method: 'get',
@@ -540,7 +540,7 @@ export const ROUTES: readonly RouteSpec[] = [
     params: conversation,
     query: Q.ReplayQuery,
     responses: { 200: { description: 'The state at N', schema: R.ReplayViewSchema } },
-    errors: [...missing, 'revision_not_found'],
+    errors: [...missing, 'revision_not_found', 'answer_too_large'],
   },
   {
     method: 'get',
@@ -571,7 +571,7 @@ export const ROUTES: readonly RouteSpec[] = [
       '`reproduction_failed`). The status is 200 either way.',
     params: inConversation({ contextId: Id }),
     responses: { 200: { description: 'The reproduction', schema: R.ReproductionSchema } },
-    errors: [...missing, 'context_not_found'],
+    errors: [...missing, 'context_not_found', 'answer_too_large'],
   },
   ...CONSOLE_ROUTES,
 ];

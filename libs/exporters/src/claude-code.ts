@@ -6,7 +6,7 @@
  * whose `leafUuid` is the tip. Claude Code has no labels: checkpoints are listed in the report.
  */
 import { type Message } from '@arbor/domain';
-import { jsonl, plan } from './common';
+import { sessionResult, plan } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
 export interface ClaudeCodeExportOptions {
@@ -67,9 +67,10 @@ export const exportClaudeCode = (
       reason: 'checkpoint label not carried: Claude Code session files have no labels',
       detail: cp.label,
     });
-  return {
-    text: jsonl(lines),
-    fileName: `${sessionId}.jsonl`,
-    report: { format: 'claude-code', messages: p.messages.length, lines: lines.length, lost },
-  };
+  return sessionResult(lines, `${sessionId}.jsonl`, {
+    format: 'claude-code',
+    messages: p.messages.length,
+    lines: lines.length,
+    lost,
+  });
 };

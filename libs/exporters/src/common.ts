@@ -1,7 +1,7 @@
 /** What both writers share: which messages a format keeps, and where the others' children go. */
 import { type Message } from '@arbor/domain';
 import { orderTree } from './order';
-import { type ExportNote, type ExportSource } from './types';
+import { type ExportNote, type ExportReport, type ExportResult, type ExportSource } from './types';
 
 export interface Plan {
   /** The messages to write, in file order (the active branch last). */
@@ -59,5 +59,25 @@ export const plan = (source: ExportSource, formatName: string): Plan => {
 /** `2026-01-02T03:04:05.678Z` → `2026-01-02T03-04-05-678Z` (both tools' file-name stamps). */
 export const fileStamp = (iso: string): string => iso.replace(/[:.]/g, '-');
 
-export const jsonl = (lines: readonly unknown[]): string =>
-  lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length > 0 ? '\n' : '');
+/** The session file, one line at a time (each line and its newline): what a stream sends. */
+export function* jsonlChunks(lines: readonly unknown[]): Generator<string> {
+  for (const l of lines) yield `${JSON.stringify(l)}\n`;
+}
+
+/**
+ * An export's result: the lines as objects (sharing the messages' strings, so no second copy of
+ * the content), `chunks()` to stream them, and `text`, the same bytes joined, built only when read.
+ */
+export const sessionResult = (
+  lines: readonly unknown[],
+  fileName: string,
+  report: ExportReport,
+): ExportResult => ({
+  lines,
+  fileName,
+  report,
+  chunks: () => jsonlChunks(lines),
+  get text() {
+    return Array.from(jsonlChunks(lines)).join('');
+  },
+});

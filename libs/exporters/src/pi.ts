@@ -18,7 +18,7 @@ import {
   type Message,
   type ToolResultContentBlock,
 } from '@arbor/domain';
-import { fileStamp, jsonl, plan } from './common';
+import { fileStamp, sessionResult, plan } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
 const providerOf = (model: string | undefined): { provider: string; api: string } | undefined => {
@@ -207,9 +207,10 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
   if (source.title !== null && source.title !== '' && leaf !== null)
     trailer('session_info', { name: source.title });
 
-  return {
-    text: jsonl(lines),
-    fileName: `${fileStamp(created)}_${source.conversationId}.jsonl`,
-    report: { format: 'pi', messages: p.messages.length, lines: lines.length, lost },
-  };
+  return sessionResult(lines, `${fileStamp(created)}_${source.conversationId}.jsonl`, {
+    format: 'pi',
+    messages: p.messages.length,
+    lines: lines.length,
+    lost,
+  });
 };

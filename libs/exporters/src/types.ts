@@ -35,8 +35,12 @@ export interface ExportReport {
 }
 
 export interface ExportResult {
-  /** The session file (JSON Lines). */
-  text: string;
+  /** The session file (JSON Lines), joined when read: prefer `chunks()` for large exports. */
+  readonly text: string;
+  /** The session file's lines, as the objects written. */
+  readonly lines: readonly unknown[];
+  /** The session file one line (with its newline) at a time: the same bytes as `text`. */
+  chunks(): Iterable<string>;
   /** The file name the tool would give it (where it matters: pi's `<timestamp>_<id>.jsonl`). */
   fileName: string;
   report: ExportReport;

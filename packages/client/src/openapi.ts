@@ -1470,6 +1470,7 @@ export interface components {
         | 'not_a_turn_boundary'
         | 'invalid_resume'
         | 'cannot_fit'
+        | 'answer_too_large'
         | 'idempotency_key_reused'
         | 'context_mismatch'
         | 'projection_lagging'
@@ -6267,6 +6268,30 @@ export interface operations {
           };
         };
       };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `headers_too_large`: The request headers are too large */
       431: {
         headers: {
@@ -8494,6 +8519,30 @@ export interface operations {
           };
         };
       };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `headers_too_large`: The request headers are too large */
       431: {
         headers: {
@@ -10286,6 +10335,30 @@ export interface operations {
           };
         };
       };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `headers_too_large`: The request headers are too large */
       431: {
         headers: {
@@ -10711,6 +10784,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
             detail?: string;
             /** @description The request path */
             instance?: string;

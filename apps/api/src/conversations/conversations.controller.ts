@@ -20,6 +20,7 @@ import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { Readable } from 'node:stream';
 import { Cursors } from './cursor';
 import { capPageBytes, jsonLines } from '../limits/page-bytes';
+import { assertAnswerWithin } from '../limits/answer-bytes';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
@@ -34,7 +35,7 @@ import {
   RewindToCheckpoint,
   SetCheckpoint,
   StartConversation,
-  toMarkdown,
+  markdownChunks,
   GetActiveBranch,
   GetBranchOrTree,
   GetConversation,
@@ -210,7 +211,11 @@ export class ConversationsController {
 
   @Get(':id/checkpoints')
   async listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return { items: await this.queries.execute(new ListCheckpoints(caller, id)) };
+    return assertAnswerWithin(
+      { items: await this.queries.execute(new ListCheckpoints(caller, id)) },
+      this.config.limits.answerMaxBytes,
+      '`…/events`',
+    );
   }
 
   @Post(':id/checkpoints/:label/rewind')
@@ -304,7 +309,11 @@ export class ConversationsController {
 
   @Get(':id/tree')
   async tree(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return this.queries.execute(new GetTree(caller, id));
+    return assertAnswerWithin(
+      await this.queries.execute(new GetTree(caller, id)),
+      this.config.limits.answerMaxBytes,
+      '`…/messages` (the active branch) and `…/events`',
+    );
   }
 
   @Get(':id/events')
@@ -345,9 +354,11 @@ export class ConversationsController {
         .header('content-type', 'application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${out.fileName}"`)
         .header('arbor-export-report', reportHeader(out.report))
-        .send(out.text);
+        .send(Readable.from(out.chunks()));
       return;
     }
+    // Every format is streamed chunk by chunk (a line, a message): the answer is never one
+    // string, so its size is bounded by neither V8's longest string nor a second copy in memory.
     if (q.format === 'jsonl') {
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
@@ -355,7 +366,7 @@ export class ConversationsController {
     } else {
       void reply
         .header('content-type', 'text/markdown; charset=utf-8')
-        .send(toMarkdown(conversation.title, messages));
+        .send(Readable.from(markdownChunks(conversation.title, messages)));
     }
   }
 }

@@ -1,11 +1,19 @@
-import { Controller, Get, Param, Query as QueryParams, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query as QueryParams, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { Cursors } from '../conversations/cursor';
 import { problemBodyOf } from '../problem/problem';
 import { parseOrThrow } from '../validation/zod';
-import { ListContexts, ReplayConversation, ReproduceContext } from '@arbor/application';
+import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  ListContexts,
+  ReplayConversation,
+  ReproduceContext,
+} from '@arbor/application';
+import { capPageBytes } from '../limits/page-bytes';
+import { assertAnswerWithin } from '../limits/answer-bytes';
 import { ContextsQuery, Id, ReplayQuery } from '@arbor/contract';
 
 /** A branch cursor is only good for the revision it was handed out with. */
@@ -17,6 +25,7 @@ export class ReplayController {
   constructor(
     private readonly queries: QueryBus,
     private readonly cursors: Cursors,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 
   @Get('replay')
@@ -33,14 +42,29 @@ export class ReplayController {
     const answer = await this.queries.execute(
       new ReplayConversation(caller, id, revision, fromDepth, q.limit ?? 100),
     );
-    const { nextDepth, ...branch } = answer.branch;
-    return {
-      ...answer,
-      branch:
-        nextDepth === null
-          ? branch
-          : { ...branch, next: this.cursors.encode(caller.tenantId, list, nextDepth) },
-    };
+    // The branch page is bounded by ARBOR_PAGE_MAX_BYTES like every list; the rest (the tree,
+    // checkpoints, compactions) cannot be paged, so the whole answer has ARBOR_ANSWER_MAX_BYTES.
+    const { limits } = this.config;
+    const capped = capPageBytes(
+      {
+        items: answer.branch.items,
+        nextAt: answer.branch.nextDepth,
+        resumeAt: (n) => fromDepth + n,
+      },
+      limits.pageMaxBytes,
+    );
+    const branch = { length: answer.branch.length, items: capped.items };
+    return assertAnswerWithin(
+      {
+        ...answer,
+        branch:
+          capped.nextAt === null
+            ? branch
+            : { ...branch, next: this.cursors.encode(caller.tenantId, list, capped.nextAt) },
+      },
+      limits.answerMaxBytes,
+      '`…/events` (fold them) and `…/messages`',
+    );
   }
 
   @Get('contexts')
@@ -54,7 +78,11 @@ export class ReplayController {
     const from =
       this.cursors.decode(caller.tenantId, `${id}/contexts`, q.cursor) ??
       Number(q.fromRevision ?? 0);
-    const p = await this.queries.execute(new ListContexts(caller, id, from, q.limit ?? 100));
+    const whole = await this.queries.execute(new ListContexts(caller, id, from, q.limit ?? 100));
+    const p = capPageBytes(
+      { ...whole, resumeAt: (n) => whole.items[n]?.revision ?? from },
+      this.config.limits.pageMaxBytes,
+    );
     return p.nextAt === null
       ? { items: p.items }
       : { items: p.items, next: this.cursors.encode(caller.tenantId, `${id}/contexts`, p.nextAt) };
@@ -69,6 +97,10 @@ export class ReplayController {
     parseOrThrow(Id, id, 'params');
     parseOrThrow(Id, contextId, 'params');
     const r = await this.queries.execute(new ReproduceContext(caller, id, contextId));
-    return r.mismatch === undefined ? r : { ...r, mismatch: problemBodyOf(r.mismatch) };
+    return assertAnswerWithin(
+      r.mismatch === undefined ? r : { ...r, mismatch: problemBodyOf(r.mismatch) },
+      this.config.limits.answerMaxBytes,
+      '`…/messages` (the window) and `…/events`',
+    );
   }
 }

@@ -58,6 +58,8 @@ export interface LimitsConfig {
   jsonMaxBytes: number;
   /** ARBOR_PAGE_MAX_BYTES: a list page stops before passing this many bytes of items. */
   pageMaxBytes: number;
+  /** ARBOR_ANSWER_MAX_BYTES: an answer that is not a page (tree, replay) is refused above this. */
+  answerMaxBytes: number;
   /** ARBOR_MAX_HEADER_BYTES: all request headers together (Node's maxHeaderSize). */
   maxHeaderBytes: number;
   /** ARBOR_HEADERS_TIMEOUT_MS: the whole header block must arrive within this. */
@@ -82,6 +84,7 @@ const limitsConfig = (env: NodeJS.ProcessEnv): LimitsConfig => ({
   jsonMaxDepth: int(env, 'ARBOR_JSON_MAX_DEPTH', 64, 2),
   jsonMaxBytes: int(env, 'ARBOR_JSON_MAX_BYTES', 1024 * 1024, 64),
   pageMaxBytes: int(env, 'ARBOR_PAGE_MAX_BYTES', 4 * 1024 * 1024, 1024),
+  answerMaxBytes: int(env, 'ARBOR_ANSWER_MAX_BYTES', 32 * 1024 * 1024, 1024),
   maxHeaderBytes: int(env, 'ARBOR_MAX_HEADER_BYTES', 16 * 1024, 1024),
   headersTimeoutMs: int(env, 'ARBOR_HEADERS_TIMEOUT_MS', 10_000, 100),
   requestTimeoutMs: int(env, 'ARBOR_REQUEST_TIMEOUT_MS', 30_000, 100),

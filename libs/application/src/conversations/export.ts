@@ -76,11 +76,17 @@ const blockToMarkdown = (b: Block): string => {
  * `[A-Za-z0-9_-]`) are markdown of ours: every text, tool input and output is fenced, ids and
  * names are inline code, the title is escaped, so no content can forge a message or inject HTML.
  */
-export const toMarkdown = (title: string | null, messages: readonly Message[]): string => {
-  const parts = [`# ${title === null ? 'Conversation' : plain(title)}`, ''];
+export function* markdownChunks(
+  title: string | null,
+  messages: readonly Message[],
+): Generator<string> {
+  yield `# ${title === null ? 'Conversation' : plain(title)}\n`;
   for (const m of messages) {
-    parts.push(`## ${m.role}${m.pinned ? ' (pinned)' : ''} · \`${m.id}\``, '');
-    parts.push(m.content.map(blockToMarkdown).join('\n\n'), '');
+    yield `\n## ${m.role}${m.pinned ? ' (pinned)' : ''} · \`${m.id}\`\n\n`;
+    yield `${m.content.map(blockToMarkdown).join('\n\n')}\n`;
   }
-  return parts.join('\n');
-};
+}
+
+/** The whole transcript at once: the chunks of `markdownChunks`, joined. */
+export const toMarkdown = (title: string | null, messages: readonly Message[]): string =>
+  Array.from(markdownChunks(title, messages)).join('');
