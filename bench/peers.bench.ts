@@ -154,6 +154,7 @@ const arborPhases = {
     await read.caughtUp();
     const perWriter = Math.ceil(turns / convs);
     const t0 = now();
+    const cpu0 = process.cpuUsage();
     await Promise.all(
       writers.map(async ({ writer }, c) => {
         for (let i = c * perWriter; i < Math.min(turns, (c + 1) * perWriter); i++) {
@@ -170,6 +171,8 @@ const arborPhases = {
     const appendMs = since(t0);
     await read.caughtUp();
     const caughtUpMs = since(t0);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
     const messages = writers.reduce(
       (sum, w) => sum + readActiveBranch(read.queries, TENANT, w.conversationId).length,
       0,
@@ -177,7 +180,7 @@ const arborPhases = {
     await read.close();
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    return { appendMs, caughtUpMs, turns, convs, messages };
+    return { appendMs, caughtUpMs, cpuMs, turns, convs, messages };
   },
 
   async open(dir: string, reads: number) {
@@ -332,6 +335,7 @@ interface OpenOut {
 
 interface ConcurrentOut {
   appendMs: number;
+  cpuMs?: number;
   caughtUpMs?: number;
   turns: number;
   convs: number;
@@ -427,6 +431,12 @@ const main = async () => {
             fmt(perSec(arConc.appendMs), 0),
             fmt(perSec(piConc.appendMs), 0),
             better(perSec(arConc.appendMs), perSec(piConc.appendMs), true),
+          ],
+          [
+            '  Arbor CPU per turn, this process (ms; the load-independent figure)',
+            fmt((arConc.cpuMs ?? NaN) / turns, 3),
+            '',
+            '',
           ],
           [
             'append, log only (no projector running): turns/s',

@@ -18,6 +18,8 @@ export interface ArborConfig {
   synchronous: Synchronous;
   /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
   groupCommit: boolean;
+  /** ARBOR_SQLITE_CHECKPOINT_MS (default 500): WAL checkpoints on this timer, not inside commits; 0 = SQLite's autocheckpoint. */
+  checkpointIntervalMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /** Largest accepted image, decoded, in bytes. */
@@ -136,6 +138,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     redisPrefix: nonEmpty(env.ARBOR_REDIS_PREFIX) ?? 'arbor',
     synchronous: synchronous as Synchronous,
     groupCommit: onOff(env, 'ARBOR_SQLITE_GROUP_COMMIT', true),
+    checkpointIntervalMs: int(env, 'ARBOR_SQLITE_CHECKPOINT_MS', 500, 0),
     bodyLimitBytes: int(env, 'ARBOR_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024),
     maxImageBytes: int(env, 'ARBOR_MAX_IMAGE_BYTES', 5 * 1024 * 1024, 1),
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),

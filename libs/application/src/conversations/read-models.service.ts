@@ -70,7 +70,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     let sink: ReadModelSink;
     let queries: ReadModelQueries;
     if ('file' in target) {
-      db = openReadModelDb(target.file);
+      db = openReadModelDb(target.file, undefined, this.config.checkpointIntervalMs);
       sink = sqliteSink(db, 'readmodels', PROJECTIONS);
       queries = asyncQueries(createConversationQueries(db));
     } else {
