@@ -26,6 +26,7 @@ import {
   conversationsProjection,
   createConversationQueries,
   createProjector,
+  DEFAULT_BRANCH_WINDOW_CACHE,
   openReadModelDb,
   type Projector,
   readModelDataPath,
@@ -100,7 +101,15 @@ export const openReadSide = async (store: EventStore, dataDir: string): Promise<
   return {
     db,
     projector,
-    queries: createConversationQueries(db),
+    queries: createConversationQueries(
+      db,
+      process.env.ARBOR_BRANCH_CACHE_MIB === undefined
+        ? undefined
+        : {
+            ...DEFAULT_BRANCH_WINDOW_CACHE,
+            maxBytes: Number(process.env.ARBOR_BRANCH_CACHE_MIB) * 1024 * 1024,
+          },
+    ),
     caughtUp,
     close: async () => {
       await projector.stop();
