@@ -201,19 +201,72 @@ const moveTips = async (http: JsonClient, key: string) => {
   return { shallow: summarize(samples.shallow), deep: summarize(samples.deep), errors };
 };
 
+/** A conversation of `messages` messages on one branch (turns of up to 500 messages of ~`bytes`). */
+const readConversation = async (http: JsonClient, key: string, messages: number, bytes: number) => {
+  const id = await createConversation(http, key);
+  let tip: string | null = null;
+  let remaining = messages;
+  while (remaining > 0) {
+    const pairs = Math.min(250, remaining / 2);
+    const r: { tip: string } = await http.ok('POST', `/v1/conversations/${id}/turns`, {
+      key,
+      body: longTurnBody(tip, pairs, bytes),
+    });
+    tip = r.tip;
+    remaining -= pairs * 2;
+  }
+  return id;
+};
+
+const READ_PAGE = 1000;
+const CONTEXT_MESSAGES = 2000;
+const READS = 100;
+const contextRequest = {
+  provider: 'anthropic',
+  model: 'claude-sonnet-4-5',
+  budgetTokens: 200_000,
+  maxTokens: 4096,
+};
+
+/** The two read probes: one page of the branch, one context for the model. */
+const readProbes = (page: { id: string; key: string }, ctx: { id: string; key: string }) => ({
+  page: (http: JsonClient) =>
+    http.call('GET', `/v1/conversations/${page.id}/messages?limit=${READ_PAGE}`, { key: page.key }),
+  context: (http: JsonClient) =>
+    http.call('POST', `/v1/conversations/${ctx.id}/context`, {
+      key: ctx.key,
+      body: contextRequest,
+    }),
+});
+
+const warmReads = async (
+  http: JsonClient,
+  probe: (http: JsonClient) => Promise<{ status: number; ms: number }>,
+) => {
+  const samples: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < READS + 10; i++) {
+    const r = await probe(http);
+    if (r.status !== 200) errors++;
+    if (i >= 10) samples.push(r.ms);
+  }
+  return { ...summarize(samples), errors };
+};
+
 const main = async () => {
   console.log(`# bench:api — the real server over HTTP (${new Date().toISOString()})`);
   console.log(machineLine());
   const entry = buildServer({ skip: opts.noBuild });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-api-'));
   const profileDir = path.join(OUT, 'profiles');
-  const server = await startServer({
+  const serverEnv = {
+    ARBOR_SQLITE_SYNCHRONOUS: opts.sync,
+    ARBOR_SQLITE_GROUP_COMMIT: opts.groupCommit,
+  };
+  let server = await startServer({
     main: entry,
     dataDir,
-    env: {
-      ARBOR_SQLITE_SYNCHRONOUS: opts.sync,
-      ARBOR_SQLITE_GROUP_COMMIT: opts.groupCommit,
-    },
+    env: serverEnv,
     nodeArgs: opts.profile
       ? [
           '--cpu-prof',
@@ -223,7 +276,7 @@ const main = async () => {
         ]
       : [],
   });
-  const http = createJsonClient(server.baseUrl, 16);
+  let http = createJsonClient(server.baseUrl, 16);
   try {
     console.log(
       `server pid ${server.pid}, synchronous=${opts.sync}, group commit ${opts.groupCommit}${opts.profile ? ', --cpu-prof' : ''}; ` +
@@ -247,6 +300,35 @@ const main = async () => {
 
     const moves = await moveTips(http, slots[0].key);
     const mem = server.memory();
+
+    // Reads over HTTP: a 1,000-message page of the branch and a context on 2,000 messages, warm
+    // (p50/p99 of 100 after 10), then the first of each after a restart (two restarts, so each
+    // probe is the first request the new process serves).
+    const pageConv = {
+      id: await readConversation(http, slots[1].key, READ_PAGE, 400),
+      key: slots[1].key,
+    };
+    const ctxConv = {
+      id: await readConversation(http, slots[2].key, CONTEXT_MESSAGES, 400),
+      key: slots[2].key,
+    };
+    const probes = readProbes(pageConv, ctxConv);
+    const pageWarm = await warmReads(http, probes.page);
+    const contextWarm = await warmReads(http, probes.context);
+    const firstAfterRestart = async (
+      probe: (h: JsonClient) => Promise<{ status: number; ms: number }>,
+    ) => {
+      http.close();
+      await server.stop(opts.profile ? 'SIGUSR2' : 'SIGTERM');
+      server = await startServer({ main: entry, dataDir, env: serverEnv });
+      http = createJsonClient(server.baseUrl, 16);
+      const r = await probe(http);
+      return { ms: r.ms, ok: r.status === 200 };
+    };
+    const pageFirst = await firstAfterRestart(probes.page);
+    const contextFirst = await firstAfterRestart(probes.context);
+    const readErrors =
+      pageWarm.errors + contextWarm.errors + (pageFirst.ok ? 0 : 1) + (contextFirst.ok ? 0 : 1);
 
     console.log(section(`Turn commits, ${opts.connections} clients, ${fmt(r.duration, 1)} s`));
     console.log(
@@ -291,6 +373,26 @@ const main = async () => {
     if (moves.errors > 0) console.log(`tip move errors: ${moves.errors}`);
     if (failures.length > 0) console.log(`first non-2xx answers:\n  ${failures.join('\n  ')}`);
     console.log(`status codes: ${JSON.stringify(r.statusCodeStats ?? {})}`);
+    console.log(section('Reads over HTTP (sequential, one client)'));
+    console.log(
+      table(
+        ['request', 'warm p50 (ms)', 'warm p99 (ms)', 'first after a restart (ms)'],
+        [
+          [
+            `GET …/messages?limit=${READ_PAGE} (a ${fmt(READ_PAGE, 0)}-message page)`,
+            fmt(pageWarm.p50),
+            fmt(pageWarm.p99),
+            fmt(pageFirst.ms),
+          ],
+          [
+            `POST …/context on ${fmt(CONTEXT_MESSAGES, 0)} messages (anthropic, 200k budget)`,
+            fmt(contextWarm.p50),
+            fmt(contextWarm.p99),
+            fmt(contextFirst.ms),
+          ],
+        ],
+      ),
+    );
     console.log(section('Server memory'));
     console.log(
       table(
@@ -321,6 +423,11 @@ const main = async () => {
           pass: r.non2xx + r.errors + moves.errors === 0,
         },
         {
+          target: `reads answer 200 (GET …/messages page of ${READ_PAGE}, POST …/context on ${CONTEXT_MESSAGES})`,
+          measured: `${readErrors} errors`,
+          pass: readErrors === 0,
+        },
+        {
           target: `tip move at depth ${opts.depth} costs the same as at 10 (p50 ratio ≤ ${DEPTH_RATIO_LIMIT})`,
           measured: `${fmt(moves.deep.p50)} vs ${fmt(moves.shallow.p50)} ms (${ratio(moves.deep.p50, moves.shallow.p50)})`,
           pass: depthRatio <= DEPTH_RATIO_LIMIT,
@@ -328,6 +435,11 @@ const main = async () => {
       ]),
     );
     console.log(`info  bench:api: server peak RSS ${mib(mem.peakKiB)}`);
+    console.log(
+      `info  bench:api: GET …/messages (${READ_PAGE}) p50/p99 ${fmt(pageWarm.p50)}/${fmt(pageWarm.p99)} ms warm, ` +
+        `${fmt(pageFirst.ms)} ms first after a restart; POST …/context (${CONTEXT_MESSAGES}) p50/p99 ` +
+        `${fmt(contextWarm.p50)}/${fmt(contextWarm.p99)} ms warm, ${fmt(contextFirst.ms)} ms first after a restart`,
+    );
   } finally {
     http.close();
     await server.stop(opts.profile ? 'SIGUSR2' : 'SIGTERM');

@@ -26,6 +26,7 @@ import {
   conversationsProjection,
   createConversationQueries,
   createProjector,
+  DEFAULT_BRANCH_WINDOW_CACHE,
   openReadModelDb,
   type Projector,
   readModelDataPath,
@@ -88,7 +89,7 @@ export interface ReadSide {
 
 /** The read models beside the log in `dataDir`, their projector started (it resumes). */
 export const openReadSide = async (store: EventStore, dataDir: string): Promise<ReadSide> => {
-  const db = openReadModelDb(readModelDataPath(dataDir));
+  const db = openReadModelDb(readModelDataPath(dataDir), undefined, checkpointIntervalMs());
   const projector = createProjector({ store, db, set: PROJECTION_SET });
   await projector.start();
   const caughtUp = async () => {
@@ -100,7 +101,15 @@ export const openReadSide = async (store: EventStore, dataDir: string): Promise<
   return {
     db,
     projector,
-    queries: createConversationQueries(db),
+    queries: createConversationQueries(
+      db,
+      process.env.ARBOR_BRANCH_CACHE_MIB === undefined
+        ? undefined
+        : {
+            ...DEFAULT_BRANCH_WINDOW_CACHE,
+            maxBytes: Number(process.env.ARBOR_BRANCH_CACHE_MIB) * 1024 * 1024,
+          },
+    ),
     caughtUp,
     close: async () => {
       await projector.stop();
@@ -109,8 +118,18 @@ export const openReadSide = async (store: EventStore, dataDir: string): Promise<
   };
 };
 
+/** ARBOR_SQLITE_CHECKPOINT_MS as the server reads it (unset: the store's default; 0: SQLite's autocheckpoint). */
+const checkpointIntervalMs = (): number | undefined =>
+  process.env.ARBOR_SQLITE_CHECKPOINT_MS === undefined
+    ? undefined
+    : Number(process.env.ARBOR_SQLITE_CHECKPOINT_MS);
+
 export const openStore = (dataDir: string, synchronous: SynchronousMode) =>
-  openSqliteEventStore({ path: eventStoreDataPath(dataDir), synchronous });
+  openSqliteEventStore({
+    path: eventStoreDataPath(dataDir),
+    synchronous,
+    checkpointIntervalMs: checkpointIntervalMs(),
+  });
 
 /** The whole active branch, root → tip, read page by page as the API serves it. */
 export const readActiveBranch = (

@@ -6,6 +6,7 @@
 //   node bench/peers/pi-side.mjs append <dir> <turns> <readAt> <reads>
 //   node bench/peers/pi-side.mjs open   <dir> <reads>
 //   node bench/peers/pi-side.mjs verify <dir>
+//   node bench/peers/pi-side.mjs concurrent <dir> <turns> <conversations>
 import fs from 'node:fs';
 import path from 'node:path';
 import { SessionManager } from '@mariozechner/pi-coding-agent';
@@ -142,6 +143,28 @@ if (phase === 'append') {
       branchMessages: sm.buildSessionContext().messages.length,
     }),
   );
+} else if (phase === 'concurrent') {
+  // The same turns spread over `convs` session files, round-robin (pi's writes are synchronous:
+  // interleaving is what concurrency comes to in one process).
+  const [turns, convs] = rest.map(Number);
+  fs.mkdirSync(dir, { recursive: true });
+  const sessions = Array.from({ length: convs }, (_, c) => {
+    const d = path.join(dir, `s${c}`);
+    fs.mkdirSync(d);
+    return SessionManager.create(d, d);
+  });
+  const perWriter = Math.ceil(turns / convs);
+  const t0 = now();
+  for (let k = 0; k < perWriter; k++) {
+    for (let c = 0; c < convs; c++) {
+      const i = c * perWriter + k;
+      if (i < Math.min(turns, (c + 1) * perWriter)) appendTurn(sessions[c], i);
+    }
+  }
+  const appendMs = ms(t0);
+  const messages = sessions.reduce((sum, sm) => sum + sm.buildSessionContext().messages.length, 0);
+  fs.rmSync(dir, { recursive: true, force: true });
+  console.log(JSON.stringify({ appendMs, turns, convs, messages }));
 } else if (phase === 'verify') {
   // A restart: a new process opens the session and reports where its leaf is.
   const target = fs.readFileSync(path.join(dir, 'branch-target.txt'), 'utf8');

@@ -1,13 +1,18 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from '@arbor/event-store/sqlite';
 
 /**
  * The read-model database: SQLite tables beside the log, so history grows on disk, not in RAM.
  * Durability is relaxed (synchronous=NORMAL): read models are derived, and the projector stores
  * its checkpoint in the same transaction as the rows, so after a crash it resumes consistently.
  */
-export const openReadModelDb = (file: string, cacheSizeKiB = 16 * 1024): Database.Database => {
+export const openReadModelDb = (
+  file: string,
+  cacheSizeKiB = 16 * 1024,
+  checkpointIntervalMs = DEFAULT_CHECKPOINT_INTERVAL_MS,
+): Database.Database => {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -15,6 +20,8 @@ export const openReadModelDb = (file: string, cacheSizeKiB = 16 * 1024): Databas
   db.pragma(`cache_size = -${cacheSizeKiB}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('busy_timeout = 5000');
+  // Checkpoints on a timer, not inside the projector's commits (stops itself on close).
+  startWalCheckpoints(db, checkpointIntervalMs);
   db.exec(`CREATE TABLE IF NOT EXISTS projector_checkpoints (
     name TEXT PRIMARY KEY,
     position TEXT NOT NULL

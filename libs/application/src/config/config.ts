@@ -18,6 +18,10 @@ export interface ArborConfig {
   synchronous: Synchronous;
   /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
   groupCommit: boolean;
+  /** ARBOR_SQLITE_CHECKPOINT_MS (default 500): WAL checkpoints on this timer, not inside commits; 0 = SQLite's autocheckpoint. */
+  checkpointIntervalMs: number;
+  /** ARBOR_BRANCH_CACHE_MIB (default 24): parsed active-branch windows kept, in MiB of stored JSON; 0 = off. */
+  branchCacheMiB: number;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /** Largest accepted image, decoded, in bytes. */
@@ -139,6 +143,8 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     redisPrefix: nonEmpty(env.ARBOR_REDIS_PREFIX) ?? 'arbor',
     synchronous: synchronous as Synchronous,
     groupCommit: onOff(env, 'ARBOR_SQLITE_GROUP_COMMIT', true),
+    checkpointIntervalMs: int(env, 'ARBOR_SQLITE_CHECKPOINT_MS', 500, 0),
+    branchCacheMiB: int(env, 'ARBOR_BRANCH_CACHE_MIB', 24, 0),
     bodyLimitBytes: int(env, 'ARBOR_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024),
     maxImageBytes: int(env, 'ARBOR_MAX_IMAGE_BYTES', 5 * 1024 * 1024, 1),
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),

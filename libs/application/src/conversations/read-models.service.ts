@@ -6,6 +6,7 @@ import {
   asyncQueries,
   conversationsProjection,
   createConversationQueries,
+  DEFAULT_BRANCH_WINDOW_CACHE,
   createProjector,
   createRedisReadModel,
   dropGeneration,
@@ -70,9 +71,14 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     let sink: ReadModelSink;
     let queries: ReadModelQueries;
     if ('file' in target) {
-      db = openReadModelDb(target.file);
+      db = openReadModelDb(target.file, undefined, this.config.checkpointIntervalMs);
       sink = sqliteSink(db, 'readmodels', PROJECTIONS);
-      queries = asyncQueries(createConversationQueries(db));
+      queries = asyncQueries(
+        createConversationQueries(db, {
+          ...DEFAULT_BRANCH_WINDOW_CACHE,
+          maxBytes: this.config.branchCacheMiB * 1024 * 1024,
+        }),
+      );
     } else {
       const rm = createRedisReadModel({
         client: this.redis as RedisClient,

@@ -19,6 +19,7 @@ export const createEventStore = (config: ArborConfig): EventStore => {
         path: eventStoreDataPath(config.dataDir),
         synchronous: config.synchronous,
         groupCommit: config.groupCommit,
+        checkpointIntervalMs: config.checkpointIntervalMs,
       });
   return withHashChain(store, auditSecretOf(config));
 };

@@ -5,3 +5,4 @@ export {
   type SqliteEventStoreOptions,
 } from './sqlite-event-store';
 export { type SynchronousMode } from './schema';
+export { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from './wal-checkpoints';

@@ -26,6 +26,7 @@ import { sqliteCode } from './sqlite-errors';
 import { applyPragmas, migrate, type SynchronousMode } from './schema';
 import { EVENT_COLUMNS, prepareStatements, rowToEvent } from './statements';
 import { createSqliteSubscription } from './subscription';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from './wal-checkpoints';
 
 export interface SqliteEventStoreOptions {
   /** The database file; its directory is created when missing. */
@@ -44,6 +45,12 @@ export interface SqliteEventStoreOptions {
    * alone. Default on. Off: every append is its own transaction, committed before it returns.
    */
   groupCommit?: boolean;
+  /**
+   * WAL checkpoints on a timer between requests instead of inside the commit that crosses
+   * SQLite's 1,000-page autocheckpoint (see wal-checkpoints.ts). Default 500 ms; 0 keeps SQLite's
+   * autocheckpoint.
+   */
+  checkpointIntervalMs?: number;
 }
 
 export interface SqliteEventStore extends EventStore {
@@ -138,6 +145,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   const pollIntervalMs = options.pollIntervalMs ?? 100;
   const batchSize = options.subscriptionBatchSize ?? 512;
   const db = guard(() => openDatabase(options.path, synchronous, options.busyTimeoutMs ?? 5000));
+  const stopCheckpoints = startWalCheckpoints(
+    db,
+    options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
+  );
   const st = prepareStatements(db);
   const lookup = createLookup(st);
   const append = db.transaction(commitAppend);
@@ -274,6 +285,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
       committer.flush();
       for (const subscription of [...subscriptions]) subscription.stop();
       subscriptions.clear();
+      stopCheckpoints();
       db.close();
     },
   };

@@ -68,6 +68,41 @@ describe('conversation queries', () => {
     );
   });
 
+  it('never serves a cached branch window the log has moved past (every window cached, small budgets evict)', () => {
+    fc.assert(
+      fc.property(
+        arbOps,
+        arbOps,
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(0, 600, 1_000_000),
+        (first, then, pageSize, maxBytes) => {
+          const before = play(first);
+          const after = play([...first, ...then]);
+          const events = recorded(after);
+          const p = projector();
+          const queries = createConversationQueries(p.db, { maxBytes, minBytes: 0 });
+          p.apply(events.slice(0, before.log.length));
+          const expectedBefore = pathTo(before, before.state.tip);
+          // Read three times: the second read admits a window, the third is served from it.
+          for (let r = 0; r < 3; r++) expect(readBranch(queries, pageSize)).toEqual(expectedBefore);
+          // Event by event: after each one, twice (admit, serve), the cached reads equal the
+          // uncached ones over the same tables.
+          const uncached = createConversationQueries(p.db, { maxBytes: 0, minBytes: 0 });
+          for (const e of events.slice(before.log.length)) {
+            p.apply([e]);
+            const truth = readBranch(uncached, pageSize);
+            expect(readBranch(queries, pageSize)).toEqual(truth);
+            expect(readBranch(queries, pageSize)).toEqual(truth);
+          }
+          const expected = pathTo(after, after.state.tip);
+          for (let r = 0; r < 3; r++) expect(readBranch(queries, pageSize)).toEqual(expected);
+          p.db.close();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('scopes single messages by tenant and conversation', () => {
     const s = play([{ kind: 'turn', from: 0, tool: false }]);
     const p = projector();

@@ -71,9 +71,88 @@ const toConversation = (r: RawConversation): ConversationRow => ({
   cutAt: r.cut_at,
 });
 
+export interface BranchWindowCacheOptions {
+  /** Budget of the cached windows, counted in bytes of their stored JSON. 0 turns the cache off. */
+  maxBytes: number;
+  /** Windows smaller than this are parsed on every read (cheap; not worth an entry). */
+  minBytes: number;
+}
+
+/** 24 MiB of stored JSON (a 20,000-message branch of ~560-byte messages fits); windows ≥ 64 KiB. */
+export const DEFAULT_BRANCH_WINDOW_CACHE: BranchWindowCacheOptions = {
+  maxBytes: 24 * 1024 * 1024,
+  minBytes: 64 * 1024,
+};
+
+type BranchPage = { items: Message[]; nextDepth: number | null };
+
+interface CachedWindow {
+  /** The conversation's stream revision and log position when the window was read. */
+  revision: number;
+  position: number;
+  bytes: number;
+  page: BranchPage;
+}
+
+/**
+ * A bounded LRU of parsed active-branch windows (one page: conversation, from depth, limit), for
+ * conversations read again and again (a harness re-reading its branch every turn). An entry is
+ * good while the conversation's revision and position are what they were when it was read: every
+ * event the projector applies to a conversation moves both, so a changed branch, tip, digest or
+ * erased row is never served from here. A window is admitted on its second read at the same
+ * revision, so one-off scans do not evict the hot ones. Entries are frozen (shallowly): callers
+ * share them.
+ */
+const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOptions) => {
+  const entries = new Map<string, CachedWindow>();
+  const seen = new Map<string, string>();
+  let bytes = 0;
+  const stampOf = (w: { revision: number; position: number }) => `${w.revision}:${w.position}`;
+  return {
+    get(key: string, revision: number, position: number): BranchPage | null {
+      const hit = entries.get(key);
+      if (hit === undefined) return null;
+      entries.delete(key);
+      if (hit.revision !== revision || hit.position !== position) {
+        bytes -= hit.bytes;
+        return null;
+      }
+      entries.set(key, hit);
+      return hit.page;
+    },
+    offer(key: string, window: CachedWindow): void {
+      if (maxBytes === 0 || window.bytes < minBytes || window.bytes > maxBytes) return;
+      const stamp = stampOf(window);
+      if (seen.get(key) !== stamp) {
+        seen.delete(key);
+        seen.set(key, stamp);
+        if (seen.size > 4096) seen.delete(seen.keys().next().value as string);
+        return;
+      }
+      seen.delete(key);
+      for (const m of window.page.items) Object.freeze(m);
+      Object.freeze(window.page.items);
+      entries.set(key, window);
+      bytes += window.bytes;
+      for (const [k, e] of entries) {
+        if (bytes <= maxBytes) break;
+        entries.delete(k);
+        bytes -= e.bytes;
+      }
+    },
+  };
+};
+
 /** Read-side queries over the conversation read models. Every one is scoped by tenant. */
-export const createConversationQueries = (db: Database.Database) => {
+export const createConversationQueries = (
+  db: Database.Database,
+  branchCache: BranchWindowCacheOptions = DEFAULT_BRANCH_WINDOW_CACHE,
+) => {
+  const windows = createBranchWindowCache(branchCache);
   const q = {
+    stamp: db.prepare(
+      `SELECT revision, position FROM rm_conversations WHERE tenant_id = ? AND id = ?`,
+    ),
     conversation: db.prepare(`SELECT * FROM rm_conversations WHERE tenant_id = ? AND id = ?`),
     list: db.prepare(
       `SELECT * FROM rm_conversations WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -150,15 +229,36 @@ export const createConversationQueries = (db: Database.Database) => {
    * A message a checkpoint was rewound to carries the digests kept at each rewind (`digests`),
    * so what was explored and left shows where the branch resumed.
    */
-  const activeBranchPage = (tenantId: string, id: string, fromDepth: number, limit: number) => {
+  const activeBranchPage = (
+    tenantId: string,
+    id: string,
+    fromDepth: number,
+    limit: number,
+  ): BranchPage => {
+    const stamp = q.stamp.get(tenantId, id) as { revision: number; position: number } | undefined;
+    const key = `${tenantId}\u0000${id}\u0000${fromDepth}\u0000${limit}`;
+    if (stamp !== undefined) {
+      const hit = windows.get(key, stamp.revision, stamp.position);
+      if (hit !== null) return { items: hit.items.slice(), nextDepth: hit.nextDepth };
+    }
     const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as {
       depth: number;
       body: string;
     }[];
-    return {
+    const page = {
       items: branchItems(tenantId, id, rows.slice(0, limit)),
       nextDepth: rows.length > limit ? rows[limit].depth : null,
     };
+    if (stamp !== undefined) {
+      let bytes = 0;
+      for (const r of rows) bytes += r.body.length;
+      windows.offer(key, {
+        ...stamp,
+        bytes,
+        page: { items: page.items.slice(), nextDepth: page.nextDepth },
+      });
+    }
+    return page;
   };
 
   const branchItems = (tenantId: string, id: string, rows: { body: string }[]) => {
