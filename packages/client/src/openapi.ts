@@ -1473,6 +1473,7 @@ export interface components {
         | 'idempotency_key_reused'
         | 'context_mismatch'
         | 'projection_lagging'
+        | 'read_models_unavailable'
         | 'store_unavailable'
         | 'too_many_connections'
         | 'insufficient_storage'
@@ -3824,7 +3825,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3836,7 +3837,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4070,7 +4075,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4082,7 +4087,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4261,7 +4270,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4273,7 +4282,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4533,7 +4546,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4545,7 +4558,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4772,7 +4789,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4784,7 +4801,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5053,7 +5074,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5065,7 +5086,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5409,7 +5434,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5421,7 +5446,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5729,7 +5758,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5741,7 +5770,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6076,7 +6109,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6088,7 +6121,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6315,7 +6352,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6327,7 +6364,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6638,7 +6679,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6650,7 +6691,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6960,7 +7005,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6972,7 +7017,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7304,7 +7353,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7316,7 +7365,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7651,7 +7704,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7663,7 +7716,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7890,7 +7947,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7902,7 +7959,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8110,7 +8171,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8122,7 +8183,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8327,7 +8392,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8339,7 +8404,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8542,7 +8611,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8554,7 +8623,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8761,7 +8834,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8773,7 +8846,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8985,7 +9062,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8997,7 +9074,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9306,7 +9387,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9318,7 +9399,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9579,7 +9664,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9591,7 +9676,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9794,7 +9883,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9806,7 +9895,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10091,7 +10184,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10103,7 +10196,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10334,7 +10431,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10346,7 +10443,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10553,7 +10654,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10565,7 +10666,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10770,7 +10875,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10782,7 +10887,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10985,7 +11094,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10997,7 +11106,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;

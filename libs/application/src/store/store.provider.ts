@@ -4,6 +4,7 @@ import { type EventStore } from '@arbor/event-store';
 import { openEventStoreDbStore } from '@arbor/event-store/esdb';
 import { eventStoreDataPath, openSqliteEventStore } from '@arbor/event-store/sqlite';
 import { type ArborConfig } from '../config/config';
+import { type HeadSignal } from './head-signal';
 
 export const EVENT_STORE = Symbol('EVENT_STORE');
 
@@ -12,13 +13,14 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
  * append goes through the hash chain (keyed with ARBOR_AUDIT_SECRET or `<dataDir>/audit.key`),
  * so every writer's events are tamper-evident (`arbor verify`).
  */
-export const createEventStore = (config: ArborConfig): EventStore => {
+export const createEventStore = (config: ArborConfig, signal?: HeadSignal): EventStore => {
   const store = config.eventStoreConnectionString
     ? openEventStoreDbStore(config.eventStoreConnectionString)
     : openSqliteEventStore({
         path: eventStoreDataPath(config.dataDir),
         synchronous: config.synchronous,
         groupCommit: config.groupCommit,
+        ...(signal ? { wakeSignal: signal } : {}),
       });
   return withHashChain(store, auditSecretOf(config));
 };
