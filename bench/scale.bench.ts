@@ -165,7 +165,11 @@ const main = async () => {
     await emb.kill('SIGTERM');
 
     // Scaled.
-    const env = { ...scaledEnv(redis.url), LOG_LEVEL: 'error', ARBOR_SQLITE_SYNCHRONOUS: 'FULL' };
+    const env: Record<string, string> = {
+      ...scaledEnv(redis.url),
+      LOG_LEVEL: 'error',
+      ARBOR_SQLITE_SYNCHRONOUS: 'FULL',
+    };
     const dir = tmp('scaled');
     const workers: Proc[] = [];
     for (let i = 0; i < opts.workers; i++) workers.push(await spawnWorker(dir, env, `bw${i}`));

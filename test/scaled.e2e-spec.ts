@@ -194,6 +194,8 @@ describeWithRedisServer(
       r1 = await spawnReplica(dataDir, env, false);
       r2 = await spawnReplica(dataDir, env, false);
       procs.push(r1, r2);
+      const tenant = await call(r1.url, 'POST', '/v1/tenants', ADMIN_KEY, {});
+      key = tenant.body.apiKey as string;
     });
 
     afterAll(async () => {
@@ -221,8 +223,6 @@ describeWithRedisServer(
       );
 
       // The admin rebuild on one replica: a new generation, switched; the worker goes on with it.
-      const tenant = await call(r1.url, 'POST', '/v1/tenants', ADMIN_KEY, {});
-      key = tenant.body.apiKey as string;
       await call(r1.url, 'POST', '/v1/conversations', key, { id: 'after' });
       const before = await client.get(generationKey(env.ARBOR_REDIS_PREFIX));
       const rebuilt = await call(r2.url, 'POST', '/v1/admin/projections/rebuild', ADMIN_KEY);
@@ -265,8 +265,11 @@ describeWithRedisServer(
           }
         }
       };
-      const running = convs.map(load);
-      while (acks < 20) await sleep(5);
+      let loading = convs.length;
+      const running = convs.map((c) => load(c).finally(() => loading--));
+      const deadline = Date.now() + 60_000;
+      while (acks < 20 && loading > 0 && Date.now() < deadline) await sleep(5);
+      expect(acks).toBeGreaterThanOrEqual(20);
       await r1.kill();
       dead = true;
       await Promise.all(running);
