@@ -43,6 +43,7 @@ const opts = {
 };
 
 const TICK_MS = 1000 / 100; // USER_HZ on Linux
+let firstError: string | null = null;
 
 const cpuMs = (pid: number): number => {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -62,27 +63,36 @@ interface ShapeResult {
 }
 
 /** `clients` loops for `seconds`: each commits turns on its own conversation via `bases[i % n]`. */
-const commitLoad = async (bases: string[], key: string, convs: string[], seconds: number) => {
+const tips = new Map<string, string | null>();
+const commitLoad = async (
+  bases: string[],
+  key: string,
+  convs: string[],
+  seconds: number,
+  phase: string,
+) => {
   const latencies: number[] = [];
   let errors = 0;
   const end = Date.now() + seconds * 1000;
   await Promise.all(
     convs.map(async (conv, i) => {
       const base = bases[i % bases.length];
-      let tip: string | null = null;
+      let tip: string | null = tips.get(conv) ?? null;
       for (let n = 0; Date.now() < end; n++) {
         const t0 = performance.now();
         const a = await call(base, 'POST', `/v1/conversations/${conv}/turns`, key, {
-          turnId: `${conv}-${n}`,
+          turnId: `${phase}-${conv}-${n}`,
           expectedTip: tip,
           messages: exchange(`${conv}-${n} ${'x'.repeat(400)}`),
-        }).catch(() => null);
-        if (a?.status !== 201) {
+        }).catch((e: unknown) => ({ status: 0, text: String(e), body: null }));
+        if (a.status !== 201) {
           errors++;
+          if (firstError === null) firstError = `${a.status} ${a.text.slice(0, 300)}`;
           continue;
         }
         latencies.push(performance.now() - t0);
         tip = a.body.tip as string;
+        tips.set(conv, tip);
       }
     }),
   );
@@ -120,10 +130,10 @@ const measureShape = async (bases: string[], pids: number[]): Promise<ShapeResul
     convs.push(c);
   }
   // Warm-up (JIT, caches), not measured.
-  await commitLoad(bases, key, convs, 2);
+  await commitLoad(bases, key, convs, 2, 'warm');
   const cpu0 = cpuOf(pids);
   const t0 = performance.now();
-  const commits = await commitLoad(bases, key, convs, opts.seconds);
+  const commits = await commitLoad(bases, key, convs, opts.seconds, 'run');
   const secs = (performance.now() - t0) / 1000;
   const cpu1 = cpuOf(pids);
   const reads = await readLoad(bases, key, convs, Math.max(3, Math.floor(opts.seconds / 2)));
@@ -211,6 +221,7 @@ const main = async () => {
     console.log(
       `ratios scaled/embedded: commits/s ${ratio(scaled.commitsPerSec, embedded.commitsPerSec)}, p99 ${ratio(scaled.p99, embedded.p99)}, reads/s ${ratio(scaled.readsPerSec, embedded.readsPerSec)}, CPU per commit ${ratio(scaled.cpuMsPerCommit, embedded.cpuMsPerCommit)}`,
     );
+    if (firstError !== null) console.log(`first failed commit: ${firstError}`);
     console.log(
       'SSE latency: not measured — this branch has no GET /v1/conversations/{id}/stream route (built on another branch).',
     );
