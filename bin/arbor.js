@@ -7,20 +7,27 @@ const path = require('node:path');
 const app = process.argv[2] === 'serve' ? ['api', 'src', 'main.js'] : ['cli', 'src', 'main.js'];
 const main = path.join(__dirname, '..', 'dist', 'apps', ...app);
 if (process.argv[2] === 'serve') {
-  // serve takes --data-dir only (over ARBOR_DATA_DIR); anything else is a usage error, as in the
+  // serve takes --data-dir (over ARBOR_DATA_DIR) and --projector on|off (over ARBOR_PROJECTOR); anything else is a usage error, as in the
   // CLI's other commands.
   const { parseArgs } = require('node:util');
   try {
     const { values } = parseArgs({
       args: process.argv.slice(3),
-      options: { 'data-dir': { type: 'string' } },
+      options: { 'data-dir': { type: 'string' }, projector: { type: 'string' } },
       allowPositionals: false,
       strict: true,
     });
     if (values['data-dir'] === '') throw new Error('--data-dir must name a directory');
     if (values['data-dir'] !== undefined) process.env.ARBOR_DATA_DIR = values['data-dir'];
+    if (values.projector !== undefined) {
+      if (values.projector !== 'on' && values.projector !== 'off')
+        throw new Error('--projector must be on or off');
+      process.env.ARBOR_PROJECTOR = values.projector;
+    }
   } catch (e) {
-    process.stderr.write(`arbor: usage: ${e.message}\n  arbor serve [--data-dir <dir>]\n`);
+    process.stderr.write(
+      `arbor: usage: ${e.message}\n  arbor serve [--data-dir <dir>] [--projector on|off]\n`,
+    );
     process.exit(2);
   }
 }

@@ -76,6 +76,14 @@ export const createApp = async (
     }
     const auth = directory.authenticate(request.headers.authorization);
     if (auth.ok) return null;
+    // A key unknown here may have been issued through another replica a moment ago.
+    if (auth.reason !== 'missing') {
+      return directory
+        .authenticateFresh(request.headers.authorization)
+        .then((fresh) =>
+          fresh.ok ? null : new Problem('unauthorized', 'The API key is not valid.'),
+        );
+    }
     return new Problem(
       'unauthorized',
       auth.reason === 'missing'

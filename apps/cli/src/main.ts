@@ -10,6 +10,7 @@ import { CliError, usageError } from './errors';
 import { createProgress } from './progress';
 import { USAGE } from './usage';
 import { verifyCommand } from './verify';
+import { projectCommand } from './project';
 
 const rebuild = async (config: ArborConfig): Promise<void> => {
   const store = createEventStore(config);
@@ -71,6 +72,8 @@ const main = async (argv: string[]): Promise<number> => {
     case 'serve':
       // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
       throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
+    case 'project':
+      return projectCommand(readConfig(dataDirEnv(rest)), (line) => console.log(line));
     case 'rebuild':
       await rebuild(readConfig(dataDirEnv(rest)));
       return 0;

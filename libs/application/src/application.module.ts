@@ -11,10 +11,16 @@ import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { ReplayService } from './replay/replay.service';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
+import {
+  createHeadSignal,
+  HEAD_SIGNAL,
+  type HeadSignal,
+  withAppendSignal,
+} from './store/head-signal';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
-export type StoreFactory = (config: ArborConfig) => EventStore;
+export type StoreFactory = (config: ArborConfig, signal?: HeadSignal) => EventStore;
 
 /**
  * The application layer as one Nest module, with no edge in it: the HTTP app imports it and adds
@@ -29,7 +35,13 @@ export class ApplicationModule {
   ): DynamicModule {
     const providers: Provider[] = [
       { provide: ARBOR_CONFIG, useValue: config },
-      { provide: EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },
+      { provide: HEAD_SIGNAL, useValue: createHeadSignal() },
+      {
+        provide: EVENT_STORE,
+        useFactory: (signal: HeadSignal): EventStore =>
+          withAppendSignal(storeFactory(config, signal), signal),
+        inject: [HEAD_SIGNAL],
+      },
       StoreLifecycle,
       TenantDirectoryService,
       ConversationRepository,

@@ -31,6 +31,7 @@ export const APP_ERROR_CODES = [
   'cannot_fit',
   'context_mismatch',
   'projection_lagging',
+  'read_models_unavailable',
   'internal_error',
 ] as const;
 

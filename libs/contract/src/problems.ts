@@ -55,6 +55,11 @@ export const PROBLEM_CODES = {
     title: 'The reproduced context differs from the one handed out',
   },
   projection_lagging: { status: 503, title: 'The read model has not caught up yet; retry' },
+  read_models_unavailable: {
+    status: 503,
+    title:
+      'The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry',
+  },
   store_unavailable: { status: 503, title: 'The event store is unavailable' },
   too_many_connections: { status: 503, title: 'Too many open connections; retry later' },
   insufficient_storage: { status: 507, title: 'The event store is out of space' },

@@ -606,7 +606,10 @@ export const errorCodes = (route: RouteSpec): ProblemCode[] => {
   if (route.idempotent) codes.add('idempotency_key_reused');
   if (route.writes)
     ['concurrency_conflict', 'insufficient_storage'].forEach((c) => codes.add(c as ProblemCode));
-  if (route.auth === 'tenant') codes.add('projection_lagging');
+  if (route.auth === 'tenant') {
+    codes.add('projection_lagging');
+    codes.add('read_models_unavailable');
+  }
   for (const c of route.errors) codes.add(c);
   return [...codes];
 };

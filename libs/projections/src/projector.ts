@@ -34,6 +34,11 @@ export interface ProjectorOptions {
   /** …or any other read-model sink (e.g. Redis); exactly one of `db` and `sink`. */
   sink?: ReadModelSink;
   set: ProjectionSet;
+  /**
+   * Which of the subscription's events this projector applies (a partition worker: the streams
+   * hashed to its partition). Any other event only moves the checkpoint past it. Default: all.
+   */
+  accept?: (event: RecordedEvent) => boolean;
   /** Events applied per transaction at most. */
   batchSize?: number;
   /**
@@ -120,7 +125,7 @@ const isPromise = <T>(v: T | Promise<T>): v is Promise<T> =>
  * position. Projections are fed by the subscription only, never by the command path.
  */
 export const createProjector = (options: ProjectorOptions): Projector => {
-  const { store, set } = options;
+  const { store, set, accept } = options;
   const name = options.name ?? 'readmodels';
   const batchSize = options.batchSize ?? 512;
   const flushDelayMs = options.flushDelayMs ?? 5;
@@ -287,7 +292,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   const run = async (sub: Subscription): Promise<void> => {
     const handle = (msg: SubscriptionMessage): void => {
       if (msg.kind === 'event') {
-        batch.push(msg.event);
+        if (accept === undefined || accept(msg.event)) batch.push(msg.event);
         pendingUpTo = msg.event.position;
       } else if (msg.kind === 'checkpoint') {
         if (position === null || msg.position > position) pendingUpTo = msg.position;

@@ -1474,6 +1474,7 @@ export interface components {
         | 'idempotency_key_reused'
         | 'context_mismatch'
         | 'projection_lagging'
+        | 'read_models_unavailable'
         | 'store_unavailable'
         | 'too_many_connections'
         | 'insufficient_storage'
@@ -3825,7 +3826,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3837,7 +3838,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4071,7 +4076,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4083,7 +4088,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4262,7 +4271,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4274,7 +4283,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4534,7 +4547,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4546,7 +4559,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4773,7 +4790,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4785,7 +4802,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5054,7 +5075,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5066,7 +5087,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5410,7 +5435,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5422,7 +5447,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5730,7 +5759,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5742,7 +5771,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6077,7 +6110,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6089,7 +6122,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6340,7 +6377,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6352,7 +6389,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6663,7 +6704,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6675,7 +6716,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6985,7 +7030,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6997,7 +7042,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7329,7 +7378,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7341,7 +7390,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7676,7 +7729,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7688,7 +7741,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7915,7 +7972,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7927,7 +7984,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8135,7 +8196,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8147,7 +8208,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8352,7 +8417,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8364,7 +8429,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8591,7 +8660,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8603,7 +8672,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8810,7 +8883,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8822,7 +8895,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9034,7 +9111,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9046,7 +9123,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9355,7 +9436,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9367,7 +9448,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9628,7 +9713,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9640,7 +9725,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -9843,7 +9932,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9855,7 +9944,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10140,7 +10233,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10152,7 +10245,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10407,7 +10504,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10419,7 +10516,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10626,7 +10727,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10638,7 +10739,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -10867,7 +10972,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10879,7 +10984,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -11082,7 +11191,7 @@ export interface operations {
           };
         };
       };
-      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry; `read_models_unavailable`: The read models are unavailable (Redis unreachable, or being rebuilt from the log); retry */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11094,7 +11203,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            code:
+              | 'store_unavailable'
+              | 'too_many_connections'
+              | 'projection_lagging'
+              | 'read_models_unavailable';
             detail?: string;
             /** @description The request path */
             instance?: string;

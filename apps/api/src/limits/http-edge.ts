@@ -120,23 +120,32 @@ export const limitConnections = (server: http.Server, limits: LimitsConfig): voi
  */
 export const authenticateBeforeBody = (
   fastify: FastifyInstance,
-  decide: (request: FastifyRequest) => Problem | null,
+  decide: (request: FastifyRequest) => Problem | null | Promise<Problem | null>,
 ): void => {
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     void reply.header('cache-control', 'no-store');
-    const problem = decide(request);
-    if (problem === null) {
-      done();
+    const answer = (problem: Problem | null): void => {
+      if (problem === null) {
+        done();
+        return;
+      }
+      const hasBody =
+        request.headers['content-length'] !== undefined ||
+        request.headers['transfer-encoding'] !== undefined;
+      if (hasBody) void reply.header('connection', 'close');
+      if (problem.status === 401) void reply.header('www-authenticate', 'Bearer realm="arbor"');
+      void reply
+        .status(problem.status)
+        .header('content-type', 'application/problem+json')
+        .send(problem.body(request.url.split('?')[0]));
+    };
+    const decided = decide(request);
+    if (decided instanceof Promise) {
+      decided.then(answer, (error: unknown) =>
+        done(error instanceof Error ? error : new Error(String(error))),
+      );
       return;
     }
-    const hasBody =
-      request.headers['content-length'] !== undefined ||
-      request.headers['transfer-encoding'] !== undefined;
-    if (hasBody) void reply.header('connection', 'close');
-    if (problem.status === 401) void reply.header('www-authenticate', 'Bearer realm="arbor"');
-    void reply
-      .status(problem.status)
-      .header('content-type', 'application/problem+json')
-      .send(problem.body(request.url.split('?')[0]));
+    answer(decided);
   });
 };

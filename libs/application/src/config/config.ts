@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { summaryConfigFromEnv, type SummaryEnvConfig } from '@arbor/context';
 
@@ -15,6 +17,17 @@ export interface ArborConfig {
   redisUrl: string | null;
   /** ARBOR_REDIS_PREFIX (default `arbor`): every Redis key starts with it. */
   redisPrefix: string;
+  /**
+   * The scaled shape (REDIS_URL only). ARBOR_PROJECTOR (`on`, default): this process joins the
+   * projector pool; `off` (`arbor serve --projector off`): a pure API replica.
+   */
+  projector: boolean;
+  /** ARBOR_PARTITIONS (default 4): conversation streams hashed into this many partitions. */
+  partitions: number;
+  /** ARBOR_LEASE_MS (default 5000): a dead worker's partitions are free again after this. */
+  leaseMs: number;
+  /** ARBOR_WORKER_ID: this process's name in the pool (default host:pid:random). */
+  workerId: string;
   synchronous: Synchronous;
   /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
   groupCommit: boolean;
@@ -141,6 +154,12 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
     redisUrl: nonEmpty(env.REDIS_URL),
     redisPrefix: nonEmpty(env.ARBOR_REDIS_PREFIX) ?? 'arbor',
+    projector: onOff(env, 'ARBOR_PROJECTOR', true),
+    partitions: int(env, 'ARBOR_PARTITIONS', 4, 1),
+    leaseMs: int(env, 'ARBOR_LEASE_MS', 5000, 300),
+    workerId:
+      nonEmpty(env.ARBOR_WORKER_ID) ??
+      `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     synchronous: synchronous as Synchronous,
     groupCommit: onOff(env, 'ARBOR_SQLITE_GROUP_COMMIT', true),
     checkpointIntervalMs: int(env, 'ARBOR_SQLITE_CHECKPOINT_MS', 500, 0),

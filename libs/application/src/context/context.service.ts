@@ -284,7 +284,7 @@ export class ContextService {
           : null,
       },
     });
-    this.readModels.noteWrite(caller.keyId, position);
+    await this.readModels.noteWrite(caller.keyId, position);
     return {
       contextId,
       body,
@@ -315,7 +315,7 @@ export class ContextService {
       decisionId,
       reason: reason ?? null,
     });
-    this.readModels.noteWrite(caller.keyId, position);
+    await this.readModels.noteWrite(caller.keyId, position);
     return {
       decisionId: result.decisionId,
       status: 'revoked' as const,

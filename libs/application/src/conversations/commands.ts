@@ -134,8 +134,8 @@ export class ConversationWriter {
       throw validationFailed([{ path: 'conversationId', code: 'invalid_id', message: ID_RULE }]);
   }
 
-  private noted<R>(caller: Caller, executed: Executed<R>): Executed<R> {
-    this.readModels.noteWrite(caller.keyId, executed.position);
+  private async noted<R>(caller: Caller, executed: Executed<R>): Promise<Executed<R>> {
+    await this.readModels.noteWrite(caller.keyId, executed.position);
     return executed;
   }
 

@@ -3,14 +3,24 @@ import type Database from 'better-sqlite3';
 import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
 import { createClient } from 'redis';
 import {
+  agreePartitions,
   asyncQueries,
+  checkpointKey,
   conversationsProjection,
+  createProjectorPool,
+  createRedisReadSide,
+  ensureLiveGeneration,
+  headChannel,
+  metaKey,
+  partitionOf,
+  type ProjectorPool,
+  type RedisReadSide,
   createConversationQueries,
   DEFAULT_BRANCH_WINDOW_CACHE,
   createProjector,
   createRedisReadModel,
   dropGeneration,
-  ensureGeneration,
+  generationKey,
   openReadModelDb,
   type Projector,
   nextReadModelPath,
@@ -19,12 +29,12 @@ import {
   type ReadModelSink,
   type RedisClient,
   sqliteSink,
-  switchGeneration,
   switchReadModel,
 } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
+import { HEAD_SIGNAL, type HeadSignal } from '../store/head-signal';
 
 export const PROJECTIONS = [conversationsProjection] as const;
 export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
@@ -34,16 +44,65 @@ export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
  * default, Redis when `REDIS_URL` is set (the same port, `ReadModelQueries`). A caller's reads
  * wait until the projector has applied that caller's last write.
  */
+/** How projection progress looks from one process (GET /v1/admin/projections, metrics). */
+export interface ProjectionProgress {
+  /** The log's head (global position), null when empty. */
+  head: bigint | null;
+  partitions: {
+    partition: number;
+    position: bigint | null;
+    /** Events between the partition's checkpoint and the head (positions, not only its own). */
+    lagPositions: bigint | null;
+    /** Owned by this process's worker (with its fencing token), or not. */
+    ownedHere: boolean;
+    token: number | null;
+  }[];
+  leaseChanges: { acquired: number; lost: number; released: number } | null;
+}
+
+/** Redis: the generation is compare-and-set, so two rebuilds cannot both switch. */
+const SWITCH_SCRIPT = `
+if redis.call('GET', ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('SET', ARGV[3], ARGV[4])
+redis.call('SET', ARGV[1], ARGV[5])
+return 1
+`;
+
+/** Keeps the greatest write position per API key (read-your-writes across replicas). */
+const NOTE_WRITE_SCRIPT = `
+local cur = redis.call('GET', ARGV[1])
+if cur == false or tonumber(cur) < tonumber(ARGV[2]) then
+  redis.call('SET', ARGV[1], ARGV[2], 'PX', ARGV[3])
+end
+return 1
+`;
+
+/**
+ * The read side: read models fed only by a subscription to `$all` — SQLite beside the log by
+ * default, Redis when `REDIS_URL` is set (the same port, `ReadModelQueries`). A caller's reads
+ * wait until the projector has applied that caller's last write.
+ *
+ * With Redis the process may project nothing itself: the projector workers (a pool by lease,
+ * `arbor project`, and `arbor serve` unless `--projector off`) write the read models, and every
+ * read here follows the live generation, waits until every partition's checkpoint has reached
+ * the caller's last write (kept in Redis per API key, so any replica sees it) and answers 503
+ * `read_models_unavailable` when Redis is unreachable, its generation marker is missing (it was
+ * emptied) or the generation is still being rebuilt.
+ */
 @Injectable()
 export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
   private db: Database.Database | null = null;
   private sink!: ReadModelSink;
   private projector!: Projector;
-  queries!: ReadModelQueries;
+  private sqliteQueries!: ReadModelQueries;
+  /** The generation the last Redis read found live. */
+  private liveGeneration: string | null = null;
   private redis: RedisClient | null = null;
-  /** The Redis generation being served (Redis read models only). */
-  private generation: string | null = null;
+  private subscriber: RedisClient | null = null;
+  private readSide: RedisReadSide | null = null;
+  private pool: ProjectorPool | null = null;
+  private partitions = 1;
   /** Last write position per API key (bounded: one entry per key). */
   private readonly lastWrite = new Map<string, bigint>();
   /**
@@ -56,6 +115,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    @Inject(HEAD_SIGNAL) private readonly headSignal: HeadSignal,
   ) {}
 
   private file!: string;
@@ -66,28 +126,15 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
    * (1 s, doubling to 30 s) and reads answer 503 until it has caught up. Startup never waits on
    * a projector that cannot move (that hung a restart on a full disk).
    */
-  private async open(target: { file: string } | { generation: string }) {
-    let db: Database.Database | null = null;
-    let sink: ReadModelSink;
-    let queries: ReadModelQueries;
-    if ('file' in target) {
-      db = openReadModelDb(target.file, undefined, this.config.checkpointIntervalMs);
-      sink = sqliteSink(db, 'readmodels', PROJECTIONS);
-      queries = asyncQueries(
-        createConversationQueries(db, {
-          ...DEFAULT_BRANCH_WINDOW_CACHE,
-          maxBytes: this.config.branchCacheMiB * 1024 * 1024,
-        }),
-      );
-    } else {
-      const rm = createRedisReadModel({
-        client: this.redis as RedisClient,
-        prefix: this.config.redisPrefix,
-        generation: target.generation,
-      });
-      sink = rm.sink;
-      queries = rm.queries;
-    }
+  private async open(target: { file: string }) {
+    const db = openReadModelDb(target.file, undefined, this.config.checkpointIntervalMs);
+    const sink = sqliteSink(db, 'readmodels', PROJECTIONS);
+    const queries = asyncQueries(
+      createConversationQueries(db, {
+        ...DEFAULT_BRANCH_WINDOW_CACHE,
+        maxBytes: this.config.branchCacheMiB * 1024 * 1024,
+      }),
+    );
     const projector = createProjector({
       store: this.store,
       sink,
@@ -100,17 +147,72 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     if (floor !== null && !(await projector.waitFor(floor, 24 * 60 * 60 * 1000))) {
       this.logger.warn(`read models behind the log at startup (${projector.status().lastError})`);
     }
-    return { db, sink, projector, floor, queries };
+    return { db, sink, projector, floor, sqliteQueries: queries };
+  }
+
+  /** The read models as last seen live (no wait; SQLite's, or the live Redis generation's). */
+  get queries(): ReadModelQueries {
+    if (this.readSide === null) return this.sqliteQueries;
+    return this.readSide.queries(this.liveGeneration ?? 'g1');
+  }
+
+  private redisKey(suffix: string): string {
+    return `${this.config.redisPrefix}:${suffix}`;
   }
 
   async onModuleInit(): Promise<void> {
     if (this.config.redisUrl !== null) {
-      const client: RedisClient = createClient({ url: this.config.redisUrl });
-      client.on('error', (e: unknown) => this.logger.error(`redis: ${String(e)}`));
+      // Reconnects forever (node-redis default strategy); a command while disconnected fails at
+      // once (no offline queue), so reads answer 503 instead of hanging.
+      const client: RedisClient = createClient({
+        url: this.config.redisUrl,
+        disableOfflineQueue: true,
+        socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
+      });
+      client.on('error', (e: unknown) => this.logger.debug(`redis: ${String(e)}`));
       await client.connect();
       this.redis = client;
-      this.generation = await ensureGeneration(client, this.config.redisPrefix, 'g1');
-      Object.assign(this, await this.open({ generation: this.generation }));
+      const subscriber = client.duplicate();
+      subscriber.on('error', (e: unknown) => this.logger.debug(`redis subscriber: ${String(e)}`));
+      await subscriber.connect();
+      this.subscriber = subscriber;
+      // Every process's subscriptions wake on any process's append (the shared log's head).
+      await subscriber.subscribe(headChannel(this.config.redisPrefix), () =>
+        this.headSignal.wake(),
+      );
+      this.headSignal.publishTo((p) =>
+        client.publish(headChannel(this.config.redisPrefix), p.toString()),
+      );
+      this.partitions = await agreePartitions(
+        client,
+        this.config.redisPrefix,
+        this.config.partitions,
+      );
+      this.liveGeneration = await ensureLiveGeneration(
+        client,
+        this.config.redisPrefix,
+        await this.store.headPosition(),
+      );
+      this.readSide = await createRedisReadSide({
+        client,
+        subscriber,
+        prefix: this.config.redisPrefix,
+        partitions: this.partitions,
+      });
+      if (this.config.projector) {
+        this.pool = createProjectorPool({
+          client,
+          prefix: this.config.redisPrefix,
+          partitions: this.partitions,
+          leaseMs: this.config.leaseMs,
+          workerId: this.config.workerId,
+          store: this.store,
+          set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
+          onError: (e) => this.logger.warn(`projector worker: ${String(e)}`),
+          onLeaseChange: (change, p) => this.logger.log(`partition ${p}: lease ${change}`),
+        });
+        await this.pool.start();
+      }
       return;
     }
     this.file = readModelDataPath(this.config.dataDir);
@@ -122,20 +224,84 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     // so that closing the app still reaches the store's shutdown.
     const projector = this.projector as Projector | undefined;
     await projector?.stop();
+    this.headSignal.publishTo(null);
+    await this.pool?.stop().catch(() => undefined);
+    await this.readSide?.close().catch(() => undefined);
     this.db?.close();
-    if (this.redis !== null) await this.redis.quit();
+    for (const c of [this.subscriber, this.redis]) {
+      if (c !== null) await c.quit().catch(() => c.destroy());
+    }
     this.redis = null;
+    this.subscriber = null;
   }
 
-  noteWrite(keyId: string, position: bigint | null): void {
+  /**
+   * Remembers the caller's write position (in Redis too, so a read on another replica waits
+   * for it). A Redis failure here never fails the write: the log has it, and reads answer 503
+   * while Redis is unreachable.
+   */
+  async noteWrite(keyId: string, position: bigint | null): Promise<void> {
     if (position === null) return;
     const prev = this.lastWrite.get(keyId);
     if (prev === undefined || position > prev) this.lastWrite.set(keyId, position);
+    if (this.redis === null) return;
+    try {
+      await this.redis.eval(NOTE_WRITE_SCRIPT, {
+        arguments: [this.redisKey(`rw:${keyId}`), position.toString(), String(24 * 3600 * 1000)],
+      });
+    } catch (e) {
+      this.logger.warn(`redis: the write position of key ${keyId} was not kept: ${String(e)}`);
+    }
+  }
+
+  /** Redis: the live generation's queries once it holds `target` (and is ready), or a 503. */
+  private async redisConsistent(
+    target: bigint | null,
+    keyId: string | null,
+  ): Promise<ReadModelQueries> {
+    const side = this.readSide as RedisReadSide;
+    const client = this.redis as RedisClient;
+    let live;
+    let remote: string | null = null;
+    try {
+      [live, remote] = await Promise.all([
+        side.live(),
+        keyId === null ? Promise.resolve(null) : client.get(this.redisKey(`rw:${keyId}`)),
+      ]);
+    } catch (e) {
+      throw new AppError('read_models_unavailable', `Redis is unreachable: ${String(e)}`);
+    }
+    if (live.generation === null) {
+      throw new AppError(
+        'read_models_unavailable',
+        'The read models are missing (Redis lost its generation marker); they are being rebuilt from the log.',
+      );
+    }
+    if (live.readyAt !== null && live.applied < live.readyAt) {
+      throw new AppError(
+        'read_models_unavailable',
+        'The read models are being rebuilt from the log; retry shortly.',
+      );
+    }
+    let wanted = target;
+    if (remote !== null && (wanted === null || BigInt(remote) > wanted)) wanted = BigInt(remote);
+    if (wanted !== null && wanted > live.applied) {
+      let ok;
+      try {
+        ok = await side.waitFor(live.generation, wanted, this.config.readYourWritesTimeoutMs);
+      } catch (e) {
+        throw new AppError('read_models_unavailable', `Redis is unreachable: ${String(e)}`);
+      }
+      if (!ok) throw new AppError('projection_lagging', 'Retry shortly.');
+    }
+    this.liveGeneration = live.generation;
+    return side.queries(live.generation);
   }
 
   /** Waits for the caller's last write to be visible, or answers 503 `projection_lagging`. */
   async consistentFor(keyId: string): Promise<ReadModelQueries> {
     const written = this.lastWrite.get(keyId);
+    if (this.readSide !== null) return this.redisConsistent(written ?? null, keyId);
     const target =
       written === undefined || (this.floor !== null && this.floor > written) ? this.floor : written;
     if (target !== null) {
@@ -154,10 +320,13 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     try {
       last = await this.store.readStream(streamName, { direction: 'backwards', maxCount: 1 });
     } catch (e) {
-      if (e instanceof StreamNotFoundError) return this.queries;
+      if (e instanceof StreamNotFoundError) {
+        return this.readSide !== null ? this.redisConsistent(null, null) : this.queries;
+      }
       throw e;
     }
     const position = last[0]?.position;
+    if (this.readSide !== null) return this.redisConsistent(position ?? null, null);
     if (
       position !== undefined &&
       !(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))
@@ -168,41 +337,168 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   status() {
-    return this.projector.status();
+    if (this.readSide === null) return this.projector.status();
+    const owned = this.pool?.status().owned ?? [];
+    const lastError = owned.find((o) => o.lastError !== null)?.lastError ?? null;
+    return {
+      position:
+        owned.length === 0
+          ? null
+          : owned.reduce<bigint | null>(
+              (m, o) => (o.position === null ? m : m === null || o.position < m ? o.position : m),
+              null,
+            ),
+      caughtUp: owned.every((o) => o.running),
+      running: owned.some((o) => o.running),
+      lastError,
+    };
+  }
+
+  /**
+   * Projector progress per partition: the checkpoints in Redis (every worker's, not only this
+   * process's) against the log's head. The hook for metrics (projector lag, lease changes).
+   */
+  async progress(): Promise<ProjectionProgress> {
+    const head = await this.store.headPosition();
+    if (this.readSide === null) {
+      const p = this.projector.status().position;
+      return {
+        head,
+        partitions: [
+          {
+            partition: 0,
+            position: p,
+            lagPositions: head === null ? 0n : p === null ? head : head - p,
+            ownedHere: true,
+            token: null,
+          },
+        ],
+        leaseChanges: null,
+      };
+    }
+    const live = await (this.readSide as RedisReadSide).live();
+    const positions =
+      live.generation === null
+        ? Array.from({ length: this.partitions }, () => null)
+        : await (this.readSide as RedisReadSide).partitionPositions(live.generation);
+    const pool = this.pool?.status();
+    return {
+      head,
+      partitions: positions.map((position, partition) => {
+        const mine = pool?.owned.find((o) => o.partition === partition);
+        return {
+          partition,
+          position,
+          lagPositions: head === null ? 0n : position === null ? head : head - position,
+          ownedHere: mine !== undefined,
+          token: mine?.token ?? null,
+        };
+      }),
+      leaseChanges: pool?.leaseChanges ?? null,
+    };
   }
 
   /**
    * Replays the log from position 0 into fresh read models while the live ones keep serving,
    * then switches to them: no reader ever sees half-rebuilt rows. SQLite: a new file and an
-   * atomic rename of the pointer; Redis: a new generation and one SET of `<prefix>:gen`, then
-   * the old generation's keys are unlinked.
+   * atomic rename of the pointer; Redis: a new generation, built here per partition (each batch
+   * guarded by "the old generation is still live"), then one compare-and-set of `<prefix>:gen`;
+   * the workers' next batch on the old generation is refused, and they go on from the new
+   * generation's partition checkpoints. The old generation's keys are then unlinked.
    */
   async rebuild(): Promise<{ position: string | null }> {
-    if (this.redis !== null) {
-      const generation = `g${Date.now().toString(36)}`;
-      const fresh = await this.open({ generation });
-      const old = { projector: this.projector, generation: this.generation as string };
-      Object.assign(this, fresh);
-      this.generation = generation;
-      await old.projector.stop();
-      await switchGeneration(this.redis, this.config.redisPrefix, generation);
-      await dropGeneration(this.redis, this.config.redisPrefix, old.generation);
-    } else {
-      const file = nextReadModelPath(this.config.dataDir);
-      const fresh = await this.open({ file });
-      const old = { db: this.db, projector: this.projector, file: this.file };
-      Object.assign(this, fresh);
-      this.file = file;
-      await old.projector.stop();
-      old.db?.close();
-      switchReadModel(this.config.dataDir, file, old.file);
-    }
+    if (this.redis !== null) return this.rebuildRedis(this.redis);
+    const file = nextReadModelPath(this.config.dataDir);
+    const fresh = await this.open({ file });
+    const old = { db: this.db, projector: this.projector, file: this.file };
+    Object.assign(this, fresh);
+    this.file = file;
+    await old.projector.stop();
+    old.db?.close();
+    switchReadModel(this.config.dataDir, file, old.file);
     const p = this.projector.status().position;
     return { position: p === null ? null : p.toString() };
   }
 
+  private async rebuildRedis(client: RedisClient): Promise<{ position: string | null }> {
+    const prefix = this.config.redisPrefix;
+    for (;;) {
+      const old = await ensureLiveGeneration(client, prefix, await this.store.headPosition());
+      const generation = `g${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
+      const projectors = Array.from({ length: this.partitions }, (_, partition) => {
+        const rm = createRedisReadModel({
+          client,
+          prefix,
+          generation,
+          name: `p${partition}`,
+          guardGeneration: old,
+        });
+        return createProjector({
+          store: this.store,
+          sink: rm.sink,
+          set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
+          accept: (e) => partitionOf(e.streamName, this.partitions) === partition,
+        });
+      });
+      const head = await this.store.headPosition();
+      await Promise.all(projectors.map((p) => p.start()));
+      const reached =
+        head === null ||
+        (await Promise.all(projectors.map((p) => p.waitFor(head, 24 * 3600 * 1000)))).every(
+          Boolean,
+        );
+      await Promise.all(projectors.map((p) => p.stop()));
+      const fenced = projectors.some((p) =>
+        (p.status().lastError ?? '').includes('ARBOR_GENERATION'),
+      );
+      if (!reached && !fenced) {
+        await dropGeneration(client, prefix, generation);
+        throw new Error(
+          `rebuild failed: ${projectors.map((p) => p.status().lastError).join('; ')}`,
+        );
+      }
+      const positions = await client.mGet(
+        Array.from({ length: this.partitions }, (_, i) => checkpointKey(prefix, generation, i)),
+      );
+      const readyAt = positions.reduce<bigint>(
+        (m, r) => (r === null ? -1n : BigInt(r) < m ? BigInt(r) : m),
+        head ?? -1n,
+      );
+      const switched =
+        !fenced &&
+        Number(
+          await client.eval(SWITCH_SCRIPT, {
+            arguments: [
+              generationKey(prefix),
+              old,
+              metaKey(prefix, generation),
+              JSON.stringify({ readyAt: readyAt.toString() }),
+              generation,
+            ],
+          }),
+        ) === 1;
+      if (!switched) {
+        // Another rebuild (or an emptied Redis) switched first: build again over the live one.
+        await dropGeneration(client, prefix, generation);
+        continue;
+      }
+      await dropGeneration(client, prefix, old);
+      await this.pool?.tick();
+      return { position: head === null ? null : head.toString() };
+    }
+  }
+
   /** Canonical dump of every read model (for rebuild-equality checks). */
-  dump(): Promise<string> {
+  async dump(): Promise<string> {
+    if (this.redis !== null) {
+      const live = await (this.readSide as RedisReadSide).live();
+      if (live.generation === null) throw new AppError('read_models_unavailable', 'No generation.');
+      return createRedisReadModel({
+        client: this.redis,
+        prefix: this.config.redisPrefix,
+        generation: live.generation,
+      }).sink.dump();
+    }
     return Promise.resolve(this.sink.dump());
   }
 }

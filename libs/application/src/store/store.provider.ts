@@ -4,6 +4,7 @@ import { type EventStore } from '@arbor/event-store';
 import { openEventStoreDbStore } from '@arbor/event-store/esdb';
 import { eventStoreDataPath, openSqliteEventStore } from '@arbor/event-store/sqlite';
 import { type ArborConfig } from '../config/config';
+import { type HeadSignal } from './head-signal';
 
 export const EVENT_STORE = Symbol('EVENT_STORE');
 
@@ -12,7 +13,7 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
  * append goes through the hash chain (keyed with ARBOR_AUDIT_SECRET or `<dataDir>/audit.key`),
  * so every writer's events are tamper-evident (`arbor verify`).
  */
-export const createEventStore = (config: ArborConfig): EventStore => {
+export const createEventStore = (config: ArborConfig, signal?: HeadSignal): EventStore => {
   const store = config.eventStoreConnectionString
     ? openEventStoreDbStore(config.eventStoreConnectionString)
     : openSqliteEventStore({
@@ -20,6 +21,7 @@ export const createEventStore = (config: ArborConfig): EventStore => {
         synchronous: config.synchronous,
         groupCommit: config.groupCommit,
         checkpointIntervalMs: config.checkpointIntervalMs,
+        ...(signal ? { wakeSignal: signal } : {}),
       });
   return withHashChain(store, auditSecretOf(config));
 };

@@ -118,6 +118,20 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return authenticate(this.dir, header);
   }
 
+  /**
+   * As `authenticate`, but a key this process does not know yet is looked up again once the
+   * directory has caught up with the log's head (bounded by 2 s): a key issued through another
+   * replica a moment ago is known here too, not 401 until the next poll of the shared log.
+   */
+  async authenticateFresh(header: string | undefined): Promise<Authentication> {
+    const first = authenticate(this.dir, header);
+    if (first.ok || first.reason === 'missing') return first;
+    const head = await this.store.headPosition();
+    if (head === null || (this.position !== null && this.position >= head)) return first;
+    await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
+    return authenticate(this.dir, header);
+  }
+
   exists(tenantId: string): boolean {
     return this.dir.tenants.has(tenantId);
   }

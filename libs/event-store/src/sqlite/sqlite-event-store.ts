@@ -51,6 +51,11 @@ export interface SqliteEventStoreOptions {
    * autocheckpoint.
    */
   checkpointIntervalMs?: number;
+  /**
+   * A cross-process "the log grew" signal (e.g. Redis pub/sub of the head): the store hands it
+   * a function that wakes its live subscriptions now rather than at their next poll.
+   */
+  wakeSignal?: { register(wake: () => void): void };
 }
 
 export interface SqliteEventStore extends EventStore {
@@ -173,6 +178,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   );
   const subscriptions = new Set<{ stop(): void }>();
   let closed = false;
+  options.wakeSignal?.register(() => {
+    if (!closed) notifier.notify();
+  });
 
   const open = () => {
     if (closed) throw new StoreUnavailableError(`the event store at ${options.path} is closed`);

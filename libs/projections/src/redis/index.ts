@@ -1,1 +1,3 @@
 export * from './redis-read-model';
+export * from './pool';
+export * from './read-side';

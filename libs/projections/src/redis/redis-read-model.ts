@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { createClient } from 'redis';
 import { type ConversationEvent, type Message } from '@arbor/domain';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
@@ -77,9 +78,72 @@ export interface RedisReadModelOptions {
   prefix: string;
   /** The generation written and read. */
   generation: string;
-  /** The projector's name (its checkpoint key). */
+  /** The projector's name (its checkpoint key; a partition worker's is `p<i>`). */
   name?: string;
+  /**
+   * Checked inside the one atomic write of every batch (a Lua script): the live generation must
+   * still be this one (`<prefix>:gen`; a missing marker — Redis emptied — refuses too)…
+   */
+  guardGeneration?: string;
+  /** …and the partition's lease must still hold exactly this value (`<workerId>:<token>`). */
+  fence?: () => { leaseKey: string; leaseValue: string } | null;
 }
+
+/** A batch refused because its writer's lease (fencing token) or generation is no longer live. */
+export class FencedError extends Error {
+  constructor(
+    readonly reason: 'lease' | 'generation',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FencedError';
+  }
+}
+
+/**
+ * One batch of a projector, applied atomically: the guards (live generation, lease value) are
+ * checked and every command run in the same script, so a writer whose lease expired (or whose
+ * generation was switched away) writes nothing at all. Keys are passed as arguments: this runs
+ * on a single Redis node (see ARCHITECTURE.md for Cluster).
+ */
+export const APPLY_SCRIPT = `
+if ARGV[1] ~= '' and redis.call('GET', ARGV[1]) ~= ARGV[2] then
+  return redis.error_reply('ARBOR_GENERATION the live generation is not ' .. ARGV[2])
+end
+if ARGV[3] ~= '' and redis.call('GET', ARGV[3]) ~= ARGV[4] then
+  return redis.error_reply('ARBOR_FENCED the lease ' .. ARGV[3] .. ' is not held by ' .. ARGV[4])
+end
+local i = 5
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  redis.call(unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+return 1
+`;
+
+const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
+const APPLY_SHA = sha1(APPLY_SCRIPT);
+
+/** Runs a script by its SHA, loading it once when the server does not know it (NOSCRIPT). */
+export const runScript = async (
+  client: RedisClient,
+  script: string,
+  args: readonly string[],
+  sha = sha1(script),
+): Promise<unknown> => {
+  try {
+    return await client.sendCommand(['EVALSHA', sha, '0', ...args]);
+  } catch (e) {
+    if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {
+      return client.sendCommand(['EVAL', script, '0', ...args]);
+    }
+    throw e;
+  }
+};
+
+/** Commands gathered for one atomic batch. */
+type Command = string[];
 
 export const generationKey = (prefix: string): string => `${prefix}:gen`;
 
@@ -160,6 +224,7 @@ export const createRedisReadModel = (
     t: string,
     c: string,
     events: readonly RecordedEvent[],
+    out: Command[],
   ): Promise<void> => {
     const k = conv(t, c);
     let row = await getConv(t, c);
@@ -384,31 +449,31 @@ export const createRedisReadModel = (
     }
     if (row === null) return;
 
-    const tx = client.multi();
-    tx.set(`${k}:conv`, JSON.stringify(row));
+    out.push(['SET', `${k}:conv`, JSON.stringify(row)]);
     for (const [id, m] of newMetas) {
-      tx.hSet(`${k}:msgs`, id, JSON.stringify(m));
-      tx.hSet(`${k}:bodies`, id, bodies.get(id) as string);
-      tx.zAdd(`${k}:order`, { score: m.seq, value: id });
+      out.push(['HSET', `${k}:msgs`, id, JSON.stringify(m)]);
+      out.push(['HSET', `${k}:bodies`, id, bodies.get(id) as string]);
+      out.push(['ZADD', `${k}:order`, String(m.seq), id]);
     }
     if (keep < storedLength) {
-      if (keep === 0) tx.del(`${k}:branch`);
-      else tx.lTrim(`${k}:branch`, 0, keep - 1);
+      if (keep === 0) out.push(['DEL', `${k}:branch`]);
+      else out.push(['LTRIM', `${k}:branch`, '0', String(keep - 1)]);
     }
-    if (appended.length > 0) tx.rPush(`${k}:branch`, appended);
-    for (const [label, cp] of cps) tx.hSet(`${k}:cps`, label, JSON.stringify(cp));
-    for (const [id, f] of failures) tx.hSet(`${k}:failures`, id, JSON.stringify(f));
-    for (const [rev, d] of digests) tx.hSet(`${k}:digests`, rev, d);
-    await tx.exec();
+    for (let i = 0; i < appended.length; i += 1000)
+      out.push(['RPUSH', `${k}:branch`, ...appended.slice(i, i + 1000)]);
+    for (const [label, cp] of cps) out.push(['HSET', `${k}:cps`, label, JSON.stringify(cp)]);
+    for (const [id, f] of failures) out.push(['HSET', `${k}:failures`, id, JSON.stringify(f)]);
+    for (const [rev, d] of digests) out.push(['HSET', `${k}:digests`, rev, d]);
 
     // Other slots: idempotent writes (same member, same score / same field, same value).
-    if (listed !== null) await client.zAdd(listKey(t), { score: listed, value: c });
+    if (listed !== null) out.push(['ZADD', listKey(t), String(listed), c]);
     for (const f of forks) {
-      await client.hSet(
+      out.push([
+        'HSET',
         `${conv(t, f.source)}:forks`,
         f.fork,
         JSON.stringify({ from: f.from, position: f.position }),
-      );
+      ]);
     }
   };
 
@@ -438,14 +503,35 @@ export const createRedisReadModel = (
       }
       // Sources before their forks (a fork's first events only read its own keys, so log order
       // across conversations does not matter otherwise).
-      for (const g of groups.values()) await applyConversation(g.t, g.c, g.events);
-      await client.set(checkpointKey, position.toString());
+      const out: Command[] = [];
+      for (const g of groups.values()) await applyConversation(g.t, g.c, g.events, out);
+      out.push(['SET', checkpointKey, position.toString()]);
+      const fence = options.fence?.() ?? null;
+      if (options.fence && fence === null) throw new FencedError('lease', 'no lease held');
+      const args: string[] = [
+        options.guardGeneration === undefined ? '' : generationKey(prefix),
+        options.guardGeneration ?? '',
+        fence?.leaseKey ?? '',
+        fence?.leaseValue ?? '',
+      ];
+      for (const cmd of out) args.push(String(cmd.length), ...cmd);
+      try {
+        await runScript(client, APPLY_SCRIPT, args, APPLY_SHA);
+      } catch (e) {
+        const text = e instanceof Error ? e.message : String(e);
+        if (text.includes('ARBOR_FENCED')) throw new FencedError('lease', text);
+        if (text.includes('ARBOR_GENERATION')) throw new FencedError('generation', text);
+        throw e;
+      }
     },
     reset: async () => {
       await dropGeneration(client, prefix, generation);
     },
     dump: async () => {
-      const keys = (await scanKeys(client, `${base}:*`)).filter((key) => key !== checkpointKey);
+      // Progress (checkpoints, the readiness mark) is not part of the read models' content.
+      const keys = (await scanKeys(client, `${base}:*`)).filter(
+        (key) => !key.startsWith(`${base}:checkpoint:`) && key !== `${base}:meta`,
+      );
       keys.sort(byLabel);
       const parts: string[] = [];
       for (const key of keys) {

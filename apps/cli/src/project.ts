@@ -1,0 +1,68 @@
+import {
+  type ArborConfig,
+  createEventStore,
+  createHeadSignal,
+  PROJECTION_FILTER,
+  PROJECTIONS,
+} from '@arbor/application';
+import {
+  agreePartitions,
+  createProjectorPool,
+  headChannel,
+  type RedisClient,
+} from '@arbor/projections';
+import { createClient } from 'redis';
+import { CliError } from './errors';
+
+/**
+ * `arbor project`: one projector worker and nothing else (no HTTP). It joins the pool in Redis
+ * (`REDIS_URL`, `ARBOR_REDIS_PREFIX`), takes its fair share of the partitions by lease, projects
+ * them from the shared log until SIGTERM/SIGINT, then gives its leases back. `kill -9` leaves
+ * them to expire (ARBOR_LEASE_MS), after which the other workers take them over.
+ */
+export const projectCommand = async (
+  config: ArborConfig,
+  log: (line: string) => void,
+): Promise<number> => {
+  if (config.redisUrl === null) {
+    throw new CliError('usage', 'arbor project needs REDIS_URL (the read models it writes)', 2);
+  }
+  const signal = createHeadSignal();
+  const store = createEventStore(config, signal);
+  const client: RedisClient = createClient({
+    url: config.redisUrl,
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  const subscriber = client.duplicate();
+  subscriber.on('error', () => undefined);
+  await subscriber.connect();
+  await subscriber.subscribe(headChannel(config.redisPrefix), () => signal.wake());
+  const partitions = await agreePartitions(client, config.redisPrefix, config.partitions);
+  const pool = createProjectorPool({
+    client,
+    prefix: config.redisPrefix,
+    partitions,
+    leaseMs: config.leaseMs,
+    workerId: config.workerId,
+    store,
+    set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
+    onError: (e) => log(`arbor project: ${String(e)}`),
+    onLeaseChange: (change, p) => log(`arbor project: partition ${p} lease ${change}`),
+  });
+  await pool.start();
+  log(
+    `arbor project: worker ${config.workerId} in the pool (${partitions} partitions, lease ${config.leaseMs} ms, prefix ${config.redisPrefix})`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await pool.stop();
+  await subscriber.quit().catch(() => undefined);
+  await client.quit().catch(() => undefined);
+  await store.close();
+  return 0;
+};
