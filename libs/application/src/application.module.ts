@@ -10,7 +10,16 @@ import { QUERY_HANDLERS } from './conversations/queries';
 import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { ReplayService } from './replay/replay.service';
-import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
+import {
+  createEventStore,
+  createKeyStore,
+  EVENT_STORE,
+  KEY_STORE,
+  SEALED_EVENT_STORE,
+  StoreLifecycle,
+  withContentEncryption,
+} from './store/store.provider';
+import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
@@ -29,7 +38,14 @@ export class ApplicationModule {
   ): DynamicModule {
     const providers: Provider[] = [
       { provide: ARBOR_CONFIG, useValue: config },
-      { provide: EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },
+      { provide: SEALED_EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },
+      { provide: KEY_STORE, useFactory: (): KeyStore => createKeyStore(config) },
+      {
+        provide: EVENT_STORE,
+        useFactory: (sealed: EventStore, keys: KeyStore): EventStore =>
+          withContentEncryption(sealed, keys, config),
+        inject: [SEALED_EVENT_STORE, KEY_STORE],
+      },
       StoreLifecycle,
       TenantDirectoryService,
       ConversationRepository,
@@ -52,6 +68,8 @@ export class ApplicationModule {
         CqrsModule,
         ARBOR_CONFIG,
         EVENT_STORE,
+        SEALED_EVENT_STORE,
+        KEY_STORE,
         TenantDirectoryService,
         ConversationRepository,
         ReadModelsService,
