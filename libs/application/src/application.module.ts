@@ -21,6 +21,7 @@ import {
 } from './store/store.provider';
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { ErasureService } from './erasure/erasure.service';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
 export type StoreFactory = (config: ArborConfig) => EventStore;
@@ -58,6 +59,7 @@ export class ApplicationModule {
       summarizeProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
+      ErasureService,
     ];
     return {
       module: ApplicationModule,
@@ -75,6 +77,7 @@ export class ApplicationModule {
         ReadModelsService,
         ContextService,
         ReplayService,
+        ErasureService,
       ],
     };
   }

@@ -17,3 +17,4 @@ export * from './replay/replay.service';
 export * from './replay/reproduce';
 export * from './tenants/tenant-directory.service';
 export * from './validation';
+export * from './erasure/erasure.service';

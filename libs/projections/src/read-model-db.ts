@@ -15,6 +15,8 @@ export const openReadModelDb = (file: string, cacheSizeKiB = 16 * 1024): Databas
   db.pragma(`cache_size = -${cacheSizeKiB}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('busy_timeout = 5000');
+  // Erasure deletes rows: their bytes are overwritten in the file (and its freelist), not left.
+  db.pragma('secure_delete = ON');
   db.exec(`CREATE TABLE IF NOT EXISTS projector_checkpoints (
     name TEXT PRIMARY KEY,
     position TEXT NOT NULL
