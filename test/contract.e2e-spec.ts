@@ -195,6 +195,22 @@ describe('the wire contract (OpenAPI document) against the app', () => {
       (await api.post(api.conv(long, `/compactions/${decisionId}/revoke`), { reason: 'x' })).status,
     ).toBe(200);
 
+    // Erasure and retention.
+    expect(
+      (await admin.put(`/v1/tenants/${tenantId}/retention`, { retentionDays: 30 })).status,
+    ).toBe(200);
+    expect((await admin.post('/v1/admin/retention/sweep')).status).toBe(200);
+    const doomed = await api.start({ title: 'doomed' });
+    expect(
+      (await h.call('DELETE', api.conv(doomed, '?reason=test&forks=erase'), { key: api.key }))
+        .status,
+    ).toBe(200);
+    const leaving = await admin.post('/v1/tenants', { name: 'leaving' });
+    expect(
+      (await h.call('DELETE', `/v1/tenants/${leaving.body.id as string}`, { key: ADMIN_KEY }))
+        .status,
+    ).toBe(200);
+
     const missing = ROUTES.flatMap((r) =>
       Object.keys(r.responses).map((s) => `${r.method.toUpperCase()} ${r.path} ${s}`),
     ).filter((k) => !reachedRoutes().has(k));

@@ -47,15 +47,16 @@ describe('GET /v1/conversations/{id}/verify', () => {
 
   it('reports an event edited in the file, at its revision', async () => {
     // Written beside the running server (WAL: another connection may write), as an intruder would.
+    // The content is sealed in the file, so the intruder edits what is in clear: a message's role.
     const db = new Database(path.join(h.dataDir, 'events.sqlite'));
     db.exec('DROP TRIGGER IF EXISTS events_no_update');
     const row = db
       .prepare(
-        `SELECT position, revision, data FROM events WHERE type = 'MessageAppended' AND data LIKE '%answer 2%' LIMIT 1`,
+        `SELECT position, revision, data FROM events WHERE type = 'MessageAppended' AND data LIKE '%"role":"assistant"%' LIMIT 1`,
       )
       .get() as { position: number; revision: number; data: string };
     db.prepare('UPDATE events SET data = ? WHERE position = ?').run(
-      row.data.replace('answer 2', 'answer 3'),
+      row.data.replace('"role":"assistant"', '"role":"user"'),
       row.position,
     );
     db.close();

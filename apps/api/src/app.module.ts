@@ -16,6 +16,7 @@ import { SettingsController } from './settings/settings.controller';
 import { FieldLimits } from './limits/field-limits';
 import { Cursors } from './conversations/cursor';
 import { Idempotency } from './idempotency/idempotency';
+import { EraseConversationController, ErasureAdminController } from './erasure/erasure.controller';
 
 export type { StoreFactory };
 
@@ -38,6 +39,8 @@ export class AppModule {
         ReplayController,
         VerifyController,
         AdminTenantsController,
+        EraseConversationController,
+        ErasureAdminController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -1,5 +1,6 @@
 import { createApp } from './bootstrap';
-import { ConfigError, readConfig } from '@arbor/application';
+import { ConfigError, ErasureService, readConfig } from '@arbor/application';
+import { Idempotency } from './idempotency/idempotency';
 
 const main = async (): Promise<void> => {
   let config;
@@ -14,6 +15,30 @@ const main = async (): Promise<void> => {
   }
   const app = await createApp(config);
   await app.listen(config.port, config.host);
+  // The retention sweeper: every ARBOR_RETENTION_SWEEP_MS (default 1 h; 0: off), the tenants'
+  // retention is applied through the same erasure path as DELETE (one sweep at a time).
+  const every = config.retentionSweepMs ?? 0;
+  if (every > 0) {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      app
+        .get(ErasureService)
+        .sweep({ actor: 'retention' })
+        .then((r) => {
+          for (const t of new Set(r.erased.map((e) => e.tenantId)))
+            app.get(Idempotency).store.forgetTenant(t);
+          if (r.erased.length > 0)
+            console.log(`arbor: retention erased ${r.erased.length} conversation(s)`);
+        })
+        .catch((e: unknown) => console.error(`arbor: retention sweep failed: ${String(e)}`))
+        .finally(() => {
+          running = false;
+        });
+    }, every);
+    timer.unref();
+  }
   console.log(
     `arbor listening on http://${config.host}:${config.port} (store: ${
       config.eventStoreConnectionString ? 'eventstoredb' : `sqlite in ${config.dataDir}`

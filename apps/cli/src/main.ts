@@ -11,6 +11,7 @@ import { createProgress } from './progress';
 import { USAGE } from './usage';
 import { verifyCommand } from './verify';
 import { projectCommand } from './project';
+import { eraseCommand, sweepCommand } from './erase';
 
 const rebuild = async (config: ArborConfig): Promise<void> => {
   const store = createEventStore(config);
@@ -77,6 +78,10 @@ const main = async (argv: string[]): Promise<number> => {
     case 'rebuild':
       await rebuild(readConfig(dataDirEnv(rest)));
       return 0;
+    case 'erase':
+      return eraseCommand(rest, (text) => void process.stdout.write(text));
+    case 'sweep':
+      return sweepCommand(rest, (text) => void process.stdout.write(text));
     case 'verify':
       return verifyCommand(readConfig(dataDirEnv(rest)), (text) => void process.stdout.write(text));
     case undefined:

@@ -13,6 +13,13 @@ usage:
                                    their positions (exit code 4 when the log does not verify);
                                    a missing data directory, log or audit secret is an error
                                    (nothing is created)
+  arbor erase <conversation>       erase a conversation (its data key destroyed, ConversationErased
+                                   appended, read models dropped); prints what was erased
+      --tenant <id>                the tenant (default: the local tenant)
+      --reason <text>              recorded in the erasure event (in clear: no personal data)
+      --forks keep|erase           keep the forks (default) or erase the lineage below it
+  arbor sweep                      apply every tenant's retention now (conversations idle longer
+                                   than retentionDays are erased); prints a summary
   arbor import <file|folder>       import Claude Code, Codex and pi session files (*.jsonl, folders
                                    recursively): one conversation per session (subagent
                                    transcripts their own), real branches kept, committed turn by

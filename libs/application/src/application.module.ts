@@ -10,14 +10,24 @@ import { QUERY_HANDLERS } from './conversations/queries';
 import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { ReplayService } from './replay/replay.service';
-import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
+import {
+  createEventStore,
+  createKeyStore,
+  EVENT_STORE,
+  KEY_STORE,
+  SEALED_EVENT_STORE,
+  StoreLifecycle,
+  withContentEncryption,
+} from './store/store.provider';
 import {
   createHeadSignal,
   HEAD_SIGNAL,
   type HeadSignal,
   withAppendSignal,
 } from './store/head-signal';
+import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { ErasureService } from './erasure/erasure.service';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
 export type StoreFactory = (config: ArborConfig, signal?: HeadSignal) => EventStore;
@@ -37,10 +47,17 @@ export class ApplicationModule {
       { provide: ARBOR_CONFIG, useValue: config },
       { provide: HEAD_SIGNAL, useValue: createHeadSignal() },
       {
-        provide: EVENT_STORE,
+        provide: SEALED_EVENT_STORE,
         useFactory: (signal: HeadSignal): EventStore =>
           withAppendSignal(storeFactory(config, signal), signal),
         inject: [HEAD_SIGNAL],
+      },
+      { provide: KEY_STORE, useFactory: (): KeyStore => createKeyStore(config) },
+      {
+        provide: EVENT_STORE,
+        useFactory: (sealed: EventStore, keys: KeyStore): EventStore =>
+          withContentEncryption(sealed, keys, config),
+        inject: [SEALED_EVENT_STORE, KEY_STORE],
       },
       StoreLifecycle,
       TenantDirectoryService,
@@ -54,6 +71,7 @@ export class ApplicationModule {
       summarizeProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
+      ErasureService,
     ];
     return {
       module: ApplicationModule,
@@ -64,11 +82,14 @@ export class ApplicationModule {
         CqrsModule,
         ARBOR_CONFIG,
         EVENT_STORE,
+        SEALED_EVENT_STORE,
+        KEY_STORE,
         TenantDirectoryService,
         ConversationRepository,
         ReadModelsService,
         ContextService,
         ReplayService,
+        ErasureService,
       ],
     };
   }

@@ -11,6 +11,7 @@ export const APP_ERROR_CODES = [
   'unknown_snapshot_shape',
   'not_found',
   'conversation_not_found',
+  'conversation_erased',
   'message_not_found',
   'parent_not_found',
   'checkpoint_not_found',

@@ -18,3 +18,4 @@ export * from './replay/reproduce';
 export * from './tenants/tenant-directory.service';
 export * from './validation';
 export * from './store/head-signal';
+export * from './erasure/erasure.service';

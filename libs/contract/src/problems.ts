@@ -17,6 +17,7 @@ export const PROBLEM_CODES = {
   forbidden: { status: 403, title: 'This key may not do that' },
   not_found: { status: 404, title: 'No such resource' },
   conversation_not_found: { status: 404, title: 'Conversation not found' },
+  conversation_erased: { status: 410, title: 'The conversation was erased' },
   message_not_found: { status: 404, title: 'Message not found' },
   parent_not_found: { status: 404, title: 'Parent message not found' },
   checkpoint_not_found: { status: 404, title: 'Checkpoint not found' },

@@ -336,3 +336,43 @@ export const CreateTenantBody = z
 export const IssueKeyBody = z
   .strictObject({ label: z.string().min(1).max(200).optional() })
   .meta({ id: 'IssueKeyBody' });
+
+/* ---- erasure and retention ---- */
+
+const Reason = z.string().min(1).max(500);
+
+export const EraseConversationQuery = z.strictObject({
+  reason: Reason.optional().describe(
+    'Why (recorded in `ConversationErased`, in clear: put no personal data in it). ' +
+      'May be given in the body instead; default `erasure requested`.',
+  ),
+  forks: z
+    .enum(['keep', 'erase'])
+    .default('keep')
+    .describe(
+      '`keep` (default): forks are separate conversations with keys of their own and stay as ' +
+        'they are, including the messages they copied; `erase`: the forks, their forks, … go too.',
+    ),
+});
+
+export const EraseBody = z
+  .strictObject({ reason: Reason.optional().describe('Why, recorded in the erasure event') })
+  .meta({ id: 'EraseBody' });
+
+export const EraseTenantQuery = z.strictObject({
+  reason: Reason.optional().describe(
+    'Why (recorded on the tenant stream); default `tenant erased`',
+  ),
+});
+
+export const RetentionBody = z
+  .strictObject({
+    retentionDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(36_500)
+      .nullable()
+      .describe('Erase conversations idle (no event) longer than this many days; null: keep'),
+  })
+  .meta({ id: 'RetentionBody' });

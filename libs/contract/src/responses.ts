@@ -510,3 +510,42 @@ export const LogHeadSchema = z
     position: z.string().nullable().meta({ description: 'Last global ($all) position' }),
   })
   .meta({ id: 'LogHead' });
+
+/* ---- erasure and retention ---- */
+
+const ErasedConversationFields = {
+  conversationId: Id,
+  erasedAt: z.string().meta({ description: 'ISO-8601' }),
+  reason: z.string(),
+  revision: Int.meta({ description: 'Revision of `ConversationErased` in its stream' }),
+};
+
+export const ConversationErasedAnswer = z
+  .object({
+    ...ErasedConversationFields,
+    erasedForks: z.array(z.object(ErasedConversationFields)),
+    keptForks: z
+      .array(Id)
+      .meta({ description: 'Forks left as they are (forks=keep): they keep their own copies' }),
+  })
+  .meta({ id: 'ConversationErasedAnswer' });
+
+export const TenantErasedAnswer = z
+  .object({
+    tenantId: Id,
+    conversations: Int.meta({ description: 'Conversations the tenant had' }),
+    erased: Int.meta({ description: 'Erased by this call (the others were already)' }),
+    reason: z.string(),
+  })
+  .meta({ id: 'TenantErasedAnswer' });
+
+export const RetentionAnswer = z
+  .object({ tenantId: Id, retentionDays: Int.nullable() })
+  .meta({ id: 'RetentionAnswer' });
+
+export const SweepAnswer = z
+  .object({
+    tenants: Int.meta({ description: 'Tenants with a retention policy' }),
+    erased: z.array(z.object({ tenantId: Id, conversationId: Id, idleDays: Int })),
+  })
+  .meta({ id: 'SweepAnswer' });

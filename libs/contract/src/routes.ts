@@ -63,7 +63,8 @@ export const IdempotencyKeyHeader = z.object({
 const conversation = z.object({ id: Id });
 const inConversation = <T extends z.ZodRawShape>(shape: T) => z.object({ id: Id, ...shape });
 const CONV = '/v1/conversations/{id}';
-const missing: ProblemCode[] = ['conversation_not_found'];
+/** Every route of one conversation: unknown (or another tenant's) is 404, erased by its tenant 410. */
+const missing: ProblemCode[] = ['conversation_not_found', 'conversation_erased'];
 
 export const ROUTES: readonly RouteSpec[] = [
   {
@@ -124,6 +125,48 @@ export const ROUTES: readonly RouteSpec[] = [
     params: z.object({ tenantId: Id, keyId: z.string() }),
     responses: { 204: { description: 'Revoked (or already revoked)' } },
     errors: ['not_found'],
+    writes: true,
+  },
+  {
+    method: 'delete',
+    path: '/v1/tenants/{tenantId}',
+    operationId: 'eraseTenant',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary:
+      'Erase a tenant: every conversation erased, every API key revoked, `TenantErased` recorded',
+    description:
+      'Each conversation is erased as by `DELETE /v1/conversations/{id}` (its key destroyed, its ' +
+      'read-model rows dropped); then the keys are revoked and `TenantErased` is appended to the ' +
+      "tenant's stream. Running it again erases what a crash left and records it again.",
+    params: z.object({ tenantId: Id }),
+    query: Q.EraseTenantQuery,
+    responses: { 200: { description: 'Erased', schema: R.TenantErasedAnswer } },
+    errors: ['tenant_not_found'],
+    writes: true,
+  },
+  {
+    method: 'put',
+    path: '/v1/tenants/{tenantId}/retention',
+    operationId: 'setRetention',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary: "Set the tenant's retention (idle days before a conversation is erased; null: keep)",
+    params: z.object({ tenantId: Id }),
+    body: { schema: Q.RetentionBody, required: true },
+    responses: { 200: { description: 'Set', schema: R.RetentionAnswer } },
+    errors: ['tenant_not_found'],
+    writes: true,
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/retention/sweep',
+    operationId: 'sweepRetention',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Apply every retention policy now (the sweeper `serve` runs on a timer)',
+    responses: { 200: { description: 'What was erased', schema: R.SweepAnswer } },
+    errors: [],
     writes: true,
   },
   {
@@ -221,6 +264,30 @@ export const ROUTES: readonly RouteSpec[] = [
     params: conversation,
     responses: { 200: { description: 'The conversation', schema: R.ConversationSchema } },
     errors: missing,
+  },
+  {
+    method: 'delete',
+    path: CONV,
+    operationId: 'eraseConversation',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary:
+      'Erase a conversation: its key destroyed, `ConversationErased` appended, read models dropped',
+    description:
+      'Crypto-shredding: the content of every event of the conversation is sealed under its own ' +
+      'data key, which is destroyed first, so nothing of the content can be read anywhere after ' +
+      '(log, exports, replays). Then `ConversationErased` (actor, time, reason) is appended, its ' +
+      'read-model rows, rendered pages and cached bodies are dropped. From then on every route ' +
+      'answers `410 conversation_erased` for it (another tenant still gets 404); the audit log ' +
+      'lists its events with their structure and `[erased]` content, and the hash chain verifies. ' +
+      'Forks are separate conversations with keys of their own: `forks=keep` (default) leaves ' +
+      'them (with the messages they copied); `forks=erase` erases the whole lineage below it.',
+    params: conversation,
+    query: Q.EraseConversationQuery,
+    body: { schema: Q.EraseBody, required: false },
+    responses: { 200: { description: 'Erased', schema: R.ConversationErasedAnswer } },
+    errors: missing,
+    writes: true,
   },
   {
     method: 'put',

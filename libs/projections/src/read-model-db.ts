@@ -22,6 +22,8 @@ export const openReadModelDb = (
   db.pragma('busy_timeout = 5000');
   // Checkpoints on a timer, not inside the projector's commits (stops itself on close).
   startWalCheckpoints(db, checkpointIntervalMs);
+  // Erasure deletes rows: their bytes are overwritten in the file (and its freelist), not left.
+  db.pragma('secure_delete = ON');
   db.exec(`CREATE TABLE IF NOT EXISTS projector_checkpoints (
     name TEXT PRIMARY KEY,
     position TEXT NOT NULL

@@ -26,6 +26,8 @@ export type TenantCommand =
   | { type: 'createTenant'; tenantId: string; name: string | null; key: NewKey }
   | { type: 'issueKey'; tenantId: string; key: NewKey & { label: string | null } }
   | { type: 'revokeKey'; tenantId: string; keyId: string }
+  | { type: 'setRetention'; tenantId: string; retentionDays: number | null }
+  | { type: 'eraseTenant'; tenantId: string; reason: string; conversations: number }
   | {
       type: 'setContextSettings';
       tenantId: string;
@@ -64,8 +66,26 @@ export const decideTenant = (command: TenantCommand, state: TenantState): Tenant
           data: { tenantId, ...command.key, label: 'initial' },
         },
       ]);
+    case 'setRetention':
+      if (!tenant) return fail('tenant_not_found', 'Tenant not found.');
+      if ((tenant.retentionDays ?? null) === command.retentionDays) return ok([]);
+      return ok([
+        { type: 'TenantRetentionSet', data: { tenantId, retentionDays: command.retentionDays } },
+      ]);
+    case 'eraseTenant': {
+      if (!tenant) return fail('tenant_not_found', 'Tenant not found.');
+      const revoke: TenantEvent[] = tenant.keyIds
+        .filter((keyId) => state.directory.keys.get(keyId)?.revoked === false)
+        .map((keyId) => ({ type: 'ApiKeyRevoked', data: { tenantId, keyId } }));
+      const erased: TenantEvent = {
+        type: 'TenantErased',
+        data: { tenantId, reason: command.reason, conversations: command.conversations },
+      };
+      return ok([...revoke, erased]);
+    }
     case 'issueKey':
       if (!tenant) return fail('tenant_not_found', 'Tenant not found.');
+      if (tenant.erased === true) return fail('tenant_not_found', 'The tenant was erased.');
       return ok([{ type: 'ApiKeyIssued', data: { tenantId, ...command.key } }]);
     case 'revokeKey': {
       const key = state.directory.keys.get(command.keyId);

@@ -22,6 +22,10 @@ export interface TenantRecord {
   contextModels: Readonly<Record<string, ContextCapabilityOverride>>;
   /** How many times the context settings were set (0 = never). */
   contextSettingsVersion: number;
+  /** Days of idle time after which a conversation is erased (`TenantRetentionSet`); null = never. */
+  retentionDays?: number | null;
+  /** `TenantErased`: its keys are revoked and no new key is issued. */
+  erased?: boolean;
 }
 
 export interface TenantDirectory {
@@ -66,6 +70,19 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
       const keys = new Map(dir.keys);
       keys.set(key.keyId, { ...key, revoked: true });
       return { ...dir, keys };
+    }
+    case 'TenantRetentionSet':
+    case 'TenantErased': {
+      const tenant = dir.tenants.get(event.data.tenantId);
+      if (!tenant) return dir;
+      const tenants = new Map(dir.tenants);
+      tenants.set(
+        tenant.tenantId,
+        event.type === 'TenantErased'
+          ? { ...tenant, erased: true }
+          : { ...tenant, retentionDays: event.data.retentionDays },
+      );
+      return { ...dir, tenants };
     }
     case 'TenantContextSettingsSet': {
       const tenant = dir.tenants.get(event.data.tenantId);

@@ -34,13 +34,33 @@ export interface TenantContextSettingsSet {
   data: { tenantId: string; models: Record<string, ContextCapabilityOverride> };
 }
 
-export type TenantEvent = TenantCreated | ApiKeyIssued | ApiKeyRevoked | TenantContextSettingsSet;
+/** The tenant's retention: conversations idle longer than this many days are erased (null: kept). */
+export interface TenantRetentionSet {
+  type: 'TenantRetentionSet';
+  data: { tenantId: string; retentionDays: number | null };
+}
+
+/** The tenant was erased: every conversation's key destroyed, every API key revoked. */
+export interface TenantErased {
+  type: 'TenantErased';
+  data: { tenantId: string; reason: string; conversations: number };
+}
+
+export type TenantEvent =
+  | TenantCreated
+  | ApiKeyIssued
+  | ApiKeyRevoked
+  | TenantContextSettingsSet
+  | TenantRetentionSet
+  | TenantErased;
 
 export const TENANT_EVENT_TYPES: readonly TenantEvent['type'][] = [
   'TenantCreated',
   'ApiKeyIssued',
   'ApiKeyRevoked',
   'TenantContextSettingsSet',
+  'TenantRetentionSet',
+  'TenantErased',
 ];
 
 export const TENANT_CATEGORY = 'tenant';

@@ -5,7 +5,7 @@ import {
   ARBOR_CONFIG,
   type ArborConfig,
   auditSecretOf,
-  EVENT_STORE,
+  SEALED_EVENT_STORE,
   GetConversation,
 } from '@arbor/application';
 import { Id } from '@arbor/contract';
@@ -34,7 +34,7 @@ export class VerifyController {
 
   constructor(
     private readonly queries: QueryBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SEALED_EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 

@@ -34,6 +34,8 @@ export class IdempotencyStore {
     this.db = new Database(path.join(dataDir, 'idempotency.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${synchronous}`);
+    // Erasure forgets stored answers: their bytes are overwritten, not left in free pages.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
       tenant TEXT NOT NULL,
       key TEXT NOT NULL,
@@ -60,6 +62,16 @@ export class IdempotencyStore {
   put(tenant: string, key: string, answer: StoredAnswer): void {
     this.putStmt.run(tenant, key, answer.fingerprint, answer.status, answer.body, Date.now());
     if (++this.writes % 1000 === 0) this.expireStmt.run(Date.now() - this.ttlMs);
+  }
+
+  /**
+   * Forgets every stored answer of a tenant (after an erasure: an answer may quote the erased
+   * conversation's title or failed input), then checkpoints and truncates the WAL. Retries of those
+   * requests within the TTL are then run again rather than answered from the memo.
+   */
+  forgetTenant(tenant: string): void {
+    this.db.prepare('DELETE FROM idempotency_keys WHERE tenant = ?').run(tenant);
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   close(): void {

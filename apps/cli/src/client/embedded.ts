@@ -56,7 +56,7 @@ import {
 export const LOCAL_TENANT_NAME = 'local';
 
 /** Tenants folded from the log (the directory service keeps its map private). */
-const tenantsNamed = async (store: EventStore, name: string): Promise<string[]> => {
+export const tenantsNamed = async (store: EventStore, name: string): Promise<string[]> => {
   let dir = emptyDirectory();
   let from: bigint | 'start' = 'start';
   for (;;) {

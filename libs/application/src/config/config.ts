@@ -46,6 +46,15 @@ export interface ArborConfig {
   stateCacheMessages: number;
   /** ARBOR_AUDIT_SECRET (hex or base64, ≥ 32 bytes); unset → `<dataDir>/audit.key`, created once. */
   auditSecret: string | null;
+  /**
+   * ARBOR_ENCRYPTION (default on): seal conversation content in the log with per-conversation
+   * data keys, so erasure can destroy it. Off: new events are stored in clear (sealed ones still read).
+   */
+  encryption?: boolean;
+  /** ARBOR_MASTER_KEY (32 bytes, hex or base64); unset → `<dataDir>/master.key`, created once. */
+  masterKey?: string | null;
+  /** ARBOR_RETENTION_SWEEP_MS: how often `serve` applies the tenants' retention (0: never). */
+  retentionSweepMs?: number;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
   limits: LimitsConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
@@ -172,6 +181,9 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     summary: summaryConfig(env),
     limits: limitsConfig(env),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
+    encryption: onOff(env, 'ARBOR_ENCRYPTION', true),
+    masterKey: nonEmpty(env.ARBOR_MASTER_KEY),
+    retentionSweepMs: int(env, 'ARBOR_RETENTION_SWEEP_MS', 60 * 60 * 1000, 0),
   };
 };
 

@@ -71,11 +71,23 @@ const refuseOpenToolCalls = (messages: readonly Message[]): void => {
  */
 @Injectable()
 export class ContextService {
-  private readonly tokenCache = createTokenCache();
+  private tokenCache = createTokenCache();
   /** Rendered pages by source text and shape (deterministic, so safe to reuse), bounded by bytes. */
-  private readonly pageCache = createPageCache();
+  private pageCache = createPageCache();
   /** Live windows of recent calls: a call whose tip did not move reads nothing again. */
-  private readonly windows = new LiveWindowCache();
+  private windows = new LiveWindowCache();
+
+  /**
+   * After an erasure: every in-process cache that may hold content (token stats and renderings,
+   * rendered pages, live windows) starts empty. All of them, not just the erased conversation's
+   * entries: the page cache is keyed by source text, not by conversation, and an erasure is rare
+   * enough that refilling the caches costs less than tracking what each entry came from.
+   */
+  forgetCaches(): void {
+    this.tokenCache = createTokenCache();
+    this.pageCache = createPageCache();
+    this.windows = new LiveWindowCache();
+  }
 
   constructor(
     private readonly repository: ConversationRepository,

@@ -31,7 +31,15 @@ import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError, fromDomainError } from '../errors';
 import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
-import { EVENT_STORE } from '../store/store.provider';
+import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
+import { type ErasureRecord, type KeyStore } from '@arbor/event-store/crypto';
+
+/** 410 `conversation_erased`, with when and why (never any content). */
+export const erasedError = (erasure: ErasureRecord): AppError =>
+  new AppError('conversation_erased', 'This conversation was erased.', {
+    erasedAt: erasure.erasedAt,
+    reason: erasure.reason,
+  });
 
 /** What a fork writes to its own new stream, before the source records the fork. */
 export interface ForkOpening {
@@ -72,6 +80,7 @@ export class ConversationRepository {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) config: ArborConfig,
+    @Inject(KEY_STORE) private readonly keys: KeyStore,
   ) {
     const maxSize = config.stateCacheMessages;
     this.cache = new LRUCache({
@@ -100,6 +109,16 @@ export class ConversationRepository {
     const state = foldEvents(events, cached);
     this.remember(stream, state);
     return state;
+  }
+
+  /** Runs `work` under the conversation's in-process lock (no command of it runs meanwhile). */
+  exclusive<T>(tenantId: string, conversationId: string, work: () => Promise<T>): Promise<T> {
+    return this.queue.run(conversationStream(tenantId, conversationId), work);
+  }
+
+  /** Drops the cached write-side state (it holds titles and failed inputs): after an erasure. */
+  forget(tenantId: string, conversationId: string): void {
+    this.cache.delete(conversationStream(tenantId, conversationId));
   }
 
   private remember(stream: string, state: ConversationState): void {
@@ -251,6 +270,8 @@ export class ConversationRepository {
     const stream = conversationStream(tenantId, conversationId);
     return this.queue.run(stream, () => {
       const causationId = randomUUID();
+      const erasure = this.keys.erasure(stream);
+      if (erasure !== null) throw erasedError(erasure);
       return decideAndAppend(
         async () => {
           const state = await this.load(tenantId, conversationId);

@@ -398,6 +398,22 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
+  /** Waits until the read models have applied the log up to `position` (or 503). */
+  async reach(position: bigint): Promise<void> {
+    if (!(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))) {
+      throw new AppError('projection_lagging', 'Retry shortly.');
+    }
+  }
+
+  /**
+   * After an erasure was projected: the SQLite read models' WAL is checkpointed into the file and
+   * truncated, so the deleted rows' old pages (secure_delete overwrote them in the file) are not
+   * left in the WAL either. Redis deletes keys outright; nothing to do there.
+   */
+  compactAfterErasure(): void {
+    this.db?.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   /**
    * Replays the log from position 0 into fresh read models while the live ones keep serving,
    * then switches to them: no reader ever sees half-rebuilt rows. SQLite: a new file and an

@@ -2,11 +2,24 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AUDIT_SECRET_ENV, loadAuditSecret, withHashChain } from '@arbor/audit';
 import { type EventStore } from '@arbor/event-store';
 import { openEventStoreDbStore } from '@arbor/event-store/esdb';
+import {
+  type KeyStore,
+  keyStoreDataPath,
+  loadMasterKey,
+  MASTER_KEY_ENV,
+  openSqliteKeyStore,
+  withContentKeys,
+} from '@arbor/event-store/crypto';
 import { eventStoreDataPath, openSqliteEventStore } from '@arbor/event-store/sqlite';
 import { type ArborConfig } from '../config/config';
 import { type HeadSignal } from './head-signal';
 
+/** The log every reader and writer uses: content sealed on append, opened on read. */
 export const EVENT_STORE = Symbol('EVENT_STORE');
+/** The log as stored (sealed content, hash chain): what the verifier recomputes. */
+export const SEALED_EVENT_STORE = Symbol('SEALED_EVENT_STORE');
+/** The per-conversation data keys (`<dataDir>/keys.sqlite`). */
+export const KEY_STORE = Symbol('KEY_STORE');
 
 /**
  * The embedded SQLite log by default; EventStoreDB when a connection string is configured. Every
@@ -25,6 +38,20 @@ export const createEventStore = (config: ArborConfig, signal?: HeadSignal): Even
       });
   return withHashChain(store, auditSecretOf(config));
 };
+
+/** The key store beside the log, its keys wrapped by ARBOR_MASTER_KEY or `<dataDir>/master.key`. */
+export const createKeyStore = (config: ArborConfig): KeyStore =>
+  openSqliteKeyStore(
+    keyStoreDataPath(config.dataDir),
+    loadMasterKey(config.dataDir, { [MASTER_KEY_ENV]: config.masterKey ?? undefined }).key,
+  );
+
+/** The log readers and writers use: `sealed` with content keys from `keys` (closed with it). */
+export const withContentEncryption = (
+  sealed: EventStore,
+  keys: KeyStore,
+  config: ArborConfig,
+): EventStore => withContentKeys(sealed, keys, { encrypt: config.encryption ?? true });
 
 export const auditSecretOf = (config: ArborConfig): Buffer =>
   loadAuditSecret(config.dataDir, { [AUDIT_SECRET_ENV]: config.auditSecret ?? undefined }).key;

@@ -200,6 +200,40 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     await this.write({ type: 'revokeKey', tenantId, keyId }, ctx);
   }
 
+  /** The tenant's retention in days (null: conversations are kept). */
+  retention(tenantId: string): { retentionDays: number | null; erased: boolean } {
+    const tenant = this.dir.tenants.get(tenantId);
+    if (!tenant) throw new AppError('tenant_not_found');
+    return { retentionDays: tenant.retentionDays ?? null, erased: tenant.erased === true };
+  }
+
+  /** Sets the tenant's retention: one `TenantRetentionSet` (nothing when unchanged). */
+  async setRetention(
+    tenantId: string,
+    retentionDays: number | null,
+    ctx: ActorContext,
+  ): Promise<{ retentionDays: number | null }> {
+    await this.write({ type: 'setRetention', tenantId, retentionDays }, ctx);
+    return { retentionDays: this.retention(tenantId).retentionDays };
+  }
+
+  /** Revokes every key of the tenant and records `TenantErased` (its conversations go first). */
+  async recordTenantErased(
+    tenantId: string,
+    reason: string,
+    conversations: number,
+    ctx: ActorContext,
+  ): Promise<void> {
+    await this.write({ type: 'eraseTenant', tenantId, reason, conversations }, ctx);
+  }
+
+  /** Every tenant with a retention policy, and its days. */
+  retentionPolicies(): { tenantId: string; retentionDays: number }[] {
+    return [...this.dir.tenants.values()]
+      .filter((t) => t.erased !== true && typeof t.retentionDays === 'number')
+      .map((t) => ({ tenantId: t.tenantId, retentionDays: t.retentionDays as number }));
+  }
+
   /** The tenant's context capability overrides by model-name prefix, and how often they were set. */
   contextSettings(tenantId: string): {
     models: Readonly<Record<string, ContextCapabilityOverride>>;

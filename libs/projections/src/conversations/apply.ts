@@ -3,6 +3,9 @@ import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
 import { type ConversationEvent, type Message } from '@arbor/domain';
 
 /** The conversation events this projection folds, read off a recorded event. */
+/** The event that erases a conversation (appended by the application's erasure, not decided). */
+export const CONVERSATION_ERASED = 'ConversationErased';
+
 const asConversationEvent = (e: RecordedEvent): ConversationEvent =>
   ({ type: e.type, data: e.data }) as ConversationEvent;
 
@@ -79,6 +82,19 @@ export const prepareConversationHandler = (db: Database.Database) => {
     appliedRevision: db.prepare(
       `SELECT revision FROM rm_conversations WHERE tenant_id = ? AND id = ?`,
     ),
+    erased: db.prepare(`SELECT 1 FROM rm_erased WHERE tenant_id = ? AND id = ?`),
+    insertErased: db.prepare(
+      `INSERT OR IGNORE INTO rm_erased (tenant_id, id, revision, erased_at, reason) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    eraseRows: [
+      'DELETE FROM rm_conversations WHERE tenant_id = @tenant AND id = @conv',
+      'DELETE FROM rm_forks WHERE tenant_id = @tenant AND (source_id = @conv OR fork_id = @conv)',
+      'DELETE FROM rm_messages WHERE tenant_id = @tenant AND conversation_id = @conv',
+      'DELETE FROM rm_active_branch WHERE tenant_id = @tenant AND conversation_id = @conv',
+      'DELETE FROM rm_checkpoints WHERE tenant_id = @tenant AND conversation_id = @conv',
+      'DELETE FROM rm_failures WHERE tenant_id = @tenant AND conversation_id = @conv',
+      'DELETE FROM rm_digests WHERE tenant_id = @tenant AND conversation_id = @conv',
+    ].map((sql) => db.prepare(sql)),
     resolveFailures: db.prepare(
       `UPDATE rm_failures SET pending = 0 WHERE tenant_id = ? AND conversation_id = ? AND pending = 1`,
     ),
@@ -222,7 +238,15 @@ export const prepareConversationHandler = (db: Database.Database) => {
     // conversation (a redelivery) changes nothing.
     const applied = s.appliedRevision.get(tenant, conv) as { revision: number } | undefined;
     if (applied !== undefined && revision <= applied.revision) return;
+    // An erased conversation keeps no rows: nothing before or after its erasure is applied again.
+    if (s.erased.get(tenant, conv) !== undefined) return;
     const at = recorded.metadata.timestamp;
+    if (recorded.type === CONVERSATION_ERASED) {
+      for (const statement of s.eraseRows) statement.run({ tenant, conv });
+      const reason = (recorded.data as { reason?: unknown } | null)?.reason;
+      s.insertErased.run(tenant, conv, revision, at, typeof reason === 'string' ? reason : '');
+      return;
+    }
     const event = asConversationEvent(recorded);
     if (event.type === 'ConversationStarted') {
       s.insertConversation.run({

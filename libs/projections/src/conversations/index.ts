@@ -11,3 +11,4 @@ export const conversationsProjection: Projection = {
 };
 
 export * from './queries';
+export { CONVERSATION_ERASED } from './apply';

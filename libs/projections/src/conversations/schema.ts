@@ -13,6 +13,7 @@ export const CONVERSATION_TABLES = [
   { name: 'rm_checkpoints', orderBy: 'tenant_id, conversation_id, label' },
   { name: 'rm_failures', orderBy: 'tenant_id, conversation_id, failure_id' },
   { name: 'rm_digests', orderBy: 'tenant_id, conversation_id, revision' },
+  { name: 'rm_erased', orderBy: 'tenant_id, id' },
 ] as const;
 
 export const migrateConversationTables = (db: Database.Database): void => {
@@ -100,6 +101,15 @@ export const migrateConversationTables = (db: Database.Database): void => {
       label TEXT NOT NULL,
       digest TEXT NOT NULL,
       PRIMARY KEY (tenant_id, conversation_id, revision)
+    ) WITHOUT ROWID, STRICT;
+    -- Erased conversations: no content, only that, when and why (ConversationErased).
+    CREATE TABLE IF NOT EXISTS rm_erased (
+      tenant_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      erased_at TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      PRIMARY KEY (tenant_id, id)
     ) WITHOUT ROWID, STRICT;
     CREATE INDEX IF NOT EXISTS rm_digests_by_message ON rm_digests (tenant_id, conversation_id, message_id);
   `);

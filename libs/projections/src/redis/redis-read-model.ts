@@ -8,6 +8,7 @@ import {
   type ForkRow,
   type TreeNode,
 } from '../conversations/queries';
+import { CONVERSATION_ERASED } from '../conversations/apply';
 import { type ReadModelQueries, type ReadModelSink } from '../read-model-port';
 
 export type RedisClient = ReturnType<typeof createClient>;
@@ -202,6 +203,19 @@ const toRow = (c: StoredConversation): ConversationRow => ({
   cutAt: c.cutAt,
 });
 
+/** Every key a conversation has (`<prefix>:<gen>:{t:c}:<part>`). */
+const ERASED_PARTS = [
+  'conv',
+  'msgs',
+  'bodies',
+  'order',
+  'branch',
+  'cps',
+  'failures',
+  'digests',
+  'forks',
+];
+
 const byLabel = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export const createRedisReadModel = (
@@ -219,6 +233,30 @@ export const createRedisReadModel = (
     return raw === null ? null : (JSON.parse(raw) as StoredConversation);
   };
 
+  /**
+   * ConversationErased: every key of the conversation goes (rows, bodies, branch, checkpoints,
+   * failures, digests, its forks list) in one MULTI/EXEC with the content-free `:erased` marker;
+   * then, in other slots, its entry in the tenant's list and on its source's forks list.
+   */
+  const eraseConversation = async (t: string, c: string, erasure: RecordedEvent) => {
+    const k = conv(t, c);
+    const row = await getConv(t, c);
+    const reason = (erasure.data as { reason?: unknown } | null)?.reason;
+    const tx = client.multi();
+    for (const part of ERASED_PARTS) tx.unlink(`${k}:${part}`);
+    tx.set(
+      `${k}:erased`,
+      JSON.stringify({
+        revision: Number(erasure.revision),
+        erasedAt: erasure.metadata.timestamp,
+        reason: typeof reason === 'string' ? reason : '',
+      }),
+    );
+    await tx.exec();
+    await client.zRem(listKey(t), c);
+    if (row?.ffc) await client.hDel(`${conv(t, row.ffc)}:forks`, c);
+  };
+
   /** Applies one conversation's events of a batch (in revision order): one MULTI/EXEC. */
   const applyConversation = async (
     t: string,
@@ -227,6 +265,13 @@ export const createRedisReadModel = (
     out: Command[],
   ): Promise<void> => {
     const k = conv(t, c);
+    // An erased conversation keeps no keys; nothing before or after its erasure is applied again.
+    if ((await client.exists(`${k}:erased`)) === 1) return;
+    const erasure = events.find((e) => e.type === CONVERSATION_ERASED);
+    if (erasure !== undefined) {
+      await eraseConversation(t, c, erasure);
+      return;
+    }
     let row = await getConv(t, c);
     const fresh = events.filter((e) => (row === null ? true : Number(e.revision) > row.revision));
     if (fresh.length === 0) return;

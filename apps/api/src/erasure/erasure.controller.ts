@@ -1,0 +1,104 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query as QueryParams,
+  UseGuards,
+} from '@nestjs/common';
+import { ErasureService, TenantDirectoryService } from '@arbor/application';
+import {
+  EraseBody,
+  EraseConversationQuery,
+  EraseTenantQuery,
+  Id,
+  RetentionBody,
+} from '@arbor/contract';
+import { AdminGuard } from '../auth/admin.guard';
+import { AuthGuard } from '../auth/auth.guard';
+import { type Caller, CallerParam } from '../auth/caller';
+import { Idempotency } from '../idempotency/idempotency';
+import { parseOrThrow } from '../validation/zod';
+
+/** `DELETE /v1/conversations/{id}`: erase one conversation (its own tenant's key). */
+@UseGuards(AuthGuard)
+@Controller('v1/conversations')
+export class EraseConversationController {
+  constructor(
+    private readonly erasure: ErasureService,
+    private readonly idempotency: Idempotency,
+  ) {}
+
+  @Delete(':id')
+  @HttpCode(200)
+  async erase(
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, id, 'params');
+    const q = parseOrThrow(EraseConversationQuery, query ?? {}, 'query');
+    const b = parseOrThrow(EraseBody, body ?? {});
+    const result = await this.erasure.eraseConversation(caller, id, {
+      reason: q.reason ?? b.reason ?? 'erasure requested',
+      forks: q.forks,
+    });
+    // Stored answers of retried requests may quote the conversation (titles, failed inputs).
+    this.idempotency.store.forgetTenant(caller.tenantId);
+    return result;
+  }
+}
+
+/** Tenant erasure, retention policy and the sweep (admin). */
+@UseGuards(AdminGuard)
+@Controller('v1')
+export class ErasureAdminController {
+  constructor(
+    private readonly erasure: ErasureService,
+    private readonly directory: TenantDirectoryService,
+    private readonly idempotency: Idempotency,
+  ) {}
+
+  @Delete('tenants/:tenantId')
+  @HttpCode(200)
+  async eraseTenant(
+    @Param('tenantId') tenantId: string,
+    @QueryParams() query: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, tenantId, 'params');
+    const q = parseOrThrow(EraseTenantQuery, query ?? {}, 'query');
+    const result = await this.erasure.eraseTenant(tenantId, {
+      reason: q.reason ?? 'tenant erased',
+      actor: caller.actor,
+    });
+    this.idempotency.store.forgetTenant(tenantId);
+    return result;
+  }
+
+  @Put('tenants/:tenantId/retention')
+  async setRetention(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, tenantId, 'params');
+    const { retentionDays } = parseOrThrow(RetentionBody, body);
+    const set = await this.directory.setRetention(tenantId, retentionDays, caller);
+    return { tenantId, retentionDays: set.retentionDays };
+  }
+
+  @Post('admin/retention/sweep')
+  @HttpCode(200)
+  async sweep(@CallerParam() caller: Caller) {
+    const result = await this.erasure.sweep({ actor: caller.actor });
+    for (const tenantId of new Set(result.erased.map((e) => e.tenantId))) {
+      this.idempotency.store.forgetTenant(tenantId);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,296 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  conversationStream,
+  type EventStore,
+  parseStreamName,
+  type RecordedEvent,
+  StreamNotFoundError,
+  tenantStreamPrefix,
+  WrongExpectedVersionError,
+} from '@arbor/event-store';
+import { type KeyStore } from '@arbor/event-store/crypto';
+import { CONVERSATION_ERASED } from '@arbor/projections';
+import { type Caller } from '../caller';
+import { ContextService } from '../context/context.service';
+import { ConversationRepository, erasedError } from '../conversations/conversation.repository';
+import { ReadModelsService } from '../conversations/read-models.service';
+import { AppError } from '../errors';
+import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
+import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+
+export { CONVERSATION_ERASED };
+
+/** What `forks` does when a conversation is erased: keep them (default) or erase the lineage. */
+export type ForkPolicy = 'keep' | 'erase';
+
+export interface ErasedConversation {
+  conversationId: string;
+  erasedAt: string;
+  reason: string;
+  /** Revision of the `ConversationErased` event in the conversation's stream. */
+  revision: number;
+}
+
+export interface ErasureResult extends ErasedConversation {
+  /** Forks erased with it (`forks=erase`), depth first. */
+  erasedForks: ErasedConversation[];
+  /** Forks left as they are (`forks=keep`): separate conversations, with keys of their own. */
+  keptForks: string[];
+}
+
+export interface SweepResult {
+  tenants: number;
+  erased: { tenantId: string; conversationId: string; idleDays: number }[];
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PAGE = 5000;
+
+/**
+ * Erasure by crypto-shredding. A conversation's content is sealed in the log under its own data
+ * key; erasing destroys that key first (then the content is unreadable everywhere at once: log,
+ * exports, replays), appends `ConversationErased` (actor, time, reason — no content), drops the
+ * read-model rows (the projector does, on that event), empties the in-process caches, and
+ * checkpoints the read models' WAL. The log stays append-only and its hash chain still verifies.
+ * If the process dies between the key and the event, the conversation already reads as erased
+ * (410 from the key store's tombstone) and erasing it again appends the missing event.
+ */
+@Injectable()
+export class ErasureService {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(KEY_STORE) private readonly keys: KeyStore,
+    private readonly repository: ConversationRepository,
+    private readonly readModels: ReadModelsService,
+    private readonly context: ContextService,
+    private readonly directory: TenantDirectoryService,
+  ) {}
+
+  /** 410 `conversation_erased` when the caller's tenant erased `conversationId`. */
+  assertNotErased(tenantId: string, conversationId: string): void {
+    const erasure = this.keys.erasure(conversationStream(tenantId, conversationId));
+    if (erasure !== null) throw erasedError(erasure);
+  }
+
+  private async lastEvent(stream: string): Promise<RecordedEvent | null> {
+    try {
+      const [last] = await this.store.readStream(stream, {
+        direction: 'backwards',
+        fromRevision: 'end',
+        maxCount: 1,
+      });
+      return last ?? null;
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return null;
+      throw e;
+    }
+  }
+
+  /** The forks of a conversation, from the read models (before its rows are dropped). */
+  private async forksOf(caller: Caller, conversationId: string): Promise<string[]> {
+    const queries = await this.readModels.upToDateWith(
+      conversationStream(caller.tenantId, conversationId),
+    );
+    const row = await queries.getConversation(caller.tenantId, conversationId);
+    return row === null ? [] : row.forks.map((f) => f.conversationId);
+  }
+
+  async eraseConversation(
+    caller: Caller,
+    conversationId: string,
+    options: { reason: string; forks?: ForkPolicy },
+  ): Promise<ErasureResult> {
+    const forks = await this.forksOf(caller, conversationId);
+    const erased = await this.eraseOne(caller, conversationId, options.reason, true);
+    const erasedForks: ErasedConversation[] = [];
+    const keptForks: string[] = [];
+    if (options.forks === 'erase') {
+      const pending = [...forks];
+      const seen = new Set([conversationId]);
+      while (pending.length > 0) {
+        const fork = pending.shift() as string;
+        if (seen.has(fork)) continue;
+        seen.add(fork);
+        pending.push(...(await this.forksOf(caller, fork)));
+        const one = await this.eraseOne(caller, fork, options.reason, false);
+        if (one !== null) erasedForks.push(one);
+      }
+    } else keptForks.push(...forks);
+    this.readModels.compactAfterErasure();
+    return { ...(erased as ErasedConversation), erasedForks, keptForks };
+  }
+
+  /**
+   * Erases one conversation. `strict`: an unknown id is 404 and an erased one 410; otherwise
+   * (forks, tenants, the sweeper) those are skipped and null returned.
+   */
+  private eraseOne(
+    caller: Caller,
+    conversationId: string,
+    reason: string,
+    strict: boolean,
+  ): Promise<ErasedConversation | null> {
+    const tenantId = caller.tenantId;
+    const stream = conversationStream(tenantId, conversationId);
+    return this.repository.exclusive(tenantId, conversationId, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const last = await this.lastEvent(stream);
+        if (last === null) {
+          if (strict) throw new AppError('conversation_not_found');
+          return null;
+        }
+        const tombstone = this.keys.erasure(stream);
+        if (last.type === CONVERSATION_ERASED) {
+          if (strict && tombstone !== null) throw erasedError(tombstone);
+          if (tombstone === null) {
+            // The event is there but no tombstone (another process erased it before its key
+            // store was shared, or the file was restored): destroy the key now.
+            const data = last.data as { reason?: string };
+            this.keys.erase(stream, {
+              erasedAt: last.metadata.timestamp,
+              actor: last.metadata.actor,
+              reason: data.reason ?? reason,
+            });
+          }
+          this.forgetEverywhere(tenantId, conversationId);
+          return null;
+        }
+        const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
+        const why = tombstone?.reason ?? reason;
+        // The key first: from here on nothing of the content can be read, even if we die now.
+        this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
+        this.forgetEverywhere(tenantId, conversationId);
+        try {
+          const r = await this.store.appendToStream(
+            stream,
+            [
+              {
+                type: CONVERSATION_ERASED,
+                data: { conversationId, reason: why, erasedAt },
+                metadata: {
+                  tenantId,
+                  actor: caller.actor,
+                  timestamp: erasedAt,
+                  ...(caller.correlationId !== undefined && {
+                    correlationId: caller.correlationId,
+                  }),
+                },
+              },
+            ],
+            { expectedRevision: last.revision },
+          );
+          this.readModels.noteWrite(caller.keyId, r.position);
+          await this.readModels.reach(r.position);
+          this.forgetEverywhere(tenantId, conversationId);
+          return {
+            conversationId,
+            erasedAt,
+            reason: why,
+            revision: Number(r.nextExpectedRevision),
+          };
+        } catch (e) {
+          if (!(e instanceof WrongExpectedVersionError) || attempt >= 3) throw e;
+        }
+      }
+    });
+  }
+
+  private forgetEverywhere(tenantId: string, conversationId: string): void {
+    this.repository.forget(tenantId, conversationId);
+    this.context.forgetCaches();
+  }
+
+  /** Every conversation stream of a tenant in the log (erased ones included). */
+  private async conversationsOf(tenantId: string): Promise<string[]> {
+    const prefix = tenantStreamPrefix('conv', tenantId);
+    const ids = new Set<string>();
+    let from: bigint | 'start' = 'start';
+    for (;;) {
+      const page = await this.store.readAll({
+        fromPosition: from,
+        maxCount: PAGE,
+        filter: { streamPrefixes: [prefix], eventTypes: ['ConversationStarted'] },
+      });
+      for (const e of page) {
+        const parts = parseStreamName(e.streamName);
+        if (parts !== null) ids.add(parts.entityId);
+      }
+      if (page.length < PAGE) break;
+      from = page[page.length - 1].position + 1n;
+    }
+    return [...ids];
+  }
+
+  /**
+   * Erases every conversation of a tenant, then revokes all its API keys and records
+   * `TenantErased` on its stream. Safe to run again after a crash (erased ones are skipped).
+   */
+  async eraseTenant(
+    tenantId: string,
+    options: { reason: string; actor: string; onProgress?: (done: number, total: number) => void },
+  ): Promise<{ tenantId: string; erased: number; conversations: number; reason: string }> {
+    if (!this.directory.exists(tenantId)) throw new AppError('tenant_not_found');
+    const caller: Caller = { tenantId, keyId: `erase:${tenantId}`, actor: options.actor };
+    const ids = await this.conversationsOf(tenantId);
+    let erased = 0;
+    for (const [i, id] of ids.entries()) {
+      if ((await this.eraseOne(caller, id, options.reason, false)) !== null) erased += 1;
+      options.onProgress?.(i + 1, ids.length);
+    }
+    this.readModels.compactAfterErasure();
+    await this.directory.recordTenantErased(tenantId, options.reason, ids.length, {
+      actor: options.actor,
+    });
+    return { tenantId, erased, conversations: ids.length, reason: options.reason };
+  }
+
+  /**
+   * Retention: for each tenant with `retentionDays`, erases the conversations whose last event
+   * is older than that (idle time), through the same path, with reason `retention: N days`.
+   */
+  async sweep(
+    options: {
+      now?: Date;
+      actor?: string;
+      onProgress?: (done: number, total: number) => void;
+    } = {},
+  ): Promise<SweepResult> {
+    const now = (options.now ?? new Date()).getTime();
+    const policies = this.directory.retentionPolicies();
+    const due: { tenantId: string; conversationId: string; idleDays: number; days: number }[] = [];
+    for (const { tenantId, retentionDays } of policies) {
+      for (const id of await this.conversationsOf(tenantId)) {
+        const last = await this.lastEvent(conversationStream(tenantId, id));
+        if (last === null || last.type === CONVERSATION_ERASED) continue;
+        const idle = now - Date.parse(last.metadata.timestamp);
+        if (idle > retentionDays * DAY_MS) {
+          due.push({
+            tenantId,
+            conversationId: id,
+            idleDays: Math.floor(idle / DAY_MS),
+            days: retentionDays,
+          });
+        }
+      }
+    }
+    const erased: SweepResult['erased'] = [];
+    for (const [i, d] of due.entries()) {
+      const caller: Caller = {
+        tenantId: d.tenantId,
+        keyId: `retention:${d.tenantId}`,
+        actor: options.actor ?? 'retention',
+      };
+      const reason = `retention: idle more than ${d.days} days`;
+      if ((await this.eraseOne(caller, d.conversationId, reason, false)) !== null) {
+        erased.push({
+          tenantId: d.tenantId,
+          conversationId: d.conversationId,
+          idleDays: d.idleDays,
+        });
+      }
+      options.onProgress?.(i + 1, due.length);
+    }
+    if (erased.length > 0) this.readModels.compactAfterErasure();
+    return { tenants: policies.length, erased };
+  }
+}

@@ -1,0 +1,22 @@
+/** AES-256-GCM from node:crypto: `iv (12) | tag (16) | ciphertext`, with associated data. */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export const seal = (key: Buffer, plaintext: Buffer, aad: Buffer): Buffer => {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(aad);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+};
+
+/** Throws when the key is wrong, the bytes were changed or the associated data differs. */
+export const open = (key: Buffer, sealed: Buffer, aad: Buffer): Buffer => {
+  if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('sealed value too short');
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
+  decipher.setAAD(aad);
+  decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+};

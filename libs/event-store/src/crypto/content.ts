@@ -1,0 +1,149 @@
+/**
+ * Which fields of an event are conversation content, and how they are sealed. The content fields
+ * are taken out of `data`, serialized together as one JSON object, encrypted with the stream's
+ * data key (AES-256-GCM, a fresh 12-byte nonce, associated data = stream name + revision), and
+ * stored as `data.sealed`. Everything else (ids, parents, roles, usage, times, decision ids and
+ * token counts) stays readable, so the tree can be projected without any key.
+ *
+ * Format version 1: `data.sealed = { v: 1, alg: 'A256GCM', fields: [paths], box: base64 }`.
+ * Events without `sealed` (written before this version, or with encryption off) are read as
+ * they are; erasure cannot remove their content from the log.
+ */
+import { open, seal } from './aead';
+
+export const SEALED_VERSION = 1;
+/** What an erased content field reads as. */
+export const ERASED = '[erased]';
+
+type Json = unknown;
+type Path = readonly string[];
+
+interface ContentField {
+  path: Path;
+  /** The value that stands in for it after erasure (keeps the event's shape). */
+  erased: Json;
+}
+
+const field = (path: string, erased: Json): ContentField => ({ path: path.split('.'), erased });
+
+/** Conversation content, by event type. Types not listed carry none. */
+export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> = {
+  ConversationStarted: [field('title', ERASED), field('metadata', {})],
+  MessageAppended: [
+    field('message.content', [{ type: 'text', text: ERASED }]),
+    field('message.metadata', {}),
+  ],
+  TurnFailed: [field('input', ERASED), field('error', ERASED)],
+  CompactionApplied: [field('decision.summary', ERASED)],
+  CompactionRevoked: [field('reason', ERASED)],
+  ContextAssembled: [field('request.system', ERASED), field('request.tools', [])],
+};
+
+export interface SealedBox {
+  v: number;
+  alg: 'A256GCM';
+  fields: string[];
+  box: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const getAt = (root: unknown, path: Path): unknown => {
+  let at: unknown = root;
+  for (const key of path) {
+    if (!isObject(at)) return undefined;
+    at = at[key];
+  }
+  return at;
+};
+
+/** A copy of `root` with the value at `path` replaced (or removed when `value` is undefined). */
+const setAt = (
+  root: Record<string, unknown>,
+  path: Path,
+  value: unknown,
+): Record<string, unknown> => {
+  const [head, ...rest] = path;
+  const copy = { ...root };
+  if (rest.length === 0) {
+    if (value === undefined) delete copy[head];
+    else copy[head] = value;
+    return copy;
+  }
+  const child = copy[head];
+  if (!isObject(child)) return copy;
+  copy[head] = setAt(child, rest, value);
+  return copy;
+};
+
+export const aadOf = (streamName: string, revision: bigint): Buffer =>
+  Buffer.from(`arbor-event/${SEALED_VERSION}|${streamName}|${revision.toString()}`, 'utf8');
+
+export const hasContent = (type: string): boolean => CONTENT_FIELDS[type] !== undefined;
+
+export const sealedBoxOf = (data: unknown): SealedBox | null => {
+  if (!isObject(data) || !isObject(data.sealed)) return null;
+  const s = data.sealed;
+  return s.v === SEALED_VERSION && typeof s.box === 'string' && Array.isArray(s.fields)
+    ? (s as unknown as SealedBox)
+    : null;
+};
+
+/** `data` with its content fields sealed; unchanged when it has none. */
+export const sealData = (
+  type: string,
+  data: unknown,
+  key: Buffer,
+  streamName: string,
+  revision: bigint,
+): unknown => {
+  const fields = CONTENT_FIELDS[type];
+  if (fields === undefined || !isObject(data) || sealedBoxOf(data) !== null) return data;
+  const taken: Record<string, unknown> = {};
+  let rest: Record<string, unknown> = data;
+  for (const f of fields) {
+    const value = getAt(data, f.path);
+    if (value === undefined) continue;
+    const name = f.path.join('.');
+    taken[name] = value;
+    rest = setAt(rest, f.path, undefined);
+  }
+  const names = Object.keys(taken);
+  if (names.length === 0) return data;
+  const plaintext = Buffer.from(JSON.stringify(taken), 'utf8');
+  const box = seal(key, plaintext, aadOf(streamName, revision)).toString('base64');
+  plaintext.fill(0);
+  const sealed: SealedBox = { v: SEALED_VERSION, alg: 'A256GCM', fields: names, box };
+  return { ...rest, sealed };
+};
+
+/**
+ * `data` as it was written, or, without a key (`null`: erased), with each sealed field set to
+ * its erased stand-in. Throws when the box does not open with this key at this stream and
+ * revision (moved or altered ciphertext).
+ */
+export const openData = (
+  type: string,
+  data: unknown,
+  key: Buffer | null,
+  streamName: string,
+  revision: bigint,
+): unknown => {
+  const box = sealedBoxOf(data);
+  if (box === null || !isObject(data)) return data;
+  const { sealed: _sealed, ...rest } = data;
+  let out: Record<string, unknown> = rest;
+  if (key === null) {
+    const fields = CONTENT_FIELDS[type] ?? [];
+    for (const name of box.fields) {
+      const f = fields.find((x) => x.path.join('.') === name);
+      out = setAt(out, name.split('.'), f?.erased ?? ERASED);
+    }
+    return out;
+  }
+  const plaintext = open(key, Buffer.from(box.box, 'base64'), aadOf(streamName, revision));
+  const taken = JSON.parse(plaintext.toString('utf8')) as Record<string, unknown>;
+  for (const name of box.fields) out = setAt(out, name.split('.'), taken[name]);
+  return out;
+};

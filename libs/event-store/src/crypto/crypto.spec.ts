@@ -1,0 +1,179 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { openSqliteEventStore } from '../sqlite';
+import { ERASED, openData, sealData } from './content';
+import { ContentErasedError, openSqliteKeyStore } from './key-store';
+import { loadMasterKey, MASTER_KEY_FILE } from './master-key';
+import { withContentKeys } from './sealed-store';
+
+const meta = { tenantId: 't1', actor: 'test', timestamp: '2026-01-01T00:00:00.000Z' };
+const MARKER = 'zebra-marker-7f3a9c';
+
+const message = (id: string, text: string) => ({
+  message: {
+    id,
+    parentId: null,
+    role: 'user',
+    content: [{ type: 'text', text }],
+    turnId: 'turn1',
+    createdAt: meta.timestamp,
+  },
+});
+
+const filesUnder = (dir: string): Buffer[] =>
+  fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => fs.readFileSync(path.join(e.parentPath, e.name)));
+
+describe('content sealing', () => {
+  const key = randomBytes(32);
+
+  it('seals only the content fields and opens them back', () => {
+    const data = message('m1', MARKER);
+    const sealed = sealData('MessageAppended', data, key, 'conv-t1.c1', 0n) as {
+      message: Record<string, unknown>;
+    };
+    expect(JSON.stringify(sealed)).not.toContain(MARKER);
+    expect(sealed.message.id).toBe('m1');
+    expect(sealed.message.role).toBe('user');
+    expect(sealed.message.content).toBeUndefined();
+    expect(openData('MessageAppended', sealed, key, 'conv-t1.c1', 0n)).toEqual(data);
+  });
+
+  it('refuses a box moved to another revision or stream, or opened with another key', () => {
+    const sealed = sealData('MessageAppended', message('m1', 'x'), key, 'conv-t1.c1', 3n);
+    expect(() => openData('MessageAppended', sealed, key, 'conv-t1.c1', 4n)).toThrow();
+    expect(() => openData('MessageAppended', sealed, key, 'conv-t1.c2', 3n)).toThrow();
+    expect(() => openData('MessageAppended', sealed, randomBytes(32), 'conv-t1.c1', 3n)).toThrow();
+  });
+
+  it('reads [erased] stand-ins without the key, keeping the structure', () => {
+    const sealed = sealData('MessageAppended', message('m1', 'x'), key, 'conv-t1.c1', 0n);
+    const opened = openData('MessageAppended', sealed, null, 'conv-t1.c1', 0n) as {
+      message: { id: string; content: unknown };
+    };
+    expect(opened.message.id).toBe('m1');
+    expect(opened.message.content).toEqual([{ type: 'text', text: ERASED }]);
+  });
+
+  it('uses a fresh nonce per event', () => {
+    const a = sealData('TurnFailed', { failureId: 'f', input: 'same', error: 'e' }, key, 's', 0n);
+    const b = sealData('TurnFailed', { failureId: 'f', input: 'same', error: 'e' }, key, 's', 0n);
+    expect(JSON.stringify(a)).not.toEqual(JSON.stringify(b));
+  });
+});
+
+describe('the key store and the sealed log', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-keys-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('creates master.key 0600 once, and never writes a data key or the master key in clear elsewhere', async () => {
+    const master = loadMasterKey(dir, {});
+    expect(master.created).toBe(true);
+    expect(fs.statSync(path.join(dir, MASTER_KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(loadMasterKey(dir, {}).key.equals(master.key)).toBe(true);
+    const keys = openSqliteKeyStore(path.join(dir, 'keys.sqlite'), master.key);
+    const store = withContentKeys(
+      openSqliteEventStore({ path: path.join(dir, 'events.sqlite') }),
+      keys,
+    );
+    await store.appendToStream(
+      'conv-t1.c1',
+      [{ type: 'MessageAppended', data: message('m1', MARKER), metadata: meta }],
+      {
+        expectedRevision: 'no_stream',
+      },
+    );
+    const dataKey = Buffer.from(keys.keyFor('conv-t1.c1'));
+    await store.close();
+    for (const bytes of filesUnder(dir)) {
+      expect(bytes.includes(dataKey)).toBe(false);
+      expect(bytes.includes(Buffer.from(dataKey.toString('hex')))).toBe(false);
+      expect(bytes.includes(Buffer.from(dataKey.toString('base64')))).toBe(false);
+      expect(bytes.includes(Buffer.from(MARKER))).toBe(false);
+    }
+    // the master key is only in master.key
+    const others = fs.readdirSync(dir).filter((f) => f !== MASTER_KEY_FILE);
+    for (const f of others) {
+      const bytes = fs.readFileSync(path.join(dir, f));
+      expect(bytes.includes(master.key)).toBe(false);
+      expect(bytes.includes(Buffer.from(master.key.toString('hex')))).toBe(false);
+    }
+  });
+
+  it('after erasure: structure only, no new content, nothing of the key left in the file', async () => {
+    const master = randomBytes(32);
+    const keys = openSqliteKeyStore(path.join(dir, 'keys.sqlite'), master);
+    const raw = openSqliteEventStore({ path: path.join(dir, 'events.sqlite') });
+    const store = withContentKeys(raw, keys);
+    await store.appendToStream(
+      'conv-t1.c1',
+      [{ type: 'MessageAppended', data: message('m1', MARKER), metadata: meta }],
+      {
+        expectedRevision: 'no_stream',
+      },
+    );
+    const [before] = await store.readStream('conv-t1.c1');
+    expect(JSON.stringify(before.data)).toContain(MARKER);
+    const wrapped = (await import('better-sqlite3')).default;
+    const peek = new wrapped(path.join(dir, 'keys.sqlite'), { readonly: true });
+    const row = peek.prepare('SELECT wrapped FROM content_keys').get() as { wrapped: Buffer };
+    peek.close();
+    expect(
+      keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'gdpr' }),
+    ).toBe(true);
+    expect(
+      keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'again' }),
+    ).toBe(false);
+    const [after] = await store.readStream('conv-t1.c1');
+    expect(JSON.stringify(after.data)).not.toContain(MARKER);
+    expect((after.data as { message: { id: string } }).message.id).toBe('m1');
+    await expect(
+      store.appendToStream(
+        'conv-t1.c1',
+        [{ type: 'MessageAppended', data: message('m2', 'y'), metadata: meta }],
+        {
+          expectedRevision: 0n,
+        },
+      ),
+    ).rejects.toBeInstanceOf(ContentErasedError);
+    // an event without content may still be appended (the erasure record)
+    await store.appendToStream(
+      'conv-t1.c1',
+      [{ type: 'ConversationErased', data: { reason: 'gdpr' }, metadata: meta }],
+      {
+        expectedRevision: 0n,
+      },
+    );
+    expect(keys.erasure('conv-t1.c1')?.reason).toBe('gdpr');
+    await store.close();
+    expect(fs.readFileSync(path.join(dir, 'keys.sqlite')).includes(row.wrapped)).toBe(false);
+  });
+
+  it('turns a loose append into the exact head revision (the box is bound to it)', async () => {
+    const keys = openSqliteKeyStore(path.join(dir, 'keys.sqlite'), randomBytes(32));
+    const store = withContentKeys(
+      openSqliteEventStore({ path: path.join(dir, 'events.sqlite') }),
+      keys,
+    );
+    await store.appendToStream('conv-t1.c1', [
+      { type: 'MessageAppended', data: message('m1', 'a'), metadata: meta },
+    ]);
+    await store.appendToStream('conv-t1.c1', [
+      { type: 'MessageAppended', data: message('m2', 'b'), metadata: meta },
+    ]);
+    const events = await store.readStream('conv-t1.c1');
+    expect(
+      events.map(
+        (e) => (e.data as { message: { content: { text: string }[] } }).message.content[0].text,
+      ),
+    ).toEqual(['a', 'b']);
+    await store.close();
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * `withContentKeys(store, keys, { encrypt })`: an EventStore that seals the content of every
+ * conversation event it appends with that conversation's own data key, and opens it on every
+ * read. It sits outside the hash chain, so the chain covers the stored (sealed) bytes and still
+ * verifies after a key is destroyed. Reads of an erased stream give the structure with each
+ * content field set to its `[erased]` stand-in.
+ *
+ * The associated data binds each box to its stream and revision, so the revision must be known
+ * before the append: exact expectations give it; a loose one (`any`, `stream_exists`) on a stream
+ * with content is turned into the exact revision of the head read now (another writer in between
+ * makes it fail with WrongExpectedVersion, never store a box bound to the wrong revision).
+ */
+import {
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionMessage,
+} from '../types';
+import { StreamNotFoundError } from '../errors';
+import { hasContent, openData, sealData, sealedBoxOf } from './content';
+import { ContentErasedError, type KeyStore } from './key-store';
+
+export interface ContentKeysOptions {
+  /** Seal new events (default true). Off: new events are stored in clear; sealed ones still open. */
+  encrypt?: boolean;
+  /** Which streams carry conversation content (default: category `conv`). */
+  isContentStream?: (streamName: string) => boolean;
+}
+
+const isConversationStream = (name: string): boolean => name.startsWith('conv-');
+
+export const withContentKeys = (
+  store: EventStore,
+  keys: KeyStore,
+  options: ContentKeysOptions = {},
+): EventStore => {
+  const encrypt = options.encrypt ?? true;
+  const isContentStream = options.isContentStream ?? isConversationStream;
+
+  const openEvent = (event: RecordedEvent): RecordedEvent => {
+    if (sealedBoxOf(event.data) === null) return event;
+    const key = keys.existingKey(event.streamName);
+    const usable = key === 'erased' || key === null ? null : key;
+    return {
+      ...event,
+      data: openData(event.type, event.data, usable, event.streamName, event.revision),
+    };
+  };
+
+  const headRevision = async (streamName: string): Promise<bigint> => {
+    try {
+      const [last] = await store.readStream(streamName, {
+        direction: 'backwards',
+        fromRevision: 'end',
+        maxCount: 1,
+      });
+      return last === undefined ? -1n : last.revision;
+    } catch (e) {
+      if (e instanceof StreamNotFoundError) return -1n;
+      throw e;
+    }
+  };
+
+  const sealEvents = async (
+    streamName: string,
+    events: readonly EventData[],
+    expected: ExpectedRevision,
+  ): Promise<{ events: readonly EventData[]; expected: ExpectedRevision }> => {
+    if (!isContentStream(streamName) || !events.some((e) => hasContent(e.type))) {
+      return { events, expected };
+    }
+    if (!encrypt) {
+      // Still no content into an erased stream, even in clear.
+      if (keys.existingKey(streamName) === 'erased') throw new ContentErasedError(streamName);
+      return { events, expected };
+    }
+    let exact: ExpectedRevision = expected;
+    let base: bigint;
+    if (expected === 'no_stream') base = -1n;
+    else if (typeof expected === 'bigint') base = expected;
+    else {
+      base = await headRevision(streamName);
+      if (expected === 'stream_exists' && base < 0n) return { events, expected };
+      exact = base < 0n ? 'no_stream' : base;
+    }
+    const key = keys.keyFor(streamName);
+    const sealed = events.map((e, i) => ({
+      ...e,
+      data: sealData(e.type, e.data, key, streamName, base + 1n + BigInt(i)),
+    }));
+    return { events: sealed, expected: exact };
+  };
+
+  const openSubscription = (inner: Subscription): Subscription => ({
+    unsubscribe: () => inner.unsubscribe(),
+    [Symbol.asyncIterator]: () => {
+      const it = inner[Symbol.asyncIterator]();
+      return {
+        next: async (): Promise<IteratorResult<SubscriptionMessage>> => {
+          const r = await it.next();
+          if (r.done === true || r.value.kind !== 'event') return r;
+          return { done: false, value: { kind: 'event', event: openEvent(r.value.event) } };
+        },
+        return: async (): Promise<IteratorResult<SubscriptionMessage>> =>
+          it.return ? it.return() : { done: true, value: undefined },
+      };
+    },
+  });
+
+  return {
+    kind: store.kind,
+    appendToStream: async (streamName, events, appendOptions = {}) => {
+      if (!Array.isArray(events) || events.length === 0) {
+        return store.appendToStream(streamName, events, appendOptions);
+      }
+      const sealed = await sealEvents(streamName, events, appendOptions.expectedRevision ?? 'any');
+      return store.appendToStream(streamName, sealed.events, {
+        ...appendOptions,
+        expectedRevision: sealed.expected,
+      });
+    },
+    readStream: async (streamName, readOptions) =>
+      (await store.readStream(streamName, readOptions)).map(openEvent),
+    readAll: async (readOptions) => (await store.readAll(readOptions)).map(openEvent),
+    subscribeToAll: (subscribeOptions) => openSubscription(store.subscribeToAll(subscribeOptions)),
+    headPosition: () => store.headPosition(),
+    close: async () => {
+      try {
+        await store.close();
+      } finally {
+        keys.close();
+      }
+    },
+  };
+};
