@@ -19,6 +19,7 @@ import {
   toolUse,
   user,
 } from './support/api';
+import { openSse } from './support/sse';
 import { checkAnswer, ContractMismatch, reachedRoutes } from './support/contract-check';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
@@ -144,6 +145,12 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await api.get(api.conv(id, `/messages/${third.messageIds[0]}`))).status).toBe(200);
     expect((await api.get(api.conv(id, '/tree'))).status).toBe(200);
     expect((await api.get(api.conv(id, '/events?fromRevision=0&limit=3'))).status).toBe(200);
+    const live = await openSse(h.baseUrl, api.conv(id, '/stream'), api.key, {
+      'last-event-id': '0',
+    });
+    expect(live.status).toBe(200);
+    expect((await live.next()).id).toBe('1');
+    live.close();
     expect((await api.get(api.conv(id, '/export?format=jsonl'))).status).toBe(200);
     expect((await api.get(api.conv(id, '/export?format=markdown'))).status).toBe(200);
     expect((await api.post(api.conv(id, '/forks'), { messageId: first.tip })).status).toBe(201);

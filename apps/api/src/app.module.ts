@@ -4,6 +4,7 @@ import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/a
 import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { StreamController } from './conversations/stream.controller';
 import { AdminTenantsController } from './console/admin-tenants.controller';
 import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
@@ -32,6 +33,7 @@ export class AppModule {
         TenantsController,
         SettingsController,
         ConversationsController,
+        StreamController,
         AdminController,
         ContextController,
         CompactionsController,

@@ -12,6 +12,8 @@ import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { ReplayService } from './replay/replay.service';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { ConversationStreamsService } from './live/conversation-streams.service';
+import { InProcessProjectedSignals, PROJECTED_SIGNALS } from './live/projected-signal';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
 export type StoreFactory = (config: ArborConfig) => EventStore;
@@ -42,6 +44,8 @@ export class ApplicationModule {
       summarizeProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
+      { provide: PROJECTED_SIGNALS, useValue: new InProcessProjectedSignals() },
+      ConversationStreamsService,
     ];
     return {
       module: ApplicationModule,
@@ -57,6 +61,8 @@ export class ApplicationModule {
         ReadModelsService,
         ContextService,
         ReplayService,
+        PROJECTED_SIGNALS,
+        ConversationStreamsService,
       ],
     };
   }

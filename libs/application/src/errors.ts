@@ -31,6 +31,8 @@ export const APP_ERROR_CODES = [
   'cannot_fit',
   'context_mismatch',
   'projection_lagging',
+  'too_many_streams',
+  'rate_limited',
   'internal_error',
 ] as const;
 

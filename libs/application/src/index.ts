@@ -17,3 +17,5 @@ export * from './replay/replay.service';
 export * from './replay/reproduce';
 export * from './tenants/tenant-directory.service';
 export * from './validation';
+export * from './live/projected-signal';
+export * from './live/conversation-streams.service';

@@ -43,7 +43,24 @@ export interface RouteSpec {
   writes?: boolean;
   /** The route takes an `Idempotency-Key` header (adds `idempotency_key_reused`). */
   idempotent?: boolean;
+  /** Request headers the route reads (besides Authorization and Idempotency-Key). */
+  headers?: z.ZodObject;
 }
+
+/** `Last-Event-ID` of a live stream: the last stream revision the client received. */
+export const LastEventIdHeader = z.object({
+  'last-event-id': z
+    .string()
+    .regex(/^(-1|0|[1-9][0-9]{0,15})$/)
+    .optional()
+    .meta({
+      description:
+        'Resume after this stream revision: the events after it are replayed from the log, then ' +
+        'the stream goes live. `-1` replays from the first event. Without it the stream starts ' +
+        "after the conversation's last revision (live only). Browsers' EventSource sends it by " +
+        'itself on reconnect (each event carries its revision as `id:`).',
+    }),
+});
 
 /** The `Idempotency-Key` request header of the creating POSTs (IETF httpapi draft). */
 export const IdempotencyKeyHeader = z.object({
@@ -431,6 +448,31 @@ export const ROUTES: readonly RouteSpec[] = [
     query: Q.EventsQuery,
     responses: { 200: { description: 'One page', schema: R.EventsPage } },
     errors: missing,
+  },
+  {
+    method: 'get',
+    path: `${CONV}/stream`,
+    operationId: 'stream',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary: "Live: the conversation's events as they are projected (Server-Sent Events)",
+    description:
+      '`text/event-stream`. Each event is `id: <revision>` + `data: <AuditEvent JSON>` (the ' +
+      'items of `GET …/events`, unnamed so `onmessage` gets them), sent once the read models ' +
+      'hold it, so a read after receiving it sees it. `Last-Event-ID` resumes after a revision ' +
+      '(missed events are replayed from the log, then live). A comment line (`: heartbeat`) ' +
+      'every ARBOR_STREAM_HEARTBEAT_MS (15 s). A tenant holds at most ' +
+      'ARBOR_STREAM_MAX_PER_TENANT (32) open streams: one more is `429 too_many_streams`. On ' +
+      'shutdown the server ends every stream; clients reconnect with `Last-Event-ID`.',
+    params: conversation,
+    headers: LastEventIdHeader,
+    responses: {
+      200: {
+        description: 'The stream (until the client or the server closes it)',
+        text: ['text/event-stream'],
+      },
+    },
+    errors: [...missing, 'too_many_streams'],
   },
   {
     method: 'get',

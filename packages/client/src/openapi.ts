@@ -399,6 +399,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/conversations/{id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Live: the conversation's events as they are projected (Server-Sent Events)
+     * @description `text/event-stream`. Each event is `id: <revision>` + `data: <AuditEvent JSON>` (the items of `GET …/events`, unnamed so `onmessage` gets them), sent once the read models hold it, so a read after receiving it sees it. `Last-Event-ID` resumes after a revision (missed events are replayed from the log, then live). A comment line (`: heartbeat`) every ARBOR_STREAM_HEARTBEAT_MS (15 s). A tenant holds at most ARBOR_STREAM_MAX_PER_TENANT (32) open streams: one more is `429 too_many_streams`. On shutdown the server ends every stream; clients reconnect with `Last-Event-ID`.
+     */
+    get: operations['stream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/conversations/{id}/export': {
     parameters: {
       query?: never;
@@ -1472,6 +1492,8 @@ export interface components {
         | 'cannot_fit'
         | 'idempotency_key_reused'
         | 'context_mismatch'
+        | 'rate_limited'
+        | 'too_many_streams'
         | 'projection_lagging'
         | 'store_unavailable'
         | 'too_many_connections'
@@ -8787,6 +8809,248 @@ export interface operations {
       };
     };
   };
+  stream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Resume after this stream revision: the events after it are replayed from the log, then the stream goes live. `-1` replays from the first event. Without it the stream starts after the conversation's last revision (live only). Browsers' EventSource sends it by itself on reconnect (each event carries its revision as `id:`). */
+        'last-event-id'?: string;
+      };
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream (until the client or the server closes it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `too_many_streams`: The tenant holds its maximum of open live streams */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'too_many_streams';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later; `projection_lagging`: The read model has not caught up yet; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections' | 'projection_lagging';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
   export: {
     parameters: {
       query?: {
@@ -11047,6 +11311,7 @@ export const operationRoutes = {
   getMessage: { method: 'GET', path: '/v1/conversations/{id}/messages/{messageId}' },
   tree: { method: 'GET', path: '/v1/conversations/{id}/tree' },
   events: { method: 'GET', path: '/v1/conversations/{id}/events' },
+  stream: { method: 'GET', path: '/v1/conversations/{id}/stream' },
   export: { method: 'GET', path: '/v1/conversations/{id}/export' },
   buildContext: { method: 'POST', path: '/v1/conversations/{id}/context' },
   contextReport: { method: 'GET', path: '/v1/conversations/{id}/context/report' },

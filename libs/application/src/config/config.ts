@@ -31,6 +31,8 @@ export interface ArborConfig {
   auditSecret: string | null;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
   limits: LimitsConfig;
+  /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
+  streams: StreamsConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -49,6 +51,18 @@ const summaryConfig = (env: NodeJS.ProcessEnv): ArborConfig['summary'] => {
 };
 
 export class ConfigError extends Error {}
+
+export interface StreamsConfig {
+  /** ARBOR_STREAM_MAX_PER_TENANT (default 32): a tenant's open streams; one more is `429 too_many_streams`. */
+  maxPerTenant: number;
+  /** ARBOR_STREAM_HEARTBEAT_MS (default 15000): a comment line this often keeps proxies and the idle timeout away. */
+  heartbeatMs: number;
+}
+
+const streamsConfig = (env: NodeJS.ProcessEnv): StreamsConfig => ({
+  maxPerTenant: int(env, 'ARBOR_STREAM_MAX_PER_TENANT', 32, 1),
+  heartbeatMs: int(env, 'ARBOR_STREAM_HEARTBEAT_MS', 15_000, 10),
+});
 
 /** Every bound on what a client may send or be sent; see the README's limits table. */
 export interface LimitsConfig {
@@ -143,6 +157,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
     summary: summaryConfig(env),
     limits: limitsConfig(env),
+    streams: streamsConfig(env),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
   };
 };

@@ -24,6 +24,7 @@ import {
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
+import { PROJECTED_SIGNALS, type ProjectedSignals, signalsOf } from '../live/projected-signal';
 
 export const PROJECTIONS = [conversationsProjection] as const;
 export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
@@ -55,6 +56,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    @Inject(PROJECTED_SIGNALS) private readonly signals: ProjectedSignals,
   ) {}
 
   private file!: string;
@@ -88,6 +90,8 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
       onError: (e) => this.logger.error(`projector stopped (retrying): ${String(e)}`),
       restartDelayMs: 1000,
+      // What the live streams wait for: the last revision applied per conversation stream.
+      onApplied: (events) => this.signals.publish(signalsOf(events)),
     });
     await projector.start();
     const floor = await this.store.headPosition();
