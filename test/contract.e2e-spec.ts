@@ -110,6 +110,7 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await admin.post('/v1/admin/projections/rebuild')).status).toBe(200);
     expect((await admin.get('/v1/admin/projections')).status).toBe(200);
     expect((await admin.get('/v1/admin/log')).status).toBe(200);
+    expect((await admin.get('/metrics')).status).toBe(200);
     expect((await h.call('GET', '/health')).status).toBe(200);
 
     const api = clientFor(h, tenant.body.apiKey as string);

@@ -73,7 +73,7 @@ export const openSse = async (
   }
   checkAnswer('GET', path, res.status, res.headers.get('content-type'), '');
   const queue: SseFrame[] = [];
-  let wake: (() => void) | null = null;
+  let wake = null as (() => void) | null;
   let done = false;
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();

@@ -17,6 +17,8 @@ import { SettingsController } from './settings/settings.controller';
 import { FieldLimits } from './limits/field-limits';
 import { Cursors } from './conversations/cursor';
 import { Idempotency } from './idempotency/idempotency';
+import { MetricsController } from './observability/metrics.controller';
+import { MetricsPort } from './observability/metrics-port';
 
 export type { StoreFactory };
 
@@ -40,6 +42,7 @@ export class AppModule {
         ReplayController,
         VerifyController,
         AdminTenantsController,
+        MetricsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
@@ -48,6 +51,7 @@ export class AppModule {
         FieldLimits,
         Cursors,
         Idempotency,
+        MetricsPort,
       ],
       exports: [AuthGuard, FieldLimits, Cursors, Idempotency],
     };

@@ -12,6 +12,7 @@ import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { ReplayService } from './replay/replay.service';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { MetricsService } from './metrics/metrics.service';
 import { ConversationStreamsService } from './live/conversation-streams.service';
 import { InProcessProjectedSignals, PROJECTED_SIGNALS } from './live/projected-signal';
 
@@ -33,6 +34,7 @@ export class ApplicationModule {
       { provide: ARBOR_CONFIG, useValue: config },
       { provide: EVENT_STORE, useFactory: (): EventStore => storeFactory(config) },
       StoreLifecycle,
+      MetricsService,
       TenantDirectoryService,
       ConversationRepository,
       ReadModelsService,
@@ -63,6 +65,7 @@ export class ApplicationModule {
         ReplayService,
         PROJECTED_SIGNALS,
         ConversationStreamsService,
+        MetricsService,
       ],
     };
   }

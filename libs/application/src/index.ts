@@ -19,3 +19,4 @@ export * from './tenants/tenant-directory.service';
 export * from './validation';
 export * from './live/projected-signal';
 export * from './live/conversation-streams.service';
+export * from './metrics/metrics.service';

@@ -165,6 +165,22 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Prometheus metrics (text format 0.0.4), admin key; also open on ARBOR_METRICS_PORT',
+    description:
+      'HTTP answers and latency by route template and status, turn commits, projector lag per ' +
+      'partition (log positions and seconds behind the head), projector lease changes, Redis ' +
+      'errors, rate-limit refusals per tenant, context-ladder rungs applied, process metrics. ' +
+      'Every answer of the API carries `X-Request-Id` (the caller’s when it is 1–128 token ' +
+      'characters, else a fresh UUID), also written in the access log.',
+    responses: { 200: { description: 'The metrics', text: ['text/plain'] } },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/v1/admin/projections',
     operationId: 'projectorStatus',
     tag: 'admin',

@@ -108,6 +108,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Prometheus metrics (text format 0.0.4), admin key; also open on ARBOR_METRICS_PORT
+     * @description HTTP answers and latency by route template and status, turn commits, projector lag per partition (log positions and seconds behind the head), projector lease changes, Redis errors, rate-limit refusals per tenant, context-ladder rungs applied, process metrics. Every answer of the API carries `X-Request-Id` (the caller’s when it is 1–128 token characters, else a fresh UUID), also written in the access log.
+     */
+    get: operations['metrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/admin/projections': {
     parameters: {
       query?: never;
@@ -3348,6 +3368,194 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['LogHead'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  metrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metrics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
         };
       };
       /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
@@ -11291,6 +11499,7 @@ export const operationRoutes = {
   revokeKey: { method: 'DELETE', path: '/v1/tenants/{tenantId}/keys/{keyId}' },
   rebuildProjections: { method: 'POST', path: '/v1/admin/projections/rebuild' },
   logHead: { method: 'GET', path: '/v1/admin/log' },
+  metrics: { method: 'GET', path: '/metrics' },
   projectorStatus: { method: 'GET', path: '/v1/admin/projections' },
   getContextSettings: { method: 'GET', path: '/v1/settings/context' },
   putContextSettings: { method: 'PUT', path: '/v1/settings/context' },

@@ -31,6 +31,8 @@ export interface ArborConfig {
   auditSecret: string | null;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
   limits: LimitsConfig;
+  /** ARBOR_METRICS_PORT: `GET /metrics` also on this port, without credentials (null: off). */
+  metricsPort: number | null;
   /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
   streams: StreamsConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
@@ -158,6 +160,8 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     summary: summaryConfig(env),
     limits: limitsConfig(env),
     streams: streamsConfig(env),
+    metricsPort:
+      nonEmpty(env.ARBOR_METRICS_PORT) === null ? null : int(env, 'ARBOR_METRICS_PORT', 0),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
   };
 };

@@ -24,6 +24,7 @@ import {
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
+import { MetricsService, type PartitionLag } from '../metrics/metrics.service';
 import { PROJECTED_SIGNALS, type ProjectedSignals, signalsOf } from '../live/projected-signal';
 
 export const PROJECTIONS = [conversationsProjection] as const;
@@ -57,7 +58,30 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     @Inject(PROJECTED_SIGNALS) private readonly signals: ProjectedSignals,
+    private readonly metrics: MetricsService,
   ) {}
+
+  private unregisterLag: (() => void) | null = null;
+
+  /**
+   * The single projector's lag (partition "0"): log positions between its applied position and
+   * the head, and the age of the oldest event it has not applied.
+   */
+  async lag(): Promise<PartitionLag | null> {
+    const projector = this.projector as Projector | undefined;
+    if (projector === undefined) return null;
+    const head = await this.store.headPosition();
+    const applied = projector.status().position;
+    if (head === null || (applied !== null && applied >= head)) return { events: 0, seconds: 0 };
+    const from = applied === null ? 'start' : applied;
+    const next = (await this.store.readAll({ fromPosition: from, maxCount: 2 })).find(
+      (e) => applied === null || e.position > applied,
+    );
+    return {
+      events: Number(head - (applied ?? 0n)),
+      seconds: next === undefined ? 0 : Math.max(0, (Date.now() - next.created.getTime()) / 1000),
+    };
+  }
 
   private file!: string;
 
@@ -102,9 +126,13 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
+    this.unregisterLag = this.metrics.registerLagSource('0', () => this.lag());
     if (this.config.redisUrl !== null) {
       const client: RedisClient = createClient({ url: this.config.redisUrl });
-      client.on('error', (e: unknown) => this.logger.error(`redis: ${String(e)}`));
+      client.on('error', (e: unknown) => {
+        this.metrics.redisErrors.inc({ client: 'read-models' });
+        this.logger.error(`redis: ${String(e)}`);
+      });
       await client.connect();
       this.redis = client;
       this.generation = await ensureGeneration(client, this.config.redisPrefix, 'g1');
@@ -116,6 +144,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.unregisterLag?.();
     // Also after a failed init (e.g. the read-model file could not be created on a full disk),
     // so that closing the app still reaches the store's shutdown.
     const projector = this.projector as Projector | undefined;
