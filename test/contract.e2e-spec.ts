@@ -102,6 +102,14 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     const key = await admin.post(`/v1/tenants/${tenantId}/keys`, { label: 'second' });
     expect(key.status).toBe(201);
     expect((await admin.get(`/v1/tenants/${tenantId}/keys`)).status).toBe(200);
+    expect((await admin.get(`/v1/tenants/${tenantId}/limits`)).status).toBe(200);
+    expect(
+      (
+        await admin.put(`/v1/tenants/${tenantId}/limits`, {
+          limit: { ratePerSecond: 1000, burst: 1000 },
+        })
+      ).status,
+    ).toBe(200);
     expect((await admin.get('/v1/tenants')).status).toBe(200);
     expect(
       (await h.call('DELETE', `/v1/tenants/${tenantId}/keys/${key.body.keyId}`, { key: ADMIN_KEY }))

@@ -20,7 +20,8 @@ import {
 } from './limits/http-edge';
 import { installJsonBodyParser } from './limits/json-body-parser';
 import { Idempotency } from './idempotency/idempotency';
-import { MetricsService } from '@arbor/application';
+import { MetricsService, RateLimiterService } from '@arbor/application';
+import { rateLimitRequests } from './limits/rate-limit-hook';
 import { requestIdOf } from './observability/request-id';
 import { accessLogger, observeRequests } from './observability/observe';
 
@@ -91,6 +92,7 @@ export const createApp = async (
         : 'The API key is not valid.',
     );
   });
+  rateLimitRequests(adapter.getInstance(), directory, app.get(RateLimiterService));
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
   // Built on the first request for it (generating takes about a second), not at every start.
   SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });

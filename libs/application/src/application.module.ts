@@ -13,6 +13,7 @@ import { ReplayService } from './replay/replay.service';
 import { createEventStore, EVENT_STORE, StoreLifecycle } from './store/store.provider';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { MetricsService } from './metrics/metrics.service';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ConversationStreamsService } from './live/conversation-streams.service';
 import { InProcessProjectedSignals, PROJECTED_SIGNALS } from './live/projected-signal';
 
@@ -48,6 +49,7 @@ export class ApplicationModule {
       ...REPLAY_QUERY_HANDLERS,
       { provide: PROJECTED_SIGNALS, useValue: new InProcessProjectedSignals() },
       ConversationStreamsService,
+      RateLimiterService,
     ];
     return {
       module: ApplicationModule,
@@ -66,6 +68,7 @@ export class ApplicationModule {
         PROJECTED_SIGNALS,
         ConversationStreamsService,
         MetricsService,
+        RateLimiterService,
       ],
     };
   }

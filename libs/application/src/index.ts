@@ -20,3 +20,5 @@ export * from './validation';
 export * from './live/projected-signal';
 export * from './live/conversation-streams.service';
 export * from './metrics/metrics.service';
+export * from './rate-limit/token-bucket';
+export * from './rate-limit/rate-limiter.service';

@@ -336,3 +336,19 @@ export const CreateTenantBody = z
 export const IssueKeyBody = z
   .strictObject({ label: z.string().min(1).max(200).optional() })
   .meta({ id: 'IssueKeyBody' });
+
+/** A tenant's token bucket, set by the admin: sustained requests per second and burst size. */
+export const RateLimitSchema = z
+  .strictObject({
+    ratePerSecond: z.number().positive().max(1_000_000),
+    burst: z.number().int().min(1).max(1_000_000),
+  })
+  .meta({ id: 'RateLimit' });
+
+export const RateLimitBody = z
+  .strictObject({
+    limit: RateLimitSchema.nullable().meta({
+      description: "The tenant's own limit; null: the service default (ARBOR_RATE_LIMIT_*)",
+    }),
+  })
+  .meta({ id: 'RateLimitBody' });

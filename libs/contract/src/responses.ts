@@ -4,7 +4,7 @@ import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
 import { Id, JsonObject, JsonValue, list, page, Revision, Timestamp } from './common';
 import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
-import { CapabilityOverridesSchema, ProviderSchema } from './requests';
+import { CapabilityOverridesSchema, ProviderSchema, RateLimitSchema } from './requests';
 
 const TRIGGER_SET: Record<CompactionTrigger, true> = {
   threshold: true,
@@ -510,3 +510,13 @@ export const LogHeadSchema = z
     position: z.string().nullable().meta({ description: 'Last global ($all) position' }),
   })
   .meta({ id: 'LogHead' });
+
+export const RateLimitAnswer = z
+  .object({
+    limit: RateLimitSchema.nullable().meta({ description: "The tenant's own limit, if set" }),
+    effective: RateLimitSchema.nullable().meta({
+      description:
+        'The limit applied: the tenant’s own, else the service default; null = unlimited',
+    }),
+  })
+  .meta({ id: 'RateLimitAnswer' });

@@ -144,6 +144,36 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: true,
   },
   {
+    method: 'get',
+    path: '/v1/tenants/{tenantId}/limits',
+    operationId: 'getTenantLimits',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary: "A tenant's request rate limit (its own and the one applied)",
+    params: z.object({ tenantId: Id }),
+    responses: { 200: { description: 'The limits', schema: R.RateLimitAnswer } },
+    errors: ['tenant_not_found'],
+  },
+  {
+    method: 'put',
+    path: '/v1/tenants/{tenantId}/limits',
+    operationId: 'putTenantLimits',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary: "Set a tenant's request rate limit (a token bucket; one TenantRateLimitSet event)",
+    description:
+      'Every tenant-key request takes one token from the tenant’s bucket (`burst` tokens, ' +
+      '`ratePerSecond` added back per second); an empty bucket answers `429 rate_limited` with ' +
+      '`Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` headers. `limit: null` ' +
+      'returns the tenant to the service default (ARBOR_RATE_LIMIT_RPS / _BURST; unset: ' +
+      'unlimited). One bucket per tenant across replicas when REDIS_URL is set.',
+    params: z.object({ tenantId: Id }),
+    body: { schema: Q.RateLimitBody, required: true },
+    responses: { 200: { description: 'The limits now', schema: R.RateLimitAnswer } },
+    errors: ['tenant_not_found'],
+    writes: true,
+  },
+  {
     method: 'post',
     path: '/v1/admin/projections/rebuild',
     operationId: 'rebuildProjections',
@@ -665,6 +695,7 @@ export const errorCodes = (route: RouteSpec): ProblemCode[] => {
   if (route.writes)
     ['concurrency_conflict', 'insufficient_storage'].forEach((c) => codes.add(c as ProblemCode));
   if (route.auth === 'tenant') codes.add('projection_lagging');
+  if (route.auth === 'tenant') codes.add('rate_limited');
   for (const c of route.errors) codes.add(c);
   return [...codes];
 };

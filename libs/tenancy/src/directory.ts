@@ -1,4 +1,4 @@
-import { type ContextCapabilityOverride, type TenantEvent } from './events';
+import { type ContextCapabilityOverride, type TenantEvent, type TenantRateLimit } from './events';
 import { parseKey, secretMatches } from './keys';
 
 /**
@@ -22,6 +22,8 @@ export interface TenantRecord {
   contextModels: Readonly<Record<string, ContextCapabilityOverride>>;
   /** How many times the context settings were set (0 = never). */
   contextSettingsVersion: number;
+  /** The admin's rate limit for this tenant (`TenantRateLimitSet`); null = the service default. */
+  rateLimit: TenantRateLimit | null;
 }
 
 export interface TenantDirectory {
@@ -42,6 +44,7 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         keyIds: [],
         contextModels: {},
         contextSettingsVersion: 0,
+        rateLimit: null,
       });
       return { ...dir, tenants };
     }
@@ -76,6 +79,13 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         contextModels: event.data.models,
         contextSettingsVersion: tenant.contextSettingsVersion + 1,
       });
+      return { ...dir, tenants };
+    }
+    case 'TenantRateLimitSet': {
+      const tenant = dir.tenants.get(event.data.tenantId);
+      if (!tenant) return dir;
+      const tenants = new Map(dir.tenants);
+      tenants.set(tenant.tenantId, { ...tenant, rateLimit: event.data.limit });
       return { ...dir, tenants };
     }
   }

@@ -34,13 +34,28 @@ export interface TenantContextSettingsSet {
   data: { tenantId: string; models: Record<string, ContextCapabilityOverride> };
 }
 
-export type TenantEvent = TenantCreated | ApiKeyIssued | ApiKeyRevoked | TenantContextSettingsSet;
+/** A tenant's request rate limit (token bucket), set by the admin; null: the service default. */
+export interface TenantRateLimit {
+  /** Tokens added per second (sustained requests per second). */
+  ratePerSecond: number;
+  /** Bucket size: how many requests may arrive at once. */
+  burst: number;
+}
+
+export interface TenantRateLimitSet {
+  type: 'TenantRateLimitSet';
+  data: { tenantId: string; limit: TenantRateLimit | null };
+}
+
+export type TenantEvent =
+  TenantCreated | ApiKeyIssued | ApiKeyRevoked | TenantContextSettingsSet | TenantRateLimitSet;
 
 export const TENANT_EVENT_TYPES: readonly TenantEvent['type'][] = [
   'TenantCreated',
   'ApiKeyIssued',
   'ApiKeyRevoked',
   'TenantContextSettingsSet',
+  'TenantRateLimitSet',
 ];
 
 export const TENANT_CATEGORY = 'tenant';

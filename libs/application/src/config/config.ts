@@ -31,6 +31,8 @@ export interface ArborConfig {
   auditSecret: string | null;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
   limits: LimitsConfig;
+  /** The default per-tenant rate limit (ARBOR_RATE_LIMIT_RPS, 0 = unlimited; ARBOR_RATE_LIMIT_BURST). */
+  rateLimits: { ratePerSecond: number; burst: number };
   /** ARBOR_METRICS_PORT: `GET /metrics` also on this port, without credentials (null: off). */
   metricsPort: number | null;
   /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
@@ -160,6 +162,15 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     summary: summaryConfig(env),
     limits: limitsConfig(env),
     streams: streamsConfig(env),
+    rateLimits: {
+      ratePerSecond: int(env, 'ARBOR_RATE_LIMIT_RPS', 0, 0),
+      burst: int(
+        env,
+        'ARBOR_RATE_LIMIT_BURST',
+        Math.max(1, 2 * int(env, 'ARBOR_RATE_LIMIT_RPS', 0, 0)),
+        1,
+      ),
+    },
     metricsPort:
       nonEmpty(env.ARBOR_METRICS_PORT) === null ? null : int(env, 'ARBOR_METRICS_PORT', 0),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
