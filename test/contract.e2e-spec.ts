@@ -19,6 +19,7 @@ import {
   toolUse,
   user,
 } from './support/api';
+import { openSse } from './support/sse';
 import { checkAnswer, ContractMismatch, reachedRoutes } from './support/contract-check';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
@@ -101,6 +102,14 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     const key = await admin.post(`/v1/tenants/${tenantId}/keys`, { label: 'second' });
     expect(key.status).toBe(201);
     expect((await admin.get(`/v1/tenants/${tenantId}/keys`)).status).toBe(200);
+    expect((await admin.get(`/v1/tenants/${tenantId}/limits`)).status).toBe(200);
+    expect(
+      (
+        await admin.put(`/v1/tenants/${tenantId}/limits`, {
+          limit: { ratePerSecond: 1000, burst: 1000 },
+        })
+      ).status,
+    ).toBe(200);
     expect((await admin.get('/v1/tenants')).status).toBe(200);
     expect(
       (await h.call('DELETE', `/v1/tenants/${tenantId}/keys/${key.body.keyId}`, { key: ADMIN_KEY }))
@@ -109,6 +118,7 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await admin.post('/v1/admin/projections/rebuild')).status).toBe(200);
     expect((await admin.get('/v1/admin/projections')).status).toBe(200);
     expect((await admin.get('/v1/admin/log')).status).toBe(200);
+    expect((await admin.get('/metrics')).status).toBe(200);
     expect((await h.call('GET', '/health')).status).toBe(200);
 
     const api = clientFor(h, tenant.body.apiKey as string);
@@ -144,6 +154,12 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await api.get(api.conv(id, `/messages/${third.messageIds[0]}`))).status).toBe(200);
     expect((await api.get(api.conv(id, '/tree'))).status).toBe(200);
     expect((await api.get(api.conv(id, '/events?fromRevision=0&limit=3'))).status).toBe(200);
+    const live = await openSse(h.baseUrl, api.conv(id, '/stream'), api.key, {
+      'last-event-id': '0',
+    });
+    expect(live.status).toBe(200);
+    expect((await live.next()).id).toBe('1');
+    live.close();
     expect((await api.get(api.conv(id, '/export?format=jsonl'))).status).toBe(200);
     expect((await api.get(api.conv(id, '/export?format=markdown'))).status).toBe(200);
     expect((await api.post(api.conv(id, '/forks'), { messageId: first.tip })).status).toBe(201);

@@ -4,6 +4,7 @@ import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/a
 import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { StreamController } from './conversations/stream.controller';
 import { AdminTenantsController } from './console/admin-tenants.controller';
 import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
@@ -17,6 +18,8 @@ import { FieldLimits } from './limits/field-limits';
 import { Cursors } from './conversations/cursor';
 import { Idempotency } from './idempotency/idempotency';
 import { EraseConversationController, ErasureAdminController } from './erasure/erasure.controller';
+import { MetricsController } from './observability/metrics.controller';
+import { MetricsPort } from './observability/metrics-port';
 
 export type { StoreFactory };
 
@@ -33,6 +36,7 @@ export class AppModule {
         TenantsController,
         SettingsController,
         ConversationsController,
+        StreamController,
         AdminController,
         ContextController,
         CompactionsController,
@@ -41,6 +45,7 @@ export class AppModule {
         AdminTenantsController,
         EraseConversationController,
         ErasureAdminController,
+        MetricsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
@@ -49,6 +54,7 @@ export class AppModule {
         FieldLimits,
         Cursors,
         Idempotency,
+        MetricsPort,
       ],
       exports: [AuthGuard, FieldLimits, Cursors, Idempotency],
     };

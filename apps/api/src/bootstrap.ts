@@ -20,6 +20,10 @@ import {
 } from './limits/http-edge';
 import { installJsonBodyParser } from './limits/json-body-parser';
 import { Idempotency } from './idempotency/idempotency';
+import { MetricsService, RateLimiterService } from '@arbor/application';
+import { rateLimitRequests } from './limits/rate-limit-hook';
+import { requestIdOf } from './observability/request-id';
+import { accessLogger, observeRequests } from './observability/observe';
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -43,6 +47,9 @@ export const createApp = async (
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 512 },
+    // X-Request-Id: the caller's when sane, else a fresh UUID (observability/request-id.ts).
+    genReqId: requestIdOf,
+    requestIdHeader: false,
     frameworkErrors,
     ...serverOptions(config.limits),
     clientErrorHandler: clientErrorHandler(config.limits),
@@ -60,6 +67,8 @@ export const createApp = async (
     { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
   );
   app.enableShutdownHooks();
+  // First of the hooks: the request id and the metrics cover every answer, 401s included.
+  observeRequests(adapter.getInstance(), app.get(MetricsService), accessLogger(config.logLevel));
   app.get(Idempotency).install(adapter.getInstance());
   const directory = app.get(TenantDirectoryService);
   authenticateBeforeBody(adapter.getInstance(), (request) => {
@@ -91,6 +100,7 @@ export const createApp = async (
         : 'The API key is not valid.',
     );
   });
+  rateLimitRequests(adapter.getInstance(), directory, app.get(RateLimiterService));
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
   // Built on the first request for it (generating takes about a second), not at every start.
   SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });

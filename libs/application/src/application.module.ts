@@ -28,6 +28,10 @@ import {
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { ErasureService } from './erasure/erasure.service';
+import { MetricsService } from './metrics/metrics.service';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { ConversationStreamsService } from './live/conversation-streams.service';
+import { InProcessProjectedSignals, PROJECTED_SIGNALS } from './live/projected-signal';
 
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
 export type StoreFactory = (config: ArborConfig, signal?: HeadSignal) => EventStore;
@@ -60,6 +64,7 @@ export class ApplicationModule {
         inject: [SEALED_EVENT_STORE, KEY_STORE],
       },
       StoreLifecycle,
+      MetricsService,
       TenantDirectoryService,
       ConversationRepository,
       ReadModelsService,
@@ -72,6 +77,9 @@ export class ApplicationModule {
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
       ErasureService,
+      { provide: PROJECTED_SIGNALS, useValue: new InProcessProjectedSignals() },
+      ConversationStreamsService,
+      RateLimiterService,
     ];
     return {
       module: ApplicationModule,
@@ -90,6 +98,10 @@ export class ApplicationModule {
         ContextService,
         ReplayService,
         ErasureService,
+        PROJECTED_SIGNALS,
+        ConversationStreamsService,
+        MetricsService,
+        RateLimiterService,
       ],
     };
   }

@@ -33,6 +33,8 @@ export const APP_ERROR_CODES = [
   'context_mismatch',
   'projection_lagging',
   'read_models_unavailable',
+  'too_many_streams',
+  'rate_limited',
   'internal_error',
 ] as const;
 

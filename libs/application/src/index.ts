@@ -19,3 +19,8 @@ export * from './tenants/tenant-directory.service';
 export * from './validation';
 export * from './store/head-signal';
 export * from './erasure/erasure.service';
+export * from './live/projected-signal';
+export * from './live/conversation-streams.service';
+export * from './metrics/metrics.service';
+export * from './rate-limit/token-bucket';
+export * from './rate-limit/rate-limiter.service';

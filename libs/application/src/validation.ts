@@ -6,7 +6,7 @@ import { type FieldError, messagesError, validationFailed } from './errors';
  * Input checks both edges share: a zod schema (the wire contract's, `@arbor/contract`) applied to
  * a request part, its issues as one `validation_failed` application error listing every path.
  */
-export type InputPart = 'body' | 'query' | 'params';
+export type InputPart = 'body' | 'query' | 'params' | 'headers';
 
 /** `a.b[2].c` from zod's path segments. */
 export const formatPath = (segments: readonly PropertyKey[], root = ''): string =>

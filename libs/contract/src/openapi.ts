@@ -7,6 +7,7 @@ import {
   type ZodOpenApiOperationObject,
   type ZodOpenApiPathsObject,
 } from 'zod-openapi';
+import { z } from 'zod';
 import { PROBLEM_CODES, type ProblemCode, problemSchema, ProblemSchema } from './problems';
 import { errorCodes, IdempotencyKeyHeader, ROUTES, type RouteSpec } from './routes';
 
@@ -59,12 +60,18 @@ const operation = (route: RouteSpec): ZodOpenApiOperationObject => {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     security: SECURITY[route.auth],
-    ...(route.params || route.query || route.idempotent
+    ...(route.params || route.query || route.idempotent || route.headers
       ? {
           requestParams: {
             ...(route.params ? { path: route.params } : {}),
             ...(route.query ? { query: route.query } : {}),
-            ...(route.idempotent ? { header: IdempotencyKeyHeader } : {}),
+            ...(route.idempotent || route.headers
+              ? {
+                  header: (route.idempotent ? IdempotencyKeyHeader : z.object({})).extend(
+                    route.headers?.shape ?? {},
+                  ),
+                }
+              : {}),
           },
         }
       : {}),

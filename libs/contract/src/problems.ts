@@ -55,6 +55,11 @@ export const PROBLEM_CODES = {
     status: 409,
     title: 'The reproduced context differs from the one handed out',
   },
+  rate_limited: {
+    status: 429,
+    title: "The tenant's request rate is over its limit; retry after Retry-After",
+  },
+  too_many_streams: { status: 429, title: 'The tenant holds its maximum of open live streams' },
   projection_lagging: { status: 503, title: 'The read model has not caught up yet; retry' },
   read_models_unavailable: {
     status: 503,

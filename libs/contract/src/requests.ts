@@ -376,3 +376,18 @@ export const RetentionBody = z
       .describe('Erase conversations idle (no event) longer than this many days; null: keep'),
   })
   .meta({ id: 'RetentionBody' });
+/** A tenant's token bucket, set by the admin: sustained requests per second and burst size. */
+export const RateLimitSchema = z
+  .strictObject({
+    ratePerSecond: z.number().positive().max(1_000_000),
+    burst: z.number().int().min(1).max(1_000_000),
+  })
+  .meta({ id: 'RateLimit' });
+
+export const RateLimitBody = z
+  .strictObject({
+    limit: RateLimitSchema.nullable().meta({
+      description: "The tenant's own limit; null: the service default (ARBOR_RATE_LIMIT_*)",
+    }),
+  })
+  .meta({ id: 'RateLimitBody' });

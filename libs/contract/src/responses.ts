@@ -4,7 +4,7 @@ import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
 import { Id, JsonObject, JsonValue, list, page, Revision, Timestamp } from './common';
 import { BranchMessageSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
-import { CapabilityOverridesSchema, ProviderSchema } from './requests';
+import { CapabilityOverridesSchema, ProviderSchema, RateLimitSchema } from './requests';
 
 const TRIGGER_SET: Record<CompactionTrigger, true> = {
   threshold: true,
@@ -549,3 +549,12 @@ export const SweepAnswer = z
     erased: z.array(z.object({ tenantId: Id, conversationId: Id, idleDays: Int })),
   })
   .meta({ id: 'SweepAnswer' });
+export const RateLimitAnswer = z
+  .object({
+    limit: RateLimitSchema.nullable().meta({ description: "The tenant's own limit, if set" }),
+    effective: RateLimitSchema.nullable().meta({
+      description:
+        'The limit applied: the tenant’s own, else the service default; null = unlimited',
+    }),
+  })
+  .meta({ id: 'RateLimitAnswer' });

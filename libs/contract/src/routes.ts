@@ -43,7 +43,24 @@ export interface RouteSpec {
   writes?: boolean;
   /** The route takes an `Idempotency-Key` header (adds `idempotency_key_reused`). */
   idempotent?: boolean;
+  /** Request headers the route reads (besides Authorization and Idempotency-Key). */
+  headers?: z.ZodObject;
 }
+
+/** `Last-Event-ID` of a live stream: the last stream revision the client received. */
+export const LastEventIdHeader = z.object({
+  'last-event-id': z
+    .string()
+    .regex(/^(-1|0|[1-9][0-9]{0,15})$/)
+    .optional()
+    .meta({
+      description:
+        'Resume after this stream revision: the events after it are replayed from the log, then ' +
+        'the stream goes live. `-1` replays from the first event. Without it the stream starts ' +
+        "after the conversation's last revision (live only). Browsers' EventSource sends it by " +
+        'itself on reconnect (each event carries its revision as `id:`).',
+    }),
+});
 
 /** The `Idempotency-Key` request header of the creating POSTs (IETF httpapi draft). */
 export const IdempotencyKeyHeader = z.object({
@@ -159,6 +176,36 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: true,
   },
   {
+    method: 'get',
+    path: '/v1/tenants/{tenantId}/limits',
+    operationId: 'getTenantLimits',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary: "A tenant's request rate limit (its own and the one applied)",
+    params: z.object({ tenantId: Id }),
+    responses: { 200: { description: 'The limits', schema: R.RateLimitAnswer } },
+    errors: ['tenant_not_found'],
+  },
+  {
+    method: 'put',
+    path: '/v1/tenants/{tenantId}/limits',
+    operationId: 'putTenantLimits',
+    tag: 'tenants (admin)',
+    auth: 'admin',
+    summary: "Set a tenant's request rate limit (a token bucket; one TenantRateLimitSet event)",
+    description:
+      'Every tenant-key request takes one token from the tenant’s bucket (`burst` tokens, ' +
+      '`ratePerSecond` added back per second); an empty bucket answers `429 rate_limited` with ' +
+      '`Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` headers. `limit: null` ' +
+      'returns the tenant to the service default (ARBOR_RATE_LIMIT_RPS / _BURST; unset: ' +
+      'unlimited). One bucket per tenant across replicas when REDIS_URL is set.',
+    params: z.object({ tenantId: Id }),
+    body: { schema: Q.RateLimitBody, required: true },
+    responses: { 200: { description: 'The limits now', schema: R.RateLimitAnswer } },
+    errors: ['tenant_not_found'],
+    writes: true,
+  },
+  {
     method: 'post',
     path: '/v1/admin/retention/sweep',
     operationId: 'sweepRetention',
@@ -187,6 +234,22 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'admin',
     summary: "The log's head: its last global ($all) position (never in tenant answers)",
     responses: { 200: { description: 'The head', schema: R.LogHeadSchema } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    tag: 'admin',
+    auth: 'admin',
+    summary: 'Prometheus metrics (text format 0.0.4), admin key; also open on ARBOR_METRICS_PORT',
+    description:
+      'HTTP answers and latency by route template and status, turn commits, projector lag per ' +
+      'partition (log positions and seconds behind the head), projector lease changes, Redis ' +
+      'errors, rate-limit refusals per tenant, context-ladder rungs applied, process metrics. ' +
+      'Every answer of the API carries `X-Request-Id` (the caller’s when it is 1–128 token ' +
+      'characters, else a fresh UUID), also written in the access log.',
+    responses: { 200: { description: 'The metrics', text: ['text/plain'] } },
     errors: [],
   },
   {
@@ -501,6 +564,31 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: `${CONV}/stream`,
+    operationId: 'stream',
+    tag: 'conversations',
+    auth: 'tenant',
+    summary: "Live: the conversation's events as they are projected (Server-Sent Events)",
+    description:
+      '`text/event-stream`. Each event is `id: <revision>` + `data: <AuditEvent JSON>` (the ' +
+      'items of `GET …/events`, unnamed so `onmessage` gets them), sent once the read models ' +
+      'hold it, so a read after receiving it sees it. `Last-Event-ID` resumes after a revision ' +
+      '(missed events are replayed from the log, then live). A comment line (`: heartbeat`) ' +
+      'every ARBOR_STREAM_HEARTBEAT_MS (15 s). A tenant holds at most ' +
+      'ARBOR_STREAM_MAX_PER_TENANT (32) open streams: one more is `429 too_many_streams`. On ' +
+      'shutdown the server ends every stream; clients reconnect with `Last-Event-ID`.',
+    params: conversation,
+    headers: LastEventIdHeader,
+    responses: {
+      200: {
+        description: 'The stream (until the client or the server closes it)',
+        text: ['text/event-stream'],
+      },
+    },
+    errors: [...missing, 'too_many_streams'],
+  },
+  {
+    method: 'get',
     path: `${CONV}/export`,
     operationId: 'export',
     tag: 'conversations',
@@ -677,6 +765,8 @@ export const errorCodes = (route: RouteSpec): ProblemCode[] => {
     codes.add('projection_lagging');
     codes.add('read_models_unavailable');
   }
+  if (route.auth === 'tenant') codes.add('projection_lagging');
+  if (route.auth === 'tenant') codes.add('rate_limited');
   for (const c of route.errors) codes.add(c);
   return [...codes];
 };

@@ -54,6 +54,11 @@ export interface ProjectorOptions {
    * a failed projector stays stopped until `start()` is called.
    */
   restartDelayMs?: number;
+  /**
+   * Called after a batch and its checkpoint are stored, with the batch's events (those the filter
+   * let through): what the live stream (`GET …/stream`) is told. Never throws into the projector.
+   */
+  onApplied?: (events: readonly RecordedEvent[], upTo: bigint) => void;
 }
 
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -167,10 +172,17 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     });
   };
 
-  const applied = (upTo: bigint): void => {
+  const applied = (upTo: bigint, events: readonly RecordedEvent[]): void => {
     position = upTo;
     nextRestartDelay = restartDelayMs;
     wake();
+    if (options.onApplied !== undefined && events.length > 0) {
+      try {
+        options.onApplied(events, upTo);
+      } catch {
+        // A listener's failure is its own: the projection has moved on regardless.
+      }
+    }
   };
 
   /**
@@ -181,10 +193,10 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     if (applying === null) {
       const result = sink.apply(batch, upTo);
       if (!isPromise(result)) {
-        applied(upTo);
+        applied(upTo, batch);
         return;
       }
-      track(result.then(() => applied(upTo)));
+      track(result.then(() => applied(upTo, batch)));
       return;
     }
     const run = runId;
@@ -192,7 +204,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
       applying.then(async () => {
         if (run !== runId || !running) return;
         await sink.apply(batch, upTo);
-        applied(upTo);
+        applied(upTo, batch);
       }),
     );
   };

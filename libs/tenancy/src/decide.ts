@@ -1,6 +1,6 @@
 import { canonicalJson } from '@arbor/domain';
 import { emptyDirectory, evolveDirectory, type TenantDirectory } from './directory';
-import { type ContextCapabilityOverride, type TenantEvent } from './events';
+import { type ContextCapabilityOverride, type TenantEvent, type TenantRateLimit } from './events';
 
 /**
  * One tenant's write side: its own stream (`tenant-<id>.profile`) folded into a directory that
@@ -32,7 +32,8 @@ export type TenantCommand =
       type: 'setContextSettings';
       tenantId: string;
       models: Record<string, ContextCapabilityOverride>;
-    };
+    }
+  | { type: 'setRateLimit'; tenantId: string; limit: TenantRateLimit | null };
 
 /** A key as stored: its public id and the hash of its secret (the secret itself never). */
 export interface NewKey {
@@ -99,5 +100,9 @@ export const decideTenant = (command: TenantCommand, state: TenantState): Tenant
       if (!tenant) return fail('tenant_not_found', 'Tenant not found.');
       if (canonicalJson(tenant.contextModels) === canonicalJson(command.models)) return ok([]);
       return ok([{ type: 'TenantContextSettingsSet', data: { tenantId, models: command.models } }]);
+    case 'setRateLimit':
+      if (!tenant) return fail('tenant_not_found', 'Tenant not found.');
+      if (canonicalJson(tenant.rateLimit) === canonicalJson(command.limit)) return ok([]);
+      return ok([{ type: 'TenantRateLimitSet', data: { tenantId, limit: command.limit } }]);
   }
 };

@@ -1,4 +1,4 @@
-import { type ContextCapabilityOverride, type TenantEvent } from './events';
+import { type ContextCapabilityOverride, type TenantEvent, type TenantRateLimit } from './events';
 import { parseKey, secretMatches } from './keys';
 
 /**
@@ -26,6 +26,8 @@ export interface TenantRecord {
   retentionDays?: number | null;
   /** `TenantErased`: its keys are revoked and no new key is issued. */
   erased?: boolean;
+  /** The admin's rate limit for this tenant (`TenantRateLimitSet`); null = the service default. */
+  rateLimit: TenantRateLimit | null;
 }
 
 export interface TenantDirectory {
@@ -46,6 +48,7 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         keyIds: [],
         contextModels: {},
         contextSettingsVersion: 0,
+        rateLimit: null,
       });
       return { ...dir, tenants };
     }
@@ -93,6 +96,13 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         contextModels: event.data.models,
         contextSettingsVersion: tenant.contextSettingsVersion + 1,
       });
+      return { ...dir, tenants };
+    }
+    case 'TenantRateLimitSet': {
+      const tenant = dir.tenants.get(event.data.tenantId);
+      if (!tenant) return dir;
+      const tenants = new Map(dir.tenants);
+      tenants.set(tenant.tenantId, { ...tenant, rateLimit: event.data.limit });
       return { ...dir, tenants };
     }
   }

@@ -52,7 +52,20 @@ export type TenantEvent =
   | ApiKeyRevoked
   | TenantContextSettingsSet
   | TenantRetentionSet
-  | TenantErased;
+  | TenantErased
+  | TenantRateLimitSet;
+/** A tenant's request rate limit (token bucket), set by the admin; null: the service default. */
+export interface TenantRateLimit {
+  /** Tokens added per second (sustained requests per second). */
+  ratePerSecond: number;
+  /** Bucket size: how many requests may arrive at once. */
+  burst: number;
+}
+
+export interface TenantRateLimitSet {
+  type: 'TenantRateLimitSet';
+  data: { tenantId: string; limit: TenantRateLimit | null };
+}
 
 export const TENANT_EVENT_TYPES: readonly TenantEvent['type'][] = [
   'TenantCreated',
@@ -61,6 +74,7 @@ export const TENANT_EVENT_TYPES: readonly TenantEvent['type'][] = [
   'TenantContextSettingsSet',
   'TenantRetentionSet',
   'TenantErased',
+  'TenantRateLimitSet',
 ];
 
 export const TENANT_CATEGORY = 'tenant';

@@ -1,15 +1,56 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  UseGuards,
+} from '@nestjs/common';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { CreateTenantBody as CreateTenant, Id, IssueKeyBody as IssueKey } from '@arbor/contract';
+import {
+  CreateTenantBody as CreateTenant,
+  Id,
+  IssueKeyBody as IssueKey,
+  RateLimitBody,
+} from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
-import { TenantDirectoryService } from '@arbor/application';
+import { RateLimiterService, TenantDirectoryService } from '@arbor/application';
 import { Idempotent } from '../idempotency/idempotency';
 
 @UseGuards(AdminGuard)
 @Controller('v1/tenants')
 export class TenantsController {
-  constructor(private readonly directory: TenantDirectoryService) {}
+  constructor(
+    private readonly directory: TenantDirectoryService,
+    private readonly limiter: RateLimiterService,
+  ) {}
+
+  private limits(tenantId: string) {
+    const limit = this.directory.rateLimit(tenantId);
+    return { limit, effective: this.limiter.limitFor(tenantId) };
+  }
+
+  @Get(':tenantId/limits')
+  getLimits(@Param('tenantId') tenantId: string) {
+    parseOrThrow(Id, tenantId, 'params');
+    return this.limits(tenantId);
+  }
+
+  @Put(':tenantId/limits')
+  async putLimits(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @CallerParam() caller: Caller,
+  ) {
+    parseOrThrow(Id, tenantId, 'params');
+    const { limit } = parseOrThrow(RateLimitBody, body);
+    await this.directory.setRateLimit(tenantId, limit, caller);
+    return this.limits(tenantId);
+  }
 
   @Idempotent()
   @Post()

@@ -57,6 +57,12 @@ export interface ArborConfig {
   retentionSweepMs?: number;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
   limits: LimitsConfig;
+  /** The default per-tenant rate limit (ARBOR_RATE_LIMIT_RPS, 0 = unlimited; ARBOR_RATE_LIMIT_BURST). */
+  rateLimits: { ratePerSecond: number; burst: number };
+  /** ARBOR_METRICS_PORT: `GET /metrics` also on this port, without credentials (null: off). */
+  metricsPort: number | null;
+  /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
+  streams: StreamsConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -75,6 +81,18 @@ const summaryConfig = (env: NodeJS.ProcessEnv): ArborConfig['summary'] => {
 };
 
 export class ConfigError extends Error {}
+
+export interface StreamsConfig {
+  /** ARBOR_STREAM_MAX_PER_TENANT (default 32): a tenant's open streams; one more is `429 too_many_streams`. */
+  maxPerTenant: number;
+  /** ARBOR_STREAM_HEARTBEAT_MS (default 15000): a comment line this often keeps proxies and the idle timeout away. */
+  heartbeatMs: number;
+}
+
+const streamsConfig = (env: NodeJS.ProcessEnv): StreamsConfig => ({
+  maxPerTenant: int(env, 'ARBOR_STREAM_MAX_PER_TENANT', 32, 1),
+  heartbeatMs: int(env, 'ARBOR_STREAM_HEARTBEAT_MS', 15_000, 10),
+});
 
 /** Every bound on what a client may send or be sent; see the README's limits table. */
 export interface LimitsConfig {
@@ -180,6 +198,18 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
     summary: summaryConfig(env),
     limits: limitsConfig(env),
+    streams: streamsConfig(env),
+    rateLimits: {
+      ratePerSecond: int(env, 'ARBOR_RATE_LIMIT_RPS', 0, 0),
+      burst: int(
+        env,
+        'ARBOR_RATE_LIMIT_BURST',
+        Math.max(1, 2 * int(env, 'ARBOR_RATE_LIMIT_RPS', 0, 0)),
+        1,
+      ),
+    },
+    metricsPort:
+      nonEmpty(env.ARBOR_METRICS_PORT) === null ? null : int(env, 'ARBOR_METRICS_PORT', 0),
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
     encryption: onOff(env, 'ARBOR_ENCRYPTION', true),
     masterKey: nonEmpty(env.ARBOR_MASTER_KEY),

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { MetricsService } from '../metrics/metrics.service';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   assembleContext,
@@ -96,6 +97,7 @@ export class ContextService {
     @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
     @Inject(SUMMARIZE) private readonly summarize: Summarize | null,
     private readonly directory: TenantDirectoryService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /**
@@ -297,6 +299,7 @@ export class ContextService {
       },
     });
     await this.readModels.noteWrite(caller.keyId, position);
+    this.metrics.countRungs(receipt.rungs);
     return {
       contextId,
       body,

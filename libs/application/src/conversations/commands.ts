@@ -20,6 +20,7 @@ import { type Caller } from '../caller';
 import { validationFailed } from '../errors';
 import { ConversationRepository, type Executed } from './conversation.repository';
 import { ReadModelsService } from './read-models.service';
+import { MetricsService } from '../metrics/metrics.service';
 
 /**
  * The conversation write use cases, one command and one handler each. An edge (an HTTP route,
@@ -168,8 +169,16 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
 
 @CommandHandler(CommitTurn)
 export class CommitTurnHandler implements ICommandHandler<CommitTurn> {
-  constructor(private readonly writer: ConversationWriter) {}
-  execute({ caller, conversationId, input }: CommitTurn) {
+  constructor(
+    private readonly writer: ConversationWriter,
+    private readonly metrics: MetricsService,
+  ) {}
+  async execute(command: CommitTurn) {
+    const done = await this.commit(command);
+    this.metrics.countTurn(done.result.replayed);
+    return done;
+  }
+  private commit({ caller, conversationId, input }: CommitTurn) {
     const { parentId, ...turn } = input;
     if (parentId !== undefined)
       return this.writer.write(caller, conversationId, { type: 'commitTurn', ...turn, parentId });

@@ -35,6 +35,8 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { HEAD_SIGNAL, type HeadSignal } from '../store/head-signal';
+import { MetricsService, type PartitionLag } from '../metrics/metrics.service';
+import { PROJECTED_SIGNALS, type ProjectedSignals, signalsOf } from '../live/projected-signal';
 
 export const PROJECTIONS = [conversationsProjection] as const;
 export const PROJECTION_FILTER = { streamPrefixes: ['conv-'] };
@@ -116,7 +118,31 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     @Inject(HEAD_SIGNAL) private readonly headSignal: HeadSignal,
+    @Inject(PROJECTED_SIGNALS) private readonly signals: ProjectedSignals,
+    private readonly metrics: MetricsService,
   ) {}
+
+  private unregisterLag: (() => void) | null = null;
+
+  /**
+   * The single projector's lag (partition "0"): log positions between its applied position and
+   * the head, and the age of the oldest event it has not applied.
+   */
+  async lag(): Promise<PartitionLag | null> {
+    const projector = this.projector as Projector | undefined;
+    if (projector === undefined) return null;
+    const head = await this.store.headPosition();
+    const applied = projector.status().position;
+    if (head === null || (applied !== null && applied >= head)) return { events: 0, seconds: 0 };
+    const from = applied === null ? 'start' : applied;
+    const next = (await this.store.readAll({ fromPosition: from, maxCount: 2 })).find(
+      (e) => applied === null || e.position > applied,
+    );
+    return {
+      events: Number(head - (applied ?? 0n)),
+      seconds: next === undefined ? 0 : Math.max(0, (Date.now() - next.created.getTime()) / 1000),
+    };
+  }
 
   private file!: string;
 
@@ -141,6 +167,8 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
       onError: (e) => this.logger.error(`projector stopped (retrying): ${String(e)}`),
       restartDelayMs: 1000,
+      // What the live streams wait for: the last revision applied per conversation stream.
+      onApplied: (events) => this.signals.publish(signalsOf(events)),
     });
     await projector.start();
     const floor = await this.store.headPosition();
@@ -161,6 +189,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
+    this.unregisterLag = this.metrics.registerLagSource('0', () => this.lag());
     if (this.config.redisUrl !== null) {
       // Reconnects forever (node-redis default strategy); a command while disconnected fails at
       // once (no offline queue), so reads answer 503 instead of hanging.
@@ -169,7 +198,10 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
         disableOfflineQueue: true,
         socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
       });
-      client.on('error', (e: unknown) => this.logger.debug(`redis: ${String(e)}`));
+      client.on('error', (e: unknown) => {
+        this.metrics.redisErrors.inc({ client: 'read-models' });
+        this.logger.debug(`redis: ${String(e)}`);
+      });
       await client.connect();
       this.redis = client;
       const subscriber = client.duplicate();
@@ -220,6 +252,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.unregisterLag?.();
     // Also after a failed init (e.g. the read-model file could not be created on a full disk),
     // so that closing the app still reaches the store's shutdown.
     const projector = this.projector as Projector | undefined;

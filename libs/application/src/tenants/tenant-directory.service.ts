@@ -9,6 +9,7 @@ import {
 import {
   type Authentication,
   type ContextCapabilityOverride,
+  type TenantRateLimit,
   authenticate,
   decideTenant,
   emptyDirectory,
@@ -255,6 +256,28 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   ): Promise<{ models: Readonly<Record<string, ContextCapabilityOverride>>; version: number }> {
     await this.write({ type: 'setContextSettings', tenantId, models }, ctx);
     return this.contextSettings(tenantId);
+  }
+
+  /** The admin's rate limit for the tenant; null: the service default (ARBOR_RATE_LIMIT_*). */
+  rateLimit(tenantId: string): TenantRateLimit | null {
+    const tenant = this.dir.tenants.get(tenantId);
+    if (!tenant) throw new AppError('tenant_not_found');
+    return tenant.rateLimit;
+  }
+
+  /** The tenant's own rate limit, null when it has none or does not exist (never throws). */
+  rateLimitOrNull(tenantId: string): TenantRateLimit | null {
+    return this.dir.tenants.get(tenantId)?.rateLimit ?? null;
+  }
+
+  /** Sets (or, with null, clears) the tenant's rate limit: one `TenantRateLimitSet` event. */
+  async setRateLimit(
+    tenantId: string,
+    limit: TenantRateLimit | null,
+    ctx: ActorContext,
+  ): Promise<TenantRateLimit | null> {
+    await this.write({ type: 'setRateLimit', tenantId, limit }, ctx);
+    return this.rateLimit(tenantId);
   }
 
   listKeys(tenantId: string): { keyId: string; label: string | null; revoked: boolean }[] {

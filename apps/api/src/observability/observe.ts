@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { type MetricsService } from '@arbor/application';
+import { type ArborRequest } from '../auth/caller';
+
+const START = Symbol('arbor.start');
+type Timed = FastifyRequest & { [START]?: bigint };
+
+const pinoLevel = (level: string): string =>
+  ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(level)
+    ? level
+    : level === 'verbose'
+      ? 'trace'
+      : level === 'log'
+        ? 'info'
+        : 'info';
+
+/** The structured access log: one JSON line per answer, on stdout, at LOG_LEVEL. */
+export const accessLogger = (level: string, destination?: pino.DestinationStream): Logger =>
+  destination === undefined
+    ? pino({ level: pinoLevel(level), base: { service: 'arbor' } })
+    : pino({ level: pinoLevel(level), base: { service: 'arbor' } }, destination);
+
+/**
+ * Per request: `X-Request-Id` on every answer (set on the raw response first, so even answers
+ * written by a hook, a guard or a hijacked stream carry it), the request counter and latency
+ * histogram by route template and status, and one access-log line carrying the request id.
+ * Registered before every other `onRequest` hook.
+ */
+export const observeRequests = (
+  fastify: FastifyInstance,
+  metrics: MetricsService,
+  log: Logger,
+): void => {
+  fastify.addHook('onRequest', (request: Timed, reply: FastifyReply, done) => {
+    request[START] = process.hrtime.bigint();
+    reply.raw.setHeader('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request: Timed, reply: FastifyReply, done) => {
+    const started = request[START];
+    const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    const caller = (request as ArborRequest).caller;
+    log.info(
+      {
+        requestId: request.id,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(seconds * 1e6) / 1e3,
+        ...(caller !== undefined && caller.tenantId !== '' ? { tenantId: caller.tenantId } : {}),
+      },
+      'request',
+    );
+    done();
+  });
+};

@@ -1,0 +1,144 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { createClient } from 'redis';
+import { type RedisClient } from '@arbor/projections';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { MetricsService } from '../metrics/metrics.service';
+import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { type BucketAnswer, type BucketLimit, type BucketState, takeToken } from './token-bucket';
+
+/**
+ * The token bucket of `token-bucket.ts`, in one Lua script so that every replica takes from the
+ * same bucket atomically. Redis's own clock (`TIME`) times the refill, so replicas' clocks do not
+ * matter. Answers `{allowed, tokens}`; tokens as a string (Lua numbers become integers in replies).
+ */
+const TAKE_SCRIPT = `
+local perMs = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(s[1])
+if tokens == nil then
+  tokens = burst
+else
+  tokens = math.min(burst, tokens + math.max(0, now - tonumber(s[2])) * perMs)
+end
+local allowed = 0
+if tokens >= cost then
+  tokens = tokens - cost
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
+return {allowed, tostring(tokens)}
+`;
+
+/** How long a Redis bucket call may take before this request falls back to the local bucket. */
+const REDIS_TIMEOUT_MS = 250;
+
+export interface RateDecision {
+  limit: BucketLimit;
+  answer: BucketAnswer;
+}
+
+/**
+ * Per-tenant request rate limits. The limit is the tenant's own (set by the admin, a
+ * `TenantRateLimitSet` event) or the service default (ARBOR_RATE_LIMIT_RPS / _BURST; unset:
+ * unlimited). The bucket is in Redis when REDIS_URL is set (shared by every replica), else in
+ * this process (same semantics). When Redis does not answer, the request is decided by this
+ * process's own bucket instead (fail over, not fail open: a flood is still bounded per replica)
+ * and `arbor_redis_errors_total{client="rate-limit"}` counts it.
+ */
+@Injectable()
+export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimits');
+  private readonly local = new LRUCache<string, BucketState>({ max: 100_000 });
+  private redis: RedisClient | null = null;
+
+  constructor(
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    private readonly directory: TenantDirectoryService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.redisUrl === null) return;
+    const client: RedisClient = createClient({
+      url: this.config.redisUrl,
+      // A command while disconnected fails at once (then the local bucket decides) instead of
+      // waiting in a queue for a Redis that may not come back.
+      disableOfflineQueue: true,
+    });
+    client.on('error', () => this.metrics.redisErrors.inc({ client: 'rate-limit' }));
+    // Not awaited: the service starts (and limits locally) while Redis is away; node-redis
+    // keeps reconnecting.
+    client.connect().catch((e: unknown) => this.logger.warn(`redis: ${String(e)}`));
+    this.redis = client;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const r = this.redis;
+    this.redis = null;
+    if (r !== null && r.isOpen) await r.quit().catch(() => undefined);
+  }
+
+  /** The limit applied to a tenant, or null (unlimited). */
+  limitFor(tenantId: string): BucketLimit | null {
+    const own = this.directory.rateLimitOrNull(tenantId);
+    if (own !== null) return own;
+    const { ratePerSecond, burst } = this.config.rateLimits;
+    return ratePerSecond > 0 ? { ratePerSecond, burst } : null;
+  }
+
+  /** Takes one token for a request of `tenantId`; null when the tenant is unlimited. */
+  async take(tenantId: string): Promise<RateDecision | null> {
+    const limit = this.limitFor(tenantId);
+    if (limit === null) return null;
+    const answer = (await this.takeRedis(tenantId, limit)) ?? this.takeLocal(tenantId, limit);
+    if (!answer.allowed) this.metrics.rateLimited.inc({ tenant: tenantId });
+    return { limit, answer };
+  }
+
+  private takeLocal(tenantId: string, limit: BucketLimit): BucketAnswer {
+    const { state, answer } = takeToken(this.local.get(tenantId), limit, Date.now());
+    this.local.set(tenantId, state);
+    return answer;
+  }
+
+  private async takeRedis(tenantId: string, limit: BucketLimit): Promise<BucketAnswer | null> {
+    const r = this.redis;
+    if (r === null) return null;
+    if (!r.isReady) {
+      this.metrics.redisErrors.inc({ client: 'rate-limit' });
+      return null;
+    }
+    const perMs = limit.ratePerSecond / 1000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const reply = (await Promise.race([
+        r.eval(TAKE_SCRIPT, {
+          keys: [`${this.config.redisPrefix}:rl:{${tenantId}}`],
+          arguments: [String(perMs), String(limit.burst), '1'],
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('rate-limit redis timeout')), REDIS_TIMEOUT_MS);
+        }),
+      ])) as [number, string];
+      const allowed = Number(reply[0]) === 1;
+      const tokens = Number(reply[1]);
+      return {
+        allowed,
+        remaining: Math.floor(tokens),
+        retryAfterMs: allowed ? 0 : Math.ceil((1 - tokens) / perMs),
+        fullInMs: Math.ceil((limit.burst - tokens) / perMs),
+      };
+    } catch {
+      this.metrics.redisErrors.inc({ client: 'rate-limit' });
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { takeToken, type BucketState } from './token-bucket';
+
+describe('takeToken (token bucket)', () => {
+  const limit = { ratePerSecond: 10, burst: 3 };
+  it('allows a burst, refuses the next with the wait for one token, refills by elapsed time', () => {
+    let s: BucketState | undefined;
+    const at = (ms: number) => {
+      const r = takeToken(s, limit, ms);
+      s = r.state;
+      return r.answer;
+    };
+    expect([at(0), at(0), at(0)].map((a) => [a.allowed, a.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+    ]);
+    const refused = at(0);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 100 });
+    expect(refused.fullInMs).toBe(300);
+    expect(at(50).allowed).toBe(false); // half a token
+    expect(at(100)).toMatchObject({ allowed: true, remaining: 0 });
+    // A long pause refills to the burst, never above it.
+    expect(at(60_000)).toMatchObject({ allowed: true, remaining: 2 });
+  });
+});
