@@ -1459,6 +1459,7 @@ export interface components {
         | 'checkpoint_exists'
         | 'turn_id_conflict'
         | 'conversation_exists'
+        | 'idempotency_in_progress'
         | 'concurrency_conflict'
         | 'request_timeout'
         | 'payload_too_large'
@@ -1911,7 +1912,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path?: never;
@@ -2033,7 +2034,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2045,7 +2046,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2470,7 +2471,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -2619,7 +2620,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2631,7 +2632,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -4292,7 +4293,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path?: never;
@@ -4390,7 +4391,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4402,7 +4403,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'conversation_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'conversation_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5108,7 +5109,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -5242,7 +5243,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one; `turn_id_conflict`: This turnId was used for a different turn */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one; `turn_id_conflict`: This turnId was used for a different turn */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5254,7 +5255,8 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'stale_tip' | 'turn_id_conflict';
+            code:
+              'idempotency_in_progress' | 'concurrency_conflict' | 'stale_tip' | 'turn_id_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5784,7 +5786,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -5909,7 +5911,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5921,7 +5923,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'conversation_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'conversation_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6370,7 +6372,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -6495,7 +6497,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `checkpoint_exists`: A checkpoint with this label exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `checkpoint_exists`: A checkpoint with this label exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6507,7 +6509,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'checkpoint_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'checkpoint_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7383,7 +7385,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -7508,7 +7510,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7520,7 +7522,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
