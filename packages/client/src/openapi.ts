@@ -1369,6 +1369,18 @@ export interface components {
       newDecisionIds: string[];
       /** @description null on contexts recorded before capabilities were */
       capabilities: components['schemas']['CapabilitiesRecord'] | null;
+      /** @description The ladder's rungs in the order tried, each with why it ran, did nothing or was skipped; null on contexts recorded before the receipt carried them (receipt version 1) */
+      rungs:
+        | {
+            rung: string;
+            applied: boolean;
+            trigger: string;
+            reason: string;
+            tokensBefore: number;
+            tokensAfter: number;
+            decisionIds: string[];
+          }[]
+        | null;
     };
     /** @description The resolved model capabilities */
     CapabilitiesRecord: {
