@@ -333,6 +333,23 @@ describe('replay and reproduction (GET .../replay, .../contexts/{contextId})', (
     expect(other.body.errors[0].path).toBe('query.cursor');
   });
 
+  it('records the ladder rungs with their reasons in the log, and lists them per context', async () => {
+    const receipts = await api.contexts(main);
+    const events = (await api.events(main)).filter((e) => e.type === 'ContextAssembled');
+    expect(events).toHaveLength(receipts.length);
+    for (const [i, r] of receipts.entries()) {
+      const rungs = r.rungs as { rung: string; applied: boolean; reason: string }[];
+      expect(Array.isArray(rungs)).toBe(true); // empty when the window fit without a rung
+      for (const g of rungs) expect(g.reason.length).toBeGreaterThan(0);
+      // The event itself carries them (receipt version 2): the list reads them from the log.
+      expect(events[i].data.receiptVersion).toBe(2);
+      expect(events[i].data.rungs).toEqual(rungs);
+    }
+    // A context that added a decision has an applied rung saying why.
+    const compacting = receipts.find((r) => (r.newDecisionIds as string[]).length > 0)!;
+    expect((compacting.rungs as { applied: boolean }[]).some((g) => g.applied)).toBe(true);
+  });
+
   it('answers 404 revision_not_found past the end, 400 for a missing or negative revision', async () => {
     const events = await api.events(main);
     const lastRevision = events[events.length - 1].revision;

@@ -31,6 +31,10 @@ export const PROBLEM_CODES = {
   checkpoint_exists: { status: 409, title: 'A checkpoint with this label exists' },
   turn_id_conflict: { status: 409, title: 'This turnId was used for a different turn' },
   conversation_exists: { status: 409, title: 'The conversation exists' },
+  idempotency_in_progress: {
+    status: 409,
+    title: 'A request with this Idempotency-Key is still being processed',
+  },
   concurrency_conflict: { status: 409, title: 'A concurrent write won; retry' },
   request_timeout: { status: 408, title: 'The request did not arrive in time' },
   payload_too_large: { status: 413, title: 'The request is too large' },

@@ -387,6 +387,24 @@ export const ContextSummarySchema = z
     capabilities: CapabilitiesRecordSchema.nullable().meta({
       description: 'null on contexts recorded before capabilities were',
     }),
+    rungs: z
+      .array(
+        z.object({
+          rung: z.string(),
+          applied: z.boolean(),
+          trigger: z.string(),
+          reason: z.string(),
+          tokensBefore: Int,
+          tokensAfter: Int,
+          decisionIds: z.array(z.string()),
+        }),
+      )
+      .nullable()
+      .meta({
+        description:
+          "The ladder's rungs in the order tried, each with why it ran, did nothing or was " +
+          'skipped; null on contexts recorded before the receipt carried them (receipt version 1)',
+      }),
   })
   .meta({
     id: 'ContextSummary',

@@ -72,7 +72,8 @@ export const IdempotencyKeyHeader = z.object({
       description:
         'Makes a retry safe: the same key with the same request answers the first answer again ' +
         '(same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same ' +
-        'key with another request is `422 idempotency_key_reused`. Per tenant, kept ' +
+        'key with another request is `422 idempotency_key_reused`; while another server process ' +
+        'sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ' +
         'ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string).',
     }),
 });
@@ -758,7 +759,10 @@ export const errorCodes = (route: RouteSpec): ProblemCode[] => {
       'payload_too_large',
       'unsupported_media_type',
     ].forEach((c) => codes.add(c as ProblemCode));
-  if (route.idempotent) codes.add('idempotency_key_reused');
+  if (route.idempotent) {
+    codes.add('idempotency_key_reused');
+    codes.add('idempotency_in_progress');
+  }
   if (route.writes)
     ['concurrency_conflict', 'insufficient_storage'].forEach((c) => codes.add(c as ProblemCode));
   if (route.auth === 'tenant') {

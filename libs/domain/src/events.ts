@@ -143,7 +143,23 @@ export type CompactionRevoked = DomainEvent<
   { readonly decisionId: string; readonly reason: string | null }
 >;
 
-/** The audit receipt of a context handed out: enough to reproduce its body byte for byte. */
+/** One rung the ladder tried for a context, as recorded in its receipt (receipt version 2 on). */
+export interface RecordedRung {
+  readonly rung: string;
+  readonly applied: boolean;
+  readonly trigger: string;
+  /** Why it ran, did nothing, or was skipped, in words. */
+  readonly reason: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly decisionIds: readonly string[];
+}
+
+/**
+ * The audit receipt of a context handed out: enough to reproduce its body byte for byte.
+ * Versioned by `receiptVersion`: absent on receipts written before the rungs were recorded (read
+ * as version 1, `rungs` unknown); 2 carries `rungs`.
+ */
 export type ContextAssembled = DomainEvent<
   'ContextAssembled',
   {
@@ -165,6 +181,9 @@ export type ContextAssembled = DomainEvent<
     readonly sections: ContextSections;
     /** From a reactive call: what the provider measured for our raw estimate of that request. */
     readonly overflowSample: { readonly estimated: number; readonly measured: number } | null;
+    readonly receiptVersion?: 2;
+    /** The ladder's rungs with their reasons, in the order tried (version 2 on). */
+    readonly rungs?: readonly RecordedRung[];
   }
 >;
 

@@ -1474,6 +1474,18 @@ export interface components {
       newDecisionIds: string[];
       /** @description null on contexts recorded before capabilities were */
       capabilities: components['schemas']['CapabilitiesRecord'] | null;
+      /** @description The ladder's rungs in the order tried, each with why it ran, did nothing or was skipped; null on contexts recorded before the receipt carried them (receipt version 1) */
+      rungs:
+        | {
+            rung: string;
+            applied: boolean;
+            trigger: string;
+            reason: string;
+            tokensBefore: number;
+            tokensAfter: number;
+            decisionIds: string[];
+          }[]
+        | null;
     };
     /** @description The resolved model capabilities */
     CapabilitiesRecord: {
@@ -1565,6 +1577,7 @@ export interface components {
         | 'checkpoint_exists'
         | 'turn_id_conflict'
         | 'conversation_exists'
+        | 'idempotency_in_progress'
         | 'concurrency_conflict'
         | 'request_timeout'
         | 'payload_too_large'
@@ -2018,7 +2031,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path?: never;
@@ -2140,7 +2153,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2152,7 +2165,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -2577,7 +2590,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -2726,7 +2739,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2738,7 +2751,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -5281,7 +5294,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path?: never;
@@ -5379,7 +5392,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5391,7 +5404,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'conversation_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'conversation_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -6482,7 +6495,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -6616,7 +6629,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one; `turn_id_conflict`: This turnId was used for a different turn */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `stale_tip`: The conversation tip is not the expected one; `turn_id_conflict`: This turnId was used for a different turn */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6628,7 +6641,8 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'stale_tip' | 'turn_id_conflict';
+            code:
+              'idempotency_in_progress' | 'concurrency_conflict' | 'stale_tip' | 'turn_id_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7214,7 +7228,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -7339,7 +7353,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `conversation_exists`: The conversation exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7351,7 +7365,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'conversation_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'conversation_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -7856,7 +7870,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -7981,7 +7995,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry; `checkpoint_exists`: A checkpoint with this label exists */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `checkpoint_exists`: A checkpoint with this label exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7993,7 +8007,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict' | 'checkpoint_exists';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'checkpoint_exists';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -8953,7 +8967,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
+        /** @description Makes a retry safe: the same key with the same request answers the first answer again (same status and body, header `Idempotent-Replayed: true`) and writes nothing; the same key with another request is `422 idempotency_key_reused`; while another server process sharing the data dir still runs the key, `409 idempotency_in_progress`. Per tenant, kept ARBOR_IDEMPOTENCY_TTL_HOURS (24 h); 1-255 printable ASCII characters (or an sf-string). */
         'idempotency-key'?: string;
       };
       path: {
@@ -9078,7 +9092,7 @@ export interface operations {
           };
         };
       };
-      /** @description `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9090,7 +9104,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict';
             detail?: string;
             /** @description The request path */
             instance?: string;

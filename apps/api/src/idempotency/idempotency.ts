@@ -46,6 +46,12 @@ export const parseIdempotencyKey = (raw: string | string[] | undefined): string 
   return m[1];
 };
 
+const reused = () =>
+  new Problem(
+    'idempotency_key_reused',
+    'This Idempotency-Key was first sent with another method, path or body.',
+  );
+
 interface Pending {
   tenant: string;
   key: string;
@@ -57,7 +63,9 @@ interface Pending {
  * Same key and same request → the first answer again (its status and body, plus
  * `Idempotent-Replayed: true`), without running the command; same key, another request →
  * `422 idempotency_key_reused`. Requests with one key run one at a time (a per-key queue), so 50
- * concurrent identical forks make one fork and 49 replays. Only success answers are kept: a refused
+ * concurrent identical forks make one fork and 49 replays. Across processes sharing the data dir,
+ * a row claim in `idempotency.sqlite` (taken under BEGIN IMMEDIATE) decides who runs a key; a
+ * same-key request reaching another process meanwhile is `409 idempotency_in_progress`. Only success answers are kept: a refused
  * request wrote nothing, so running it again is safe and may succeed.
  */
 @Injectable()
@@ -127,25 +135,41 @@ export class Idempotency implements OnModuleDestroy {
         return held;
       });
     });
-    let stored;
+    let claim;
     try {
-      stored = this.store.get(tenant, key);
+      claim = this.store.claim(tenant, key, fingerprint);
     } catch (e) {
       release();
       throw e;
     }
-    if (stored !== undefined) {
+    if (claim.kind === 'in_progress') {
       release();
-      if (stored.fingerprint !== fingerprint) {
-        throw new Problem(
-          'idempotency_key_reused',
-          'This Idempotency-Key was first sent with another method, path or body.',
-        );
-      }
+      if (claim.fingerprint !== fingerprint) throw reused();
+      // The IETF draft's answer to a retry while the first request is still being processed.
+      throw new Problem(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is being processed by another server; retry later.',
+      );
+    }
+    if (claim.kind === 'answer') {
+      release();
+      const stored = claim.answer;
+      if (stored.fingerprint !== fingerprint) throw reused();
       void reply.status(stored.status).header(REPLAYED_HEADER, 'true');
       return { replay: JSON.parse(stored.body) as unknown };
     }
-    this.pending.set(request.raw, { tenant, key, fingerprint, release });
+    this.pending.set(request.raw, {
+      tenant,
+      key,
+      fingerprint,
+      release: () => {
+        try {
+          this.store.release(tenant, key);
+        } finally {
+          release();
+        }
+      },
+    });
     return null;
   }
 }

@@ -294,6 +294,29 @@ const ContextDetail = ({ id, item }: { id: string; item: ContextItem }) => {
           ) : null}
         </tbody>
       </table>
+      <h4>Ladder (every rung tried, in order, and why)</h4>
+      {item.rungs === null ? (
+        <p class="muted" data-testid="rung-reasons">
+          not recorded: this context was handed out before receipts carried the rungs
+        </p>
+      ) : (
+        <table class="grid small" data-testid="rung-reasons">
+          <tbody>
+            {item.rungs.map((g, i) => (
+              <tr key={`${g.rung}-${i}`}>
+                <td>
+                  <b>{g.rung}</b> {g.applied ? <span class="badge">applied</span> : null}
+                </td>
+                <td>trigger: {g.trigger}</td>
+                <td>
+                  {g.tokensBefore} → {g.tokensAfter} tokens
+                </td>
+                <td>{g.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h4>Window by kind (tokens, as estimated when handed out)</h4>
       {recorded.data?.assembled.sections ? (
         <WindowBar sections={recorded.data.assembled.sections} />

@@ -296,6 +296,16 @@ export class ContextService {
               measured: overflow.measuredTokens,
             }
           : null,
+        receiptVersion: 2,
+        rungs: receipt.rungs.map((r) => ({
+          rung: r.rung,
+          applied: r.applied,
+          trigger: r.trigger,
+          reason: r.reason,
+          tokensBefore: r.tokensBefore,
+          tokensAfter: r.tokensAfter,
+          decisionIds: r.decisionIds,
+        })),
       },
     });
     await this.readModels.noteWrite(caller.keyId, position);

@@ -5,6 +5,7 @@ import {
   compactionsInForce,
   type ContextCapabilitiesRecord,
   type EventDataOf,
+  type RecordedRung,
 } from '@arbor/domain';
 import {
   conversationStream,
@@ -45,6 +46,8 @@ export interface ContextSummary {
   newDecisionIds: readonly string[];
   /** The model capabilities it was assembled with (shape by name); null before they were recorded. */
   capabilities: ContextCapabilitiesRecord | null;
+  /** The ladder's rungs with their reasons; null on receipts before version 2. */
+  rungs: readonly RecordedRung[] | null;
 }
 
 const isType = <T extends 'ContextAssembled' | 'CompactionApplied' | 'ConversationForked'>(
@@ -213,6 +216,8 @@ export class ReplayService {
           decisionIds: d.decisionIds,
           newDecisionIds: d.newDecisionIds,
           capabilities: d.request.capabilities ?? null,
+          // Receipts before version 2 did not record the rungs: null, not an empty ladder.
+          rungs: d.rungs ?? null,
         });
       }
     }
