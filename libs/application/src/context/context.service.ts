@@ -11,6 +11,7 @@ import {
   createPageCache,
   createTokenCache,
   EmptyContextError,
+  UnsupportedImageSourceError,
   layerCapabilities,
   type LayeredCapabilities,
   parseOverflowError,
@@ -230,6 +231,14 @@ export class ContextService {
       }
       if (e instanceof EmptyContextError)
         throw new AppError('cannot_fit', e.message, { estimatedTokens: 0 });
+      if (e instanceof UnsupportedImageSourceError) {
+        throw new AppError('unsupported_image_source', e.message, {
+          provider: e.provider,
+          messageId: e.messageId,
+          path: e.path,
+          source: e.source,
+        });
+      }
       throw e;
     }
   }
