@@ -9,6 +9,7 @@ export const APP_ERROR_CODES = [
   'validation_failed',
   'payload_too_large',
   'unknown_snapshot_shape',
+  'unsupported_image_source',
   'not_found',
   'conversation_not_found',
   'conversation_erased',

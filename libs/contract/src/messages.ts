@@ -141,7 +141,11 @@ export const RedactedThinkingBlock = z
 export const ReasoningBlock = z
   .object({
     type: z.literal('reasoning'),
-    id: z.string().min(1).meta({ description: "OpenAI's reasoning item id (`rs_…`)" }),
+    id: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "OpenAI's reasoning item id (`rs_…`); absent if the source has none" }),
     summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() })),
     encrypted_content: z.string().min(1).optional(),
     ...extras,

@@ -13,6 +13,10 @@ export const PROBLEM_CODES = {
   json_too_deep: { status: 400, title: 'The JSON nests deeper than the limit' },
   malformed_header: { status: 400, title: 'A request header is malformed' },
   unknown_snapshot_shape: { status: 400, title: 'No snapshot page shape has this id' },
+  unsupported_image_source: {
+    status: 400,
+    title: 'The target provider cannot take an image source of the history (a URL or file id)',
+  },
   unauthorized: { status: 401, title: 'A valid API key is required' },
   forbidden: { status: 403, title: 'This key may not do that' },
   not_found: { status: 404, title: 'No such resource' },

@@ -633,7 +633,13 @@ export const ROUTES: readonly RouteSpec[] = [
     params: conversation,
     body: { schema: Q.ContextBody, required: true },
     responses: { 200: { description: 'The body and its receipt', schema: R.ContextAnswerSchema } },
-    errors: [...missing, 'cannot_fit', 'not_a_turn_boundary', 'unknown_snapshot_shape'],
+    errors: [
+      ...missing,
+      'cannot_fit',
+      'not_a_turn_boundary',
+      'unknown_snapshot_shape',
+      'unsupported_image_source',
+    ],
     writes: true,
   },
   {
@@ -651,7 +657,13 @@ export const ROUTES: readonly RouteSpec[] = [
     params: conversation,
     query: Q.ReportQuery,
     responses: { 200: { description: 'The report', schema: R.ContextReportSchema } },
-    errors: [...missing, 'not_a_turn_boundary', 'unknown_snapshot_shape', 'cannot_fit'],
+    errors: [
+      ...missing,
+      'not_a_turn_boundary',
+      'unknown_snapshot_shape',
+      'cannot_fit',
+      'unsupported_image_source',
+    ],
   },
   {
     method: 'get',

@@ -116,7 +116,8 @@ export interface ReasoningSummaryText {
  */
 export interface ReasoningBlock extends BlockExtras {
   type: 'reasoning';
-  id: string;
+  /** OpenAI's item id (`rs_…`); absent when the source kept none (Codex rollouts). */
+  id?: string;
   summary: ReasoningSummaryText[];
   encrypted_content?: string;
 }

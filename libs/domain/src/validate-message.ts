@@ -376,16 +376,16 @@ const parseSummary = (
 };
 
 const parseReasoning = (ctx: Ctx, obj: Obj, path: string): ReasoningBlock | undefined => {
-  const id = stringField(ctx, obj, 'id', path, 'empty_string');
+  const id = obj.id === undefined ? null : stringField(ctx, obj, 'id', path, 'empty_string');
   const summary = parseSummary(ctx, obj.summary, `${path}.summary`);
   const encrypted =
     obj.encrypted_content === undefined || obj.encrypted_content === null
       ? null
       : stringField(ctx, obj, 'encrypted_content', path, 'empty_string');
   if (id === undefined || summary === undefined || encrypted === undefined) return undefined;
-  return encrypted === null
-    ? { type: 'reasoning', id, summary }
-    : { type: 'reasoning', id, summary, encrypted_content: encrypted };
+  const block: ReasoningBlock =
+    id === null ? { type: 'reasoning', summary } : { type: 'reasoning', id, summary };
+  return encrypted === null ? block : { ...block, encrypted_content: encrypted };
 };
 
 const parseProviderBlock = (ctx: Ctx, obj: Obj, path: string): ProviderBlock | undefined => {

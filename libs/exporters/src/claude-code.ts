@@ -32,6 +32,23 @@ export const exportClaudeCode = (
     sessionId,
     version: 'arbor-export',
   });
+  /**
+   * The content as Claude Code stores it: OpenAI reasoning items and opaque provider blocks have
+   * no place in an Anthropic-shaped session (each is reported lost); clientData is Arbor's.
+   */
+  const contentOf = (m: Message) =>
+    m.content.flatMap((b) => {
+      if (b.type === 'reasoning' || b.type === 'provider') {
+        lost.push({
+          messageId: m.id,
+          reason: `${b.type} block not carried: Claude Code sessions hold Anthropic content only`,
+        });
+        return [];
+      }
+      if (b.clientData === undefined) return [b];
+      const { clientData: _omit, ...rest } = b;
+      return [rest];
+    });
   for (const m of p.messages) {
     if (m.role === 'assistant') {
       const hasCall = m.content.some((b) => b.type === 'tool_use');
@@ -43,7 +60,7 @@ export const exportClaudeCode = (
           type: 'message',
           role: 'assistant',
           model: m.model ?? '<synthetic>',
-          content: m.content,
+          content: contentOf(m),
           stop_reason: hasCall ? 'tool_use' : 'end_turn',
           stop_sequence: null,
           ...(m.usage !== undefined ? { usage: m.usage } : {}),
@@ -55,7 +72,7 @@ export const exportClaudeCode = (
       lines.push({
         ...base(m),
         type: 'user',
-        message: { role: 'user', content: m.content },
+        message: { role: 'user', content: contentOf(m) },
         uuid: m.id,
         timestamp: m.createdAt,
       });

@@ -119,7 +119,14 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
   }
   const toolNames = new Map<string, string>();
   for (const m of p.messages)
-    for (const b of m.content) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
+    for (const b of m.content) {
+      if (b.type === 'tool_use') toolNames.set(b.id, b.name);
+      if (b.type === 'reasoning' || b.type === 'provider')
+        lost.push({
+          messageId: m.id,
+          reason: `${b.type} block not carried: pi sessions have no OpenAI reasoning or provider blocks`,
+        });
+    }
   let lastTimestamp = created;
 
   for (const m of p.messages) {

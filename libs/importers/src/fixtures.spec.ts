@@ -28,8 +28,8 @@ const messageLines = (file: string): number[] =>
         payload?: { type?: string };
       };
       const isCc = (v.type === 'user' || v.type === 'assistant') && v.uuid !== undefined;
-      // Codex: every response item but reasoning (OpenAI's encrypted thinking, no Arbor block).
-      const isCodex = v.type === 'response_item' && v.payload?.type !== 'reasoning';
+      // Codex: every response item (reasoning items are reasoning blocks).
+      const isCodex = v.type === 'response_item';
       return isCc || isCodex || v.type === 'message' ? [i + 1] : [];
     });
 

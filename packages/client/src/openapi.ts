@@ -705,17 +705,26 @@ export interface components {
       metadata?: {
         [key: string]: components['schemas']['JsonValue'];
       };
+      clientData?: components['schemas']['ClientData'];
     };
     /** @enum {string} */
     Role: 'system' | 'user' | 'assistant';
-    /** @description A content block. Unknown block types are refused (400 validation_failed, `unknown_block_type`), never dropped. system: text; user: text, image, tool_result; assistant: text, tool_use, thinking, redacted_thinking. */
+    /** @description A content block. Unknown block types are refused (400 validation_failed, `unknown_block_type`), never dropped. system: text; user: text, image, tool_result; assistant: text, tool_use, thinking, redacted_thinking, reasoning, provider. */
     Block:
       | components['schemas']['TextBlock']
       | components['schemas']['ImageBlock']
       | components['schemas']['ToolUseBlock']
       | components['schemas']['ToolResultBlock']
       | components['schemas']['ThinkingBlock']
-      | components['schemas']['RedactedThinkingBlock'];
+      | components['schemas']['RedactedThinkingBlock']
+      | components['schemas']['ReasoningBlock']
+      | components['schemas']['ProviderBlock'];
+    /**
+     * @example {
+     *       "type": "text",
+     *       "text": "What is in this file?"
+     *     }
+     */
     TextBlock: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -723,6 +732,17 @@ export interface components {
        */
       type: 'text';
       text: string;
+      clientData?: components['schemas']['ClientData'];
+    };
+    /**
+     * @description Free JSON kept byte for byte with the block or message and answered by every read and export (your framework's item ids, status, provider data). Never read by Arbor, never sent to a model. Bounded by the JSON depth and size limits.
+     * @example {
+     *       "itemId": "msg_123",
+     *       "status": "completed"
+     *     }
+     */
+    ClientData: {
+      [key: string]: components['schemas']['JsonValue'];
     };
     ImageBlock: {
       /**
@@ -730,15 +750,78 @@ export interface components {
        * @enum {string}
        */
       type: 'image';
-      source: {
-        /** @constant */
-        type: 'base64';
-        /** @enum {string} */
-        media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
-        /** @description Strict base64 of the image bytes (size-capped) */
-        data: string;
-      };
+      source: components['schemas']['ImageSource'];
+      clientData?: components['schemas']['ClientData'];
     };
+    ImageSource:
+      | components['schemas']['Base64ImageSource']
+      | components['schemas']['UrlImageSource']
+      | components['schemas']['FileImageSource'];
+    /** @description The image bytes; every provider takes these */
+    Base64ImageSource: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'base64';
+      /** @enum {string} */
+      media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+      /** @description Strict base64 of the image bytes (size-capped) */
+      data: string;
+    };
+    /**
+     * @description An image the provider fetches: sent to anthropic, openai-chat and openai-responses; a context for gemini answers 400 `unsupported_image_source`
+     * @example {
+     *       "type": "url",
+     *       "url": "https://example.com/diagram.png"
+     *     }
+     */
+    UrlImageSource: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'url';
+      /** @description An http(s) URL the provider fetches */
+      url: string;
+    };
+    /**
+     * @description A file in a provider's files API. Sent to that provider (anthropic: `{type:'file'}` source, openai-responses: `input_image.file_id`, gemini: `fileData`); any other target, and openai-chat (no image file ids), answers 400 `unsupported_image_source`
+     * @example {
+     *       "type": "file",
+     *       "provider": "openai",
+     *       "file_id": "file-abc123"
+     *     }
+     */
+    FileImageSource: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'file';
+      /**
+       * @description Whose files API issued the id; the id is sent only to that provider
+       * @enum {string}
+       */
+      provider: 'anthropic' | 'openai' | 'gemini';
+      /** @description The file id (Gemini: the file URI) */
+      file_id: string;
+      /**
+       * @description Required for gemini
+       * @enum {string}
+       */
+      media_type?: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+    };
+    /**
+     * @example {
+     *       "type": "tool_use",
+     *       "id": "call_1",
+     *       "name": "read_file",
+     *       "input": {
+     *         "path": "a.ts"
+     *       }
+     *     }
+     */
     ToolUseBlock: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -751,8 +834,17 @@ export interface components {
       input: {
         [key: string]: components['schemas']['JsonValue'];
       };
+      clientData?: components['schemas']['ClientData'];
     };
-    /** @description Carried in a user message, after its tool_use */
+    /**
+     * @description Carried in a user message, after its tool_use
+     * @example {
+     *       "type": "tool_result",
+     *       "tool_use_id": "call_1",
+     *       "name": "read_file",
+     *       "content": "ok"
+     *     }
+     */
     ToolResultBlock: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -760,12 +852,15 @@ export interface components {
        */
       type: 'tool_result';
       tool_use_id: string;
+      /** @description The tool's name; used where the provider names results (gemini `functionResponse.name`, when the call is not in the body) */
+      name?: string;
       content: string | components['schemas']['ToolResultContentBlock'][];
       is_error?: boolean;
+      clientData?: components['schemas']['ClientData'];
     };
     ToolResultContentBlock:
       components['schemas']['TextBlock'] | components['schemas']['ImageBlock'];
-    /** @description Kept byte-exact, signature included */
+    /** @description Anthropic extended thinking (or a Gemini thought signature), kept byte-exact, signature included; sent only to the provider that made it */
     ThinkingBlock: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -774,6 +869,7 @@ export interface components {
       type: 'thinking';
       thinking: string;
       signature: string;
+      clientData?: components['schemas']['ClientData'];
     };
     /** @description Kept byte-exact */
     RedactedThinkingBlock: {
@@ -783,6 +879,73 @@ export interface components {
        */
       type: 'redacted_thinking';
       data: string;
+      clientData?: components['schemas']['ClientData'];
+    };
+    /**
+     * @description An OpenAI reasoning item, kept byte-exact; sent back only by openai-responses to the model family of its message's `model`; dropped for every other target
+     * @example {
+     *       "type": "reasoning",
+     *       "id": "rs_1",
+     *       "summary": [
+     *         {
+     *           "type": "summary_text",
+     *           "text": "Plan…"
+     *         }
+     *       ],
+     *       "encrypted_content": "gAAAA…"
+     *     }
+     */
+    ReasoningBlock: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'reasoning';
+      /** @description OpenAI's reasoning item id (`rs_…`); absent if the source has none */
+      id?: string;
+      summary: {
+        /** @constant */
+        type: 'summary_text';
+        text: string;
+      }[];
+      encrypted_content?: string;
+      clientData?: components['schemas']['ClientData'];
+    };
+    /**
+     * @description An opaque provider block sent back byte for byte only to its provider and model family (anthropic content block, openai-responses input item), dropped for other targets. One whose `item.type` is `compaction` (Anthropic server-side compaction, OpenAI `/responses/compact`) replaces everything before it: those messages are neither sent nor counted.
+     * @example {
+     *       "type": "provider",
+     *       "provider": "anthropic",
+     *       "item": {
+     *         "type": "compaction",
+     *         "content": "Summary…"
+     *       }
+     *     }
+     * @example {
+     *       "type": "provider",
+     *       "provider": "openai",
+     *       "item": {
+     *         "type": "compaction",
+     *         "id": "cmp_1",
+     *         "encrypted_content": "gAAAA…"
+     *       }
+     *     }
+     */
+    ProviderBlock: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'provider';
+      /** @enum {string} */
+      provider: 'anthropic' | 'openai';
+      /** @description The model that produced it (default: the message's `model`) */
+      model?: string;
+      /** @description The block (anthropic) or input item (openai) exactly as the provider returned it, with its `type` */
+      item: {
+        [key: string]: components['schemas']['JsonValue'];
+      };
+      clientData?: components['schemas']['ClientData'];
     };
     Usage: {
       input_tokens?: number | null;
@@ -1097,6 +1260,7 @@ export interface components {
       metadata?: {
         [key: string]: components['schemas']['JsonValue'];
       };
+      clientData?: components['schemas']['ClientData'];
       /** @description The turn that committed it */
       turnId: components['schemas']['Id'];
       /** @description ISO-8601 time */
@@ -1125,6 +1289,7 @@ export interface components {
       metadata?: {
         [key: string]: components['schemas']['JsonValue'];
       };
+      clientData?: components['schemas']['ClientData'];
       /** @description The turn that committed it */
       turnId: components['schemas']['Id'];
       /** @description ISO-8601 time */
@@ -1559,6 +1724,7 @@ export interface components {
         | 'json_too_deep'
         | 'malformed_header'
         | 'unknown_snapshot_shape'
+        | 'unsupported_image_source'
         | 'unauthorized'
         | 'forbidden'
         | 'not_found'
@@ -1614,14 +1780,22 @@ export interface components {
       code: string;
       message: string;
     };
-    /** @description A content block. Unknown block types are refused (400 validation_failed, `unknown_block_type`), never dropped. system: text; user: text, image, tool_result; assistant: text, tool_use, thinking, redacted_thinking. */
+    /** @description A content block. Unknown block types are refused (400 validation_failed, `unknown_block_type`), never dropped. system: text; user: text, image, tool_result; assistant: text, tool_use, thinking, redacted_thinking, reasoning, provider. */
     BlockOutput:
       | components['schemas']['TextBlockOutput']
       | components['schemas']['ImageBlockOutput']
       | components['schemas']['ToolUseBlockOutput']
       | components['schemas']['ToolResultBlockOutput']
       | components['schemas']['ThinkingBlockOutput']
-      | components['schemas']['RedactedThinkingBlockOutput'];
+      | components['schemas']['RedactedThinkingBlockOutput']
+      | components['schemas']['ReasoningBlockOutput']
+      | components['schemas']['ProviderBlockOutput'];
+    /**
+     * @example {
+     *       "type": "text",
+     *       "text": "What is in this file?"
+     *     }
+     */
     TextBlockOutput: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -1629,6 +1803,7 @@ export interface components {
        */
       type: 'text';
       text: string;
+      clientData?: components['schemas']['ClientData'];
     };
     ImageBlockOutput: {
       /**
@@ -1636,15 +1811,78 @@ export interface components {
        * @enum {string}
        */
       type: 'image';
-      source: {
-        /** @constant */
-        type: 'base64';
-        /** @enum {string} */
-        media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
-        /** @description Strict base64 of the image bytes (size-capped) */
-        data: string;
-      };
+      source: components['schemas']['ImageSourceOutput'];
+      clientData?: components['schemas']['ClientData'];
     };
+    ImageSourceOutput:
+      | components['schemas']['Base64ImageSourceOutput']
+      | components['schemas']['UrlImageSourceOutput']
+      | components['schemas']['FileImageSourceOutput'];
+    /** @description The image bytes; every provider takes these */
+    Base64ImageSourceOutput: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'base64';
+      /** @enum {string} */
+      media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+      /** @description Strict base64 of the image bytes (size-capped) */
+      data: string;
+    };
+    /**
+     * @description An image the provider fetches: sent to anthropic, openai-chat and openai-responses; a context for gemini answers 400 `unsupported_image_source`
+     * @example {
+     *       "type": "url",
+     *       "url": "https://example.com/diagram.png"
+     *     }
+     */
+    UrlImageSourceOutput: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'url';
+      /** @description An http(s) URL the provider fetches */
+      url: string;
+    };
+    /**
+     * @description A file in a provider's files API. Sent to that provider (anthropic: `{type:'file'}` source, openai-responses: `input_image.file_id`, gemini: `fileData`); any other target, and openai-chat (no image file ids), answers 400 `unsupported_image_source`
+     * @example {
+     *       "type": "file",
+     *       "provider": "openai",
+     *       "file_id": "file-abc123"
+     *     }
+     */
+    FileImageSourceOutput: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'file';
+      /**
+       * @description Whose files API issued the id; the id is sent only to that provider
+       * @enum {string}
+       */
+      provider: 'anthropic' | 'openai' | 'gemini';
+      /** @description The file id (Gemini: the file URI) */
+      file_id: string;
+      /**
+       * @description Required for gemini
+       * @enum {string}
+       */
+      media_type?: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+    };
+    /**
+     * @example {
+     *       "type": "tool_use",
+     *       "id": "call_1",
+     *       "name": "read_file",
+     *       "input": {
+     *         "path": "a.ts"
+     *       }
+     *     }
+     */
     ToolUseBlockOutput: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -1657,8 +1895,17 @@ export interface components {
       input: {
         [key: string]: components['schemas']['JsonValue'];
       };
+      clientData?: components['schemas']['ClientData'];
     };
-    /** @description Carried in a user message, after its tool_use */
+    /**
+     * @description Carried in a user message, after its tool_use
+     * @example {
+     *       "type": "tool_result",
+     *       "tool_use_id": "call_1",
+     *       "name": "read_file",
+     *       "content": "ok"
+     *     }
+     */
     ToolResultBlockOutput: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -1666,12 +1913,15 @@ export interface components {
        */
       type: 'tool_result';
       tool_use_id: string;
+      /** @description The tool's name; used where the provider names results (gemini `functionResponse.name`, when the call is not in the body) */
+      name?: string;
       content: string | components['schemas']['ToolResultContentBlockOutput'][];
       is_error?: boolean;
+      clientData?: components['schemas']['ClientData'];
     };
     ToolResultContentBlockOutput:
       components['schemas']['TextBlockOutput'] | components['schemas']['ImageBlockOutput'];
-    /** @description Kept byte-exact, signature included */
+    /** @description Anthropic extended thinking (or a Gemini thought signature), kept byte-exact, signature included; sent only to the provider that made it */
     ThinkingBlockOutput: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -1680,6 +1930,7 @@ export interface components {
       type: 'thinking';
       thinking: string;
       signature: string;
+      clientData?: components['schemas']['ClientData'];
     };
     /** @description Kept byte-exact */
     RedactedThinkingBlockOutput: {
@@ -1689,6 +1940,73 @@ export interface components {
        */
       type: 'redacted_thinking';
       data: string;
+      clientData?: components['schemas']['ClientData'];
+    };
+    /**
+     * @description An OpenAI reasoning item, kept byte-exact; sent back only by openai-responses to the model family of its message's `model`; dropped for every other target
+     * @example {
+     *       "type": "reasoning",
+     *       "id": "rs_1",
+     *       "summary": [
+     *         {
+     *           "type": "summary_text",
+     *           "text": "Plan…"
+     *         }
+     *       ],
+     *       "encrypted_content": "gAAAA…"
+     *     }
+     */
+    ReasoningBlockOutput: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'reasoning';
+      /** @description OpenAI's reasoning item id (`rs_…`); absent if the source has none */
+      id?: string;
+      summary: {
+        /** @constant */
+        type: 'summary_text';
+        text: string;
+      }[];
+      encrypted_content?: string;
+      clientData?: components['schemas']['ClientData'];
+    };
+    /**
+     * @description An opaque provider block sent back byte for byte only to its provider and model family (anthropic content block, openai-responses input item), dropped for other targets. One whose `item.type` is `compaction` (Anthropic server-side compaction, OpenAI `/responses/compact`) replaces everything before it: those messages are neither sent nor counted.
+     * @example {
+     *       "type": "provider",
+     *       "provider": "anthropic",
+     *       "item": {
+     *         "type": "compaction",
+     *         "content": "Summary…"
+     *       }
+     *     }
+     * @example {
+     *       "type": "provider",
+     *       "provider": "openai",
+     *       "item": {
+     *         "type": "compaction",
+     *         "id": "cmp_1",
+     *         "encrypted_content": "gAAAA…"
+     *       }
+     *     }
+     */
+    ProviderBlockOutput: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'provider';
+      /** @enum {string} */
+      provider: 'anthropic' | 'openai';
+      /** @description The model that produced it (default: the message's `model`) */
+      model?: string;
+      /** @description The block (anthropic) or input item (openai) exactly as the provider returned it, with its `type` */
+      item: {
+        [key: string]: components['schemas']['JsonValue'];
+      };
+      clientData?: components['schemas']['ClientData'];
     };
   };
   responses: never;
@@ -10865,7 +11183,7 @@ export interface operations {
           'application/json': components['schemas']['ContextAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10883,7 +11201,8 @@ export interface operations {
               | 'malformed_json'
               | 'invalid_utf8'
               | 'json_too_deep'
-              | 'unknown_snapshot_shape';
+              | 'unknown_snapshot_shape'
+              | 'unsupported_image_source';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -11244,7 +11563,7 @@ export interface operations {
           'application/json': components['schemas']['ContextReport'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `unknown_snapshot_shape`: No snapshot page shape has this id */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `unknown_snapshot_shape`: No snapshot page shape has this id; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11256,7 +11575,11 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'validation_failed' | 'malformed_header' | 'unknown_snapshot_shape';
+            code:
+              | 'validation_failed'
+              | 'malformed_header'
+              | 'unknown_snapshot_shape'
+              | 'unsupported_image_source';
             detail?: string;
             /** @description The request path */
             instance?: string;

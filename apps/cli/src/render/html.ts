@@ -62,7 +62,7 @@ const blockHtml = (b: Block): string => {
     case 'redacted_thinking':
       return '<div class="block meta">[redacted thinking]</div>';
     case 'reasoning':
-      return `<details class="block"><summary>reasoning <span class="id">${escapeHtml(b.id)}</span></summary><pre>${escapeHtml(b.summary.map((s) => s.text).join('\n\n'))}</pre></details>`;
+      return `<details class="block"><summary>reasoning <span class="id">${escapeHtml(b.id ?? '')}</span></summary><pre>${escapeHtml(b.summary.map((s) => s.text).join('\n\n'))}</pre></details>`;
     case 'provider':
       return `<div class="block meta">[${escapeHtml(b.provider)} ${escapeHtml(String(b.item['type']))} block]</div>`;
   }

@@ -12,6 +12,7 @@ import {
   createPageCache,
   createTokenCache,
   EmptyContextError,
+  UnsupportedImageSourceError,
   layerCapabilities,
   type LayeredCapabilities,
   parseOverflowError,
@@ -244,6 +245,14 @@ export class ContextService {
       }
       if (e instanceof EmptyContextError)
         throw new AppError('cannot_fit', e.message, { estimatedTokens: 0 });
+      if (e instanceof UnsupportedImageSourceError) {
+        throw new AppError('unsupported_image_source', e.message, {
+          provider: e.provider,
+          messageId: e.messageId,
+          path: e.path,
+          source: e.source,
+        });
+      }
       throw e;
     }
   }

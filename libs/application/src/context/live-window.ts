@@ -59,7 +59,11 @@ export function messageBytes(message: Message): number {
       case 'redacted_thinking':
         return b.data.length;
       case 'reasoning':
-        return b.id.length + (b.encrypted_content?.length ?? 0) + JSON.stringify(b.summary).length;
+        return (
+          (b.id?.length ?? 0) +
+          (b.encrypted_content?.length ?? 0) +
+          JSON.stringify(b.summary).length
+        );
       case 'provider':
         return JSON.stringify(b.item).length;
     }

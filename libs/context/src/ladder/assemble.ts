@@ -16,6 +16,7 @@
  */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
 import { type encode, encodeWithRenames } from '../providers';
+import { checkImageSources, cutAtProviderCompaction } from '../providers/shared';
 import { calibrate } from '../tokens/calibration';
 import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
@@ -99,7 +100,11 @@ function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps'
 export const cacheScopeOf = (input: AssembleInput): string =>
   input.cacheScope ?? input.conversationId;
 
-export function createContext(input: AssembleInput): LadderContext {
+export function createContext(given: AssembleInput): LadderContext {
+  // What a provider-side compaction replaces is already compacted: not sent, not counted.
+  const live = cutAtProviderCompaction(given.messages, given.provider, given.model);
+  checkImageSources(live, given.provider);
+  const input = live === given.messages ? given : { ...given, messages: live };
   const caps = resolveCapabilities(input.provider, input.model, input.capabilities);
   const cache = input.tokenCache ?? createTokenCache();
   const scope = cacheScopeOf(input);

@@ -17,6 +17,7 @@ import {
 import { base64ByteLength, readImageSize } from '../tokens/image-size';
 import { imageTokens } from '../tokens/image-tokens';
 import { countTextTokens } from '../tokens/text';
+import { keepsPriorReasoning, opensTurn } from '../tokens/thinking-rules';
 import type { ProviderName, ToolDefinition } from '../types';
 import type { ItemStats, TokenCache } from './token-cache';
 import type { ViewItem } from './view';
@@ -36,6 +37,7 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 interface Tally {
   tokens: number;
+  reasoningTokens: number;
   toolResultTokens: number;
   imageTokens: number;
   images: number;
@@ -113,6 +115,14 @@ function tallyBlock(block: Block, ctx: MeasureContext, t: Tally): void {
       }
       return;
     }
+    case 'thinking':
+    case 'redacted_thinking':
+    case 'reasoning': {
+      const tokens = estimateBlockTokens(block, ctx);
+      t.tokens += tokens;
+      t.reasoningTokens += tokens + BLOCK_FRAMING_TOKENS; // its framing goes with it
+      return;
+    }
     default:
       t.tokens += estimateBlockTokens(block, ctx);
   }
@@ -121,6 +131,7 @@ function tallyBlock(block: Block, ctx: MeasureContext, t: Tally): void {
 export function measureMessage(message: Message, ctx: MeasureContext): ItemStats {
   const t: Tally = {
     tokens: MESSAGE_OVERHEAD_TOKENS,
+    reasoningTokens: 0,
     toolResultTokens: 0,
     imageTokens: 0,
     images: 0,
@@ -136,6 +147,7 @@ export function measureMessage(message: Message, ctx: MeasureContext): ItemStats
   // them in `measureView` reads their fields at full speed.
   return {
     tokens: t.tokens,
+    reasoningTokens: t.reasoningTokens,
     toolResultTokens: t.toolResultTokens,
     imageTokens: t.imageTokens,
     images: t.images,
@@ -230,10 +242,23 @@ export function measureView(
   let maxImageBase64 = 0;
   let maxImageSide = 0;
   const scope = ctx.cache.scope(scopeName(ctx));
+  // Earlier turns' thinking / reasoning: stripped by the provider unless the model keeps it.
+  const keepsPrior = keepsPriorReasoning(ctx.provider, ctx.model);
+  let turnStart = 0;
+  if (!keepsPrior) {
+    for (let i = items.length - 1; i >= 0; i--) {
+      if (opensTurn(items[i].message)) {
+        turnStart = i;
+        break;
+      }
+    }
+  }
+  let strippedReasoning = 0;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const s = itemStats(item, ctx, scope);
     stats[i] = s;
+    if (i < turnStart && s.reasoningTokens > 0) strippedReasoning += s.reasoningTokens;
     jsonBytes += s.jsonBytes;
     if (s.images > 0) {
       images += s.images;
@@ -252,6 +277,7 @@ export function measureView(
       sections.messages += s.tokens - s.toolResultTokens - s.imageTokens;
     }
   }
+  sections.messages -= strippedReasoning;
   const raw =
     sections.system +
     sections.tools +
@@ -278,6 +304,7 @@ export function measureView(
 export function blockTokens(block: Block, ctx: MeasureContext): number {
   const t: Tally = {
     tokens: 0,
+    reasoningTokens: 0,
     toolResultTokens: 0,
     imageTokens: 0,
     images: 0,

@@ -39,6 +39,11 @@ export interface ItemStats {
   maxImageBase64: number;
   /** Longest side of the largest image, px (0 when none or unreadable). */
   maxImageSide: number;
+  /**
+   * Of `tokens`: thinking blocks and reasoning items, which the provider strips when the message
+   * is from an earlier turn (see tokens/thinking-rules.ts).
+   */
+  reasoningTokens: number;
   /** Length of the message's JSON: a stand-in for its share of the request bytes. */
   jsonBytes: number;
   /** sha256 digest of the rendered message's JSON (role and content). */

@@ -76,4 +76,15 @@ export {
   type ToolRename,
   type ToolRules,
 } from './tool-ids';
-export { originOf, TOOL_ERROR_PREFIX, EMPTY_TOOL_OUTPUT, type Origin } from './shared';
+export {
+  checkImageSources,
+  cutAtProviderCompaction,
+  imageSourceProblem,
+  modelFamily,
+  originOf,
+  sameFamily,
+  TOOL_ERROR_PREFIX,
+  EMPTY_TOOL_OUTPUT,
+  UnsupportedImageSourceError,
+  type Origin,
+} from './shared';

@@ -47,7 +47,7 @@ export type ResponsesInputImage =
 /** An OpenAI reasoning item sent back as it was returned (`summary`, `encrypted_content`). */
 export interface ResponsesReasoningItem {
   type: 'reasoning';
-  id: string;
+  id?: string;
   summary: { type: 'summary_text'; text: string }[];
   encrypted_content?: string;
 }
@@ -93,6 +93,9 @@ export interface ResponsesFunctionCallOutput {
   call_id: string;
   output: string | ResponsesInputContent[];
 }
+/** The reasoning item as the SDK types it (id required); see `encodeOpenAIResponses`. */
+type SdkCheckedItem =
+  Exclude<ResponsesCurrentItem, ResponsesReasoningItem> | (ResponsesReasoningItem & { id: string });
 /** What encoding 2 sends: each one an input item of OpenAI's schema (the compiler checks). */
 export type ResponsesCurrentItem =
   | ResponsesReasoningItem
@@ -137,9 +140,13 @@ function inputContent(block: Block): ResponsesInputContent[] {
 
 function reasoningItem(block: ReasoningBlock): ResponsesReasoningItem {
   const summary = block.summary.map((s) => ({ type: 'summary_text' as const, text: s.text }));
+  const item: ResponsesReasoningItem =
+    block.id === undefined
+      ? { type: 'reasoning', summary }
+      : { type: 'reasoning', id: block.id, summary };
   return block.encrypted_content === undefined
-    ? { type: 'reasoning', id: block.id, summary }
-    : { type: 'reasoning', id: block.id, summary, encrypted_content: block.encrypted_content };
+    ? item
+    : { ...item, encrypted_content: block.encrypted_content };
 }
 
 function functionOutput(result: ToolResultBlock): ResponsesFunctionCallOutput {
@@ -247,7 +254,9 @@ export function encodeOpenAIResponses(
     ...(tools.length > 0 ? { tools } : {}),
     ...(options.maxTokens !== undefined ? { max_output_tokens: options.maxTokens } : {}),
   };
-  return legacy ? body : sdkChecked({ ...body, input: input as ResponsesCurrentItem[] });
+  // A reasoning item without its id (Codex keeps none) is what OpenAI's own CLI sends back; the
+  // SDK's type wants the id, so those items are checked as if they had one.
+  return legacy ? body : sdkChecked({ ...body, input: input as SdkCheckedItem[] });
 }
 
 /** Encoding 2's body is a `ResponseCreateParamsNonStreaming` of the official SDK (compile time). */

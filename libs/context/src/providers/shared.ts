@@ -247,8 +247,9 @@ const isCompaction = (block: Block): block is ProviderBlock =>
  * block `{type:'compaction', content}`; OpenAI `/responses/compact`, item `{type:'compaction',
  * id, encrypted_content}`) stands for everything before it. For a target that receives it, the
  * history is cut there: the messages before the last such block are neither sent nor counted
- * (system messages are kept: they are the system prompt), and its own message starts at the
- * block. For any other target, nothing changes (the block itself is dropped by the encoder).
+ * (system messages are kept: they are the system prompt; for Anthropic, the user message that
+ * opened the compacting turn is kept too, as the API wants a user turn first), and its own
+ * message starts at the block. For any other target, nothing changes (the block itself is dropped by the encoder).
  * Returns `messages` itself when nothing is cut, so bodies without compactions are unchanged.
  */
 export function cutAtProviderCompaction(
@@ -265,9 +266,23 @@ export function cutAtProviderCompaction(
       if (isCompaction(block) && sendsProviderBlock(block, message, provider, model)) at = k;
     }
     if (at < 0) continue;
-    const head = messages.slice(0, i).filter((m) => m.role === 'system');
+    // Anthropic wants the messages to start with a user turn: the turn that produced the
+    // compaction is kept from the user message that opened it (the API itself drops what is
+    // before the block). An OpenAI compaction item may open the input.
+    let from = i;
+    if (provider === 'anthropic') {
+      from = 0;
+      for (let j = i - 1; j >= 0; j--) {
+        const m = messages[j];
+        if (m.role === 'user' && m.content.some((b) => b.type !== 'tool_result')) {
+          from = j;
+          break;
+        }
+      }
+    }
+    const head = messages.slice(0, from).filter((m) => m.role === 'system');
     const first = at === 0 ? message : { ...message, content: message.content.slice(at) };
-    return [...head, first, ...messages.slice(i + 1)];
+    return [...head, ...messages.slice(from, i), first, ...messages.slice(i + 1)];
   }
   return messages;
 }

@@ -39,7 +39,7 @@ export function encryptedTokens(encrypted: string | undefined): number {
 
 /** An OpenAI reasoning item: its summary text plus its encrypted content. */
 export function reasoningTokens(block: ReasoningBlock, options: EstimateOptions): number {
-  let tokens = TOOL_BLOCK_OVERHEAD_TOKENS + text(block.id, options);
+  let tokens = TOOL_BLOCK_OVERHEAD_TOKENS + text(block.id ?? '', options);
   for (const part of block.summary) tokens += text(part.text, options);
   return tokens + encryptedTokens(block.encrypted_content);
 }

@@ -77,12 +77,14 @@ describe('Codex rollout importer', () => {
     const ms = messages(r);
     expect(ms.map((m) => [m.id, m.role])).toEqual([
       ['L3', 'user'],
-      ['L6', 'assistant'],
+      ['L5', 'assistant'], // the response opens with its reasoning item
       ['L10', 'user'],
       ['L13', 'assistant'],
     ]);
-    expect(ms[1].content.map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_use']);
-    expect(ms[1].content[2]).toEqual({
+    expect(ms[1].content.map((b) => b.type)).toEqual(['reasoning', 'text', 'tool_use', 'tool_use']);
+    // The reasoning item, byte-exact (Codex keeps no id on it).
+    expect(ms[1].content[0]).toEqual({ type: 'reasoning', summary: [], encrypted_content: 'gAAA' });
+    expect(ms[1].content[3]).toEqual({
       type: 'tool_use',
       id: 'c2',
       name: 'exec_command',
@@ -100,7 +102,7 @@ describe('Codex rollout importer', () => {
       'c2',
     ]);
     expect(reasonsAt(r.report.skipped, 4)[0]).toMatch(/^event_msg user_message \(the same prompt/);
-    expect(reasonsAt(r.report.skipped, 5)[0]).toMatch(/^reasoning item not imported/);
+    expect(reasonsAt(r.report.skipped, 5)).toEqual([]);
     expect(reasonsAt(r.report.skipped, 12)[0]).toMatch(/^event_msg exec_command_end/);
     expect(r.conversations[0].metadata).toMatchObject({
       source: { format: 'codex', sessionId: 'sess-1', cwd: '/w', cliVersion: '0.50.0' },

@@ -21,7 +21,7 @@
  * without output (an interrupted run) are dropped by the shared repairs and reported.
  */
 import path from 'node:path';
-import { type Usage } from '@arbor/domain';
+import { type Block, type Usage } from '@arbor/domain';
 import { asText, isJson, type Json, usageOf } from '../core/blocks';
 import { createNotes, type Notes } from '../core/notes';
 import { recordsToConversations } from '../core/pipeline';
@@ -105,6 +105,24 @@ const textOf = (items: Item[]): string =>
     .join('\n')
     .trim();
 
+/** An OpenAI reasoning item as a reasoning block (byte-exact), or null when it is not one. */
+const reasoningBlock = (p: Json): Block | null => {
+  const summary = Array.isArray(p.summary) ? p.summary : [];
+  const parts: { type: 'summary_text'; text: string }[] = [];
+  for (const part of summary) {
+    if (!isJson(part) || part.type !== 'summary_text' || typeof part.text !== 'string') return null;
+    parts.push({ type: 'summary_text', text: part.text });
+  }
+  // Codex writes reasoning items without their id; kept so when there is none.
+  const base: Block =
+    typeof p.id === 'string' && p.id !== ''
+      ? { type: 'reasoning', id: p.id, summary: parts }
+      : { type: 'reasoning', summary: parts };
+  return typeof p.encrypted_content === 'string' && p.encrypted_content !== ''
+    ? { ...base, encrypted_content: p.encrypted_content }
+    : base;
+};
+
 /** One response item → records (none for what is not imported, noted). */
 const responseItem = (s: State, p: Json, line: number, id: string, timestamp?: string): void => {
   const { notes } = s;
@@ -134,18 +152,29 @@ const responseItem = (s: State, p: Json, line: number, id: string, timestamp?: s
         'web_search_call (a search the provider ran) kept as assistant text: Arbor has no server tool block',
       );
       return assistantSide(s, line, id, [{ line, block: asText(p) }], timestamp);
-    case 'reasoning':
-      notes.skip(
-        line,
-        'reasoning item not imported: encrypted OpenAI reasoning has no Arbor block (no provider-checked signature)',
-      );
-      return;
+    case 'reasoning': {
+      const block = reasoningBlock(p);
+      if (block === null) {
+        notes.skip(line, 'reasoning item with a malformed summary not imported');
+        return;
+      }
+      return assistantSide(s, line, id, [{ line, block }], timestamp);
+    }
     case 'ghost_snapshot':
       notes.skip(line, 'ghost_snapshot (a git snapshot for /undo, not sent to the model)');
       return;
     case 'compaction':
+      // Kept byte for byte as an opaque OpenAI block: sent back only to the Responses API of the
+      // same model family, and what it replaces is neither sent nor counted there.
+      return assistantSide(
+        s,
+        line,
+        id,
+        [{ line, block: { type: 'provider', provider: 'openai', item: p } }],
+        timestamp,
+      );
     case 'compaction_summary':
-      notes.skip(line, 'compaction item (encrypted, readable only by OpenAI) not imported');
+      notes.skip(line, 'compaction_summary item (encrypted, readable only by OpenAI) not imported');
       return;
     default:
       notes.skip(line, `response_item ${String(p.type)} not imported`);
