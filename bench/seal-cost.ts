@@ -31,7 +31,11 @@ for (let rep = 0; rep < 3; rep++) {
   const sealed: unknown[] = [];
   const seal = time(() => {
     for (let i = 0; i < n; i++)
-      sealed.push(JSON.parse(JSON.stringify(sealData('MessageAppended', events[i], key, 'conv-t.c', BigInt(i)))));
+      sealed.push(
+        JSON.parse(
+          JSON.stringify(sealData('MessageAppended', events[i], key, 'conv-t.c', BigInt(i))),
+        ),
+      );
   });
   const open = time(() => {
     for (let i = 0; i < n; i++) openData('MessageAppended', sealed[i], key, 'conv-t.c', BigInt(i));

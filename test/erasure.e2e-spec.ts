@@ -7,6 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { createClient } from 'redis';
+import { scanKeys } from '@arbor/projections';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -60,6 +62,41 @@ const filesWith = (dir: string, marker: string): string[] => {
     })
     .map((f) => path.relative(dir, f));
 };
+
+/** Redis keys under the harness's prefix whose name or value holds any form of the marker. */
+const redisWith = async (h: Harness, marker: string): Promise<string[]> => {
+  if (h.config.redisUrl === null) return [];
+  const client = createClient({ url: h.config.redisUrl });
+  await client.connect();
+  try {
+    const forms = needles(marker).map((n) => n.toString('utf8'));
+    const hits: string[] = [];
+    const keys = await scanKeys(
+      client as unknown as Parameters<typeof scanKeys>[0],
+      `${h.config.redisPrefix}:*`,
+    );
+    for (const key of keys) {
+      const type = await client.type(key);
+      let value: unknown = null;
+      if (type === 'string') value = await client.get(key);
+      else if (type === 'hash') value = await client.hGetAll(key);
+      else if (type === 'list') value = await client.lRange(key, 0, -1);
+      else if (type === 'zset') value = await client.zRange(key, 0, -1);
+      else if (type === 'set') value = await client.sMembers(key);
+      const text = key + JSON.stringify(value);
+      if (forms.some((f) => text.includes(f))) hits.push(key);
+    }
+    return hits;
+  } finally {
+    await client.quit();
+  }
+};
+
+/** Files and Redis keys holding the marker. */
+const tracesOf = async (h: Harness, marker: string): Promise<string[]> => [
+  ...filesWith(h.dataDir, marker),
+  ...(await redisWith(h, marker)),
+];
 
 const prose = (marker: string, i: number) =>
   `Paragraph ${i} about ${marker}: the review went through the log, the projections and the ladder. `.repeat(
@@ -196,9 +233,11 @@ describe('erasure (crypto-shredding), proved on the files', () => {
 
     // The marker is sealed in the log, but in clear in the read models before the erasure.
     // (A guard: the search does find it where it is, so "not found" later means something.)
-    const before = filesWith(h.dataDir, marker);
+    const before = await tracesOf(h, marker);
     expect(before.length).toBeGreaterThan(0);
-    expect(before.every((f) => f.startsWith('readmodels'))).toBe(true);
+    expect(
+      before.every((f) => f.startsWith('readmodels') || f.startsWith(h.config.redisPrefix)),
+    ).toBe(true);
     expect((await verifyLog(h)).ok).toBe(true);
 
     const del = await h.call('DELETE', a.conv(id) + '?reason=gdpr%20request', { key: a.key });
@@ -252,10 +291,10 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     expect(await snapshotOf(a, keptA)).toEqual(beforeA);
     expect(await snapshotOf(b, id)).toEqual(beforeB);
     // Running: every file, WAL included (the erasure checkpointed the read models' WAL).
-    expect(filesWith(h.dataDir, marker)).toEqual([]);
-    expect(filesWith(h.dataDir, other).length).toBeGreaterThan(0);
+    expect(await tracesOf(h, marker)).toEqual([]);
+    expect((await tracesOf(h, other)).length).toBeGreaterThan(0);
     await h.restart();
-    expect(filesWith(h.dataDir, marker)).toEqual([]);
+    expect(await tracesOf(h, marker)).toEqual([]);
     expect((await a.get(a.conv(id))).status).toBe(410);
     expect(await snapshotOf(a, keptA)).toEqual(beforeA);
   }, 600_000);
@@ -284,7 +323,7 @@ describe('erasure (crypto-shredding), proved on the files', () => {
       reason: 'contract ended',
     });
     expect((await c.get('/v1/conversations')).status).toBe(401);
-    expect(filesWith(h.dataDir, marker)).toEqual([]);
+    expect(await tracesOf(h, marker)).toEqual([]);
     expect((await verifyLog(h)).ok).toBe(true);
     expect((await b.get('/v1/conversations')).text).toBe(bIds);
     expect(keptB.length).toBeGreaterThan(0);
@@ -337,6 +376,6 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     expect(events[events.length - 1].data).toMatchObject({
       reason: 'retention: idle more than 1 days',
     });
-    expect(filesWith(h.dataDir, marker)).toEqual([]);
+    expect(await tracesOf(h, marker)).toEqual([]);
   }, 300_000);
 });
