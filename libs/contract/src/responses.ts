@@ -284,6 +284,10 @@ const DecisionBase = {
   tokensBefore: Int,
   tokensAfter: Int,
   cachedPrefixChanged: z.boolean(),
+  placeholders: Int.optional().meta({
+    description:
+      'Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…)',
+  }),
 };
 const Covered = { fromId: Id, toId: Id, coveredIds: z.array(Id) };
 

@@ -1188,6 +1188,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           /** @constant */
           rung: 'elide';
           results: {
@@ -1207,6 +1209,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           /** @constant */
           rung: 'strip_images';
           images: {
@@ -1229,6 +1233,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];
@@ -1251,6 +1257,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];
@@ -1271,6 +1279,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];
