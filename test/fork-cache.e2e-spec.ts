@@ -13,9 +13,17 @@ import { type Harness, startHarness } from './support/harness';
 
 const bigResult = (i: number) => `line ${i} of tool output that nobody will reread\n`.repeat(300);
 
-/** The messages (or input items) of a body: what the fork point splits. */
+/**
+ * The messages (or input items) of a body, what the fork point splits, without the Anthropic
+ * `cache_control` markers: those say where to write and read the cache (the end of each body's
+ * history carries one), they are not part of the cached content.
+ */
 const historyOf = (provider: string, body: Record<string, unknown>): unknown[] =>
-  (provider === 'openai-responses' ? body.input : body.messages) as unknown[];
+  JSON.parse(
+    JSON.stringify(provider === 'openai-responses' ? body.input : body.messages, (k, v: unknown) =>
+      k === 'cache_control' ? undefined : v,
+    ),
+  ) as unknown[];
 
 /**
  * Forks keep the prompt cache: the source's decisions in force on the copied path come along
@@ -96,6 +104,11 @@ describe('a fork keeps the prompt cache', () => {
       expect(JSON.stringify(midHistory)).toBe(
         JSON.stringify(sourceHistory.slice(0, midHistory.length)),
       );
+      // One prompt-cache key for the lineage (hashed: it names no conversation).
+      if (provider !== 'anthropic') {
+        expect(mid.body.body.prompt_cache_key).toBe(last.body.body.prompt_cache_key);
+        expect(String(mid.body.body.prompt_cache_key)).toMatch(/^arbor-[0-9a-f]{40}$/);
+      }
       // And the fork's own context reproduces.
       const receipts = await api.contexts(fork);
       const r = await api.get(api.conv(fork, `/contexts/${String(receipts[0].contextId)}`));

@@ -159,6 +159,13 @@ export interface ContextRequestRecord {
    * absent on contexts recorded before version 2 (those reproduce with version 1).
    */
   readonly encoding?: number;
+  /**
+   * Prompt caching as the context was built with it: the OpenAI `prompt_cache_key` and the tip
+   * of the context before it (where the Anthropic `previous` breakpoint went). Absent on
+   * contexts recorded before caching existed, null when the request turned it off: neither has
+   * cache hints, and a reproduction adds none.
+   */
+  readonly cache?: { readonly key: string; readonly previousTip: string | null } | null;
 }
 
 export interface ContextSections {

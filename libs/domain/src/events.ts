@@ -85,6 +85,11 @@ export type ForkedFrom = DomainEvent<
      * `id`, naming the fork's message ids. Absent on forks recorded before decisions were carried
      * (those dropped every decision on the path).
      */
+    /**
+     * The conversation the lineage started from (the source's own lineage, else the source):
+     * forks of one lineage share a prompt-cache key. Absent on forks recorded before it.
+     */
+    readonly lineage?: string;
     readonly carriedCompactions?: readonly {
       readonly sourceId: string;
       readonly id: string;

@@ -331,6 +331,8 @@ export class Fork implements Cmd {
             sourceMessageId: end,
             idMap,
             droppedCompactions: dropped,
+            // The prompt-cache lineage: the first source of a chain of forks.
+            lineage: lineageOf(m, src),
             carriedCompactions: carried.map((c) => ({
               sourceId: c.sourceId,
               id: expect.any(String),
@@ -366,6 +368,17 @@ export class Fork implements Cmd {
   }
   toString = () => `fork(conv ${this.conv}, ${this.atTip ? 'tip' : `node ${this.node}`})`;
 }
+
+/** The first source of a chain of forks (the conversation itself when it is no fork). */
+const lineageOf = (m: Model, c: MConv): string => {
+  let at = c;
+  for (let hops = 0; at.forkedFrom !== null && hops < 1000; hops++) {
+    const up = m.convs.get(at.forkedFrom.conversationId);
+    if (up === undefined) return at.forkedFrom.conversationId;
+    at = up;
+  }
+  return at.id;
+};
 
 // ---- checkpoints ---------------------------------------------------------------------------
 

@@ -125,6 +125,7 @@ const forkStream = (
       idMap,
       droppedCompactions: dropped,
       carriedCompactions: carriedIds,
+      lineage: state.lineage ?? sourceConversationId,
     }),
     ...messages.map((message) => event('MessageAppended', { message })),
     ...checkpoints,
