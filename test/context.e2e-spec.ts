@@ -80,7 +80,8 @@ describe('POST /v1/conversations/{id}/context', () => {
     expect(rungs).toContain('elide');
     expect(checkBody('anthropic', first.body.body)).toEqual([]);
     const body = JSON.stringify(first.body.body);
-    expect(body).toContain(`/v1/conversations/${conv}/messages/`);
+    expect(body).toContain("The conversation's log keeps the original.");
+    expect(body).not.toContain(conv);
     // The next call reproduces the same body (stable prefix) and decides nothing new.
     const again = await api.post(api.conv(conv, '/context'), {
       provider: 'anthropic',

@@ -229,8 +229,26 @@ export const UsageSchema = z
     output_tokens: Count,
     cache_read_input_tokens: Count,
     cache_creation_input_tokens: Count,
+    prompt_tokens: Count.meta({
+      description: 'OpenAI Chat Completions: stored as input_tokens minus the cached tokens',
+    }),
+    completion_tokens: Count.meta({
+      description: 'OpenAI Chat Completions: stored as output_tokens',
+    }),
+    prompt_tokens_details: z
+      .object({ cached_tokens: Count })
+      .optional()
+      .meta({ description: 'OpenAI Chat Completions: cached_tokens → cache_read_input_tokens' }),
+    input_tokens_details: z.object({ cached_tokens: Count }).optional().meta({
+      description:
+        'OpenAI Responses: cached_tokens → cache_read_input_tokens, input_tokens then counted without them',
+    }),
   })
-  .meta({ id: 'Usage' });
+  .meta({
+    id: 'Usage',
+    description:
+      'Stored in the neutral (Anthropic) terms: input_tokens are the uncached input, cache reads and writes apart; OpenAI usage is accepted as its APIs report it and converted',
+  });
 
 /** A message as a client sends it in a turn. */
 export const MessageInputSchema = z

@@ -302,6 +302,13 @@ export const ContextBody = z
       "This request's capability overrides: field by field over the tenant's context settings " +
         '(`PUT /v1/settings/context`), which are over the default table',
     ),
+    cache: z
+      .boolean()
+      .optional()
+      .describe(
+        'Default true: prompt-cache hints in the body (Anthropic `cache_control` breakpoints, ' +
+          'OpenAI `prompt_cache_key`), described in `receipt.cache`. false: none',
+      ),
   })
   // Definition names are not mapped (the model answers with them, the harness dispatches on
   // them): one the provider would refuse is refused here, with its path.

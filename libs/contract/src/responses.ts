@@ -205,6 +205,39 @@ const ToolRename = z
       'carries in place of the recorded one; deterministic from the messages',
   });
 
+const CacheBoundary = z.enum(['tools_system', 'decisions', 'previous', 'history']);
+
+export const CacheReceiptSchema = z
+  .object({
+    enabled: z.boolean().meta({ description: 'False when the request sent `cache: false`' }),
+    key: z
+      .string()
+      .nullable()
+      .meta({ description: "OpenAI's `prompt_cache_key` sent (one per fork lineage), else null" }),
+    breakpoints: z.array(
+      z.object({
+        at: CacheBoundary,
+        itemIndex: Int.nullable().meta({
+          description: 'The rendered message it follows; null: after tools and system',
+        }),
+        tokens: Int.meta({ description: 'Uncalibrated tokens of the request up to it' }),
+        path: z
+          .string()
+          .optional()
+          .meta({ description: 'Anthropic: where the `cache_control` marker is in the body' }),
+      }),
+    ),
+    expectedCached: z.object({ through: CacheBoundary, tokens: Int }).nullable().meta({
+      description:
+        'The prefix expected to be read from the provider cache (estimate; none below 1,024 tokens or without a previous context)',
+    }),
+    prefixChanged: z.boolean().meta({
+      description: 'A rung or revocation of this call changed bytes the previous context had',
+    }),
+    changedAtItem: Int.nullable(),
+  })
+  .meta({ id: 'CacheReceipt' });
+
 export const ReceiptSchema = z
   .object({
     rungs: z.array(RungReceiptSchema),
@@ -231,6 +264,7 @@ export const ReceiptSchema = z
           'changed the prefix the provider may have cached',
       }),
     capabilities: ReceiptCapabilities,
+    cache: CacheReceiptSchema,
   })
   .meta({ id: 'ContextReceipt' });
 
@@ -271,6 +305,20 @@ export const ContextReportSchema = z
     lastMeasured: Measured.meta({
       description: 'The last measured usage paired with its estimate',
     }),
+    cache: z
+      .object({
+        turns: Int.meta({ description: 'Assistant messages of the window with input usage' }),
+        inputTokens: Int.meta({
+          description: 'All input tokens they report: uncached + read + written',
+        }),
+        cacheReadTokens: Int,
+        cacheWriteTokens: Int,
+        hitRate: z
+          .number()
+          .nullable()
+          .meta({ description: 'cacheReadTokens / inputTokens; null without usage' }),
+      })
+      .meta({ description: "Prompt-cache use the provider reported on the window's turns" }),
   })
   .meta({ id: 'ContextReport' });
 
@@ -284,6 +332,10 @@ const DecisionBase = {
   tokensBefore: Int,
   tokensAfter: Int,
   cachedPrefixChanged: z.boolean(),
+  placeholders: Int.optional().meta({
+    description:
+      'Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…)',
+  }),
 };
 const Covered = { fromId: Id, toId: Id, coveredIds: z.array(Id) };
 

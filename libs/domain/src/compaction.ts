@@ -28,6 +28,14 @@ interface DecisionBase {
   readonly tokensAfter: number;
   /** True when this decision changes bytes inside the prefix the provider may have cached. */
   readonly cachedPrefixChanged: boolean;
+  /**
+   * The version of the texts that stand in for what the decision took out (`PLACEHOLDERS` of
+   * @arbor/context). Absent: version 1, recorded before it existed — the texts name the
+   * conversation (`GET /v1/conversations/{id}/messages/…`) and message ids, and keep doing so,
+   * so contexts handed out then reproduce byte for byte. 2: the texts name neither, so a fork's
+   * copy of the decision renders the very same bytes as the source's.
+   */
+  readonly placeholders?: number;
 }
 
 export interface ElidedResult {
@@ -151,6 +159,13 @@ export interface ContextRequestRecord {
    * absent on contexts recorded before version 2 (those reproduce with version 1).
    */
   readonly encoding?: number;
+  /**
+   * Prompt caching as the context was built with it: the OpenAI `prompt_cache_key` and the tip
+   * of the context before it (where the Anthropic `previous` breakpoint went). Absent on
+   * contexts recorded before caching existed, null when the request turned it off: neither has
+   * cache hints, and a reproduction adds none.
+   */
+  readonly cache?: { readonly key: string; readonly previousTip: string | null } | null;
 }
 
 export interface ContextSections {

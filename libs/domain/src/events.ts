@@ -74,11 +74,27 @@ export type ForkedFrom = DomainEvent<
     readonly sourceMessageId: string;
     readonly idMap: IdMap;
     /**
-     * The source's compaction decisions on the copied path, not carried over (invariant 4: dropped
-     * explicitly, never left pointing into the source): a fork's context is assembled afresh
-     * from its own messages. Absent on forks recorded before this field.
+     * The source's compaction decisions on the copied path that are not carried over (invariant
+     * 4: dropped explicitly, never left pointing into the source): revoked ones, and ranges that
+     * reach beyond the fork point. Absent on forks recorded before this field.
      */
     readonly droppedCompactions?: readonly { readonly id: string; readonly rung: Rung }[];
+    /**
+     * The source's decisions in force on the copied path, carried over: each is recorded again on
+     * the fork (a `CompactionApplied` of the opening, after the copied messages) under its new
+     * `id`, naming the fork's message ids. Absent on forks recorded before decisions were carried
+     * (those dropped every decision on the path).
+     */
+    /**
+     * The conversation the lineage started from (the source's own lineage, else the source):
+     * forks of one lineage share a prompt-cache key. Absent on forks recorded before it.
+     */
+    readonly lineage?: string;
+    readonly carriedCompactions?: readonly {
+      readonly sourceId: string;
+      readonly id: string;
+      readonly rung: Rung;
+    }[];
   }
 >;
 

@@ -85,13 +85,15 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       return {
         ...withSample,
         pendingContext: { provider: request.provider, estimatedTokens: rawTokens },
+        lastContextTip: e.data.tip,
+        priorContextTip: e.data.tip === s.lastContextTip ? s.priorContextTip : s.lastContextTip,
         revokedSinceContext: s.revokedSinceContext.length === 0 ? s.revokedSinceContext : [],
       };
     }
     case 'ConversationForked':
       return { ...s, forks: pmapSet(s.forks, e.data.forkConversationId, e.data.fromMessageId) };
     case 'ForkedFrom':
-      return s;
+      return { ...s, lineage: e.data.lineage ?? e.data.sourceConversationId };
   }
 };
 

@@ -91,6 +91,18 @@ export interface ConversationState {
   readonly revokedSinceContext: readonly string[];
   readonly calibration: readonly CalibrationSample[];
   readonly pendingContext: PendingContext | null;
+  /**
+   * The conversation a fork lineage started from (a fork of a fork names the first source), or
+   * null for a conversation that is no fork: forks share the prompt-cache key of their lineage.
+   */
+  readonly lineage: string | null;
+  /** The tip the last context handed out was built on (where its history ended), or null. */
+  readonly lastContextTip: string | null;
+  /**
+   * The tip of the last context built on another tip than `lastContextTip`, or null: asked
+   * again at the same tip, a context places its prompt-cache breakpoints as the first one did.
+   */
+  readonly priorContextTip: string | null;
 }
 
 const INITIAL: ConversationState = Object.freeze({
@@ -113,6 +125,9 @@ const INITIAL: ConversationState = Object.freeze({
   revokedSinceContext: Object.freeze([]) as readonly string[],
   calibration: Object.freeze([]) as readonly CalibrationSample[],
   pendingContext: null,
+  lineage: null,
+  lastContextTip: null,
+  priorContextTip: null,
 });
 
 export const initialState = (): ConversationState => INITIAL;

@@ -485,15 +485,62 @@ const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined =
   ] as const;
   const usage: Usage = {};
   let ok = true;
-  for (const key of keys) {
-    const v = value[key];
-    if (v === undefined || v === null) continue;
+  const count = (v: unknown, at: string): number | undefined => {
+    if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      report(ctx, `${path}.${key}`, 'invalid_number', `${key} must be a non-negative integer`);
+      report(
+        ctx,
+        at,
+        'invalid_number',
+        `${at.slice(path.length + 1)} must be a non-negative integer`,
+      );
       ok = false;
-    } else usage[key] = v;
+      return undefined;
+    }
+    return v;
+  };
+  for (const key of keys) {
+    const v = count(value[key], `${path}.${key}`);
+    if (v !== undefined) usage[key] = v;
   }
+  const openai = openAIUsage(value, path, count);
+  if (openai !== null) Object.assign(usage, openai);
   return ok ? usage : undefined;
+};
+
+/**
+ * OpenAI's usage as its APIs report it, in the neutral (Anthropic) terms: Chat Completions
+ * `prompt_tokens` / `completion_tokens` with `prompt_tokens_details.cached_tokens`, Responses
+ * `input_tokens` / `output_tokens` with `input_tokens_details.cached_tokens`. OpenAI counts the
+ * cached tokens inside the prompt; the neutral `input_tokens` are the uncached ones, and the
+ * cached ones are `cache_read_input_tokens` (OpenAI reports no cache writes). Null when the
+ * usage has none of OpenAI's fields.
+ */
+const openAIUsage = (
+  value: Record<string, unknown>,
+  path: string,
+  count: (v: unknown, at: string) => number | undefined,
+): Usage | null => {
+  const details = (key: string): Record<string, unknown> | undefined => {
+    const d = value[key];
+    return isObject(d) ? d : undefined;
+  };
+  const chat = details('prompt_tokens_details');
+  const responses = details('input_tokens_details');
+  const prompt = count(value.prompt_tokens, `${path}.prompt_tokens`);
+  const completion = count(value.completion_tokens, `${path}.completion_tokens`);
+  if (chat === undefined && responses === undefined && prompt === undefined) {
+    return completion === undefined ? null : { output_tokens: completion };
+  }
+  const cached =
+    count(chat?.cached_tokens, `${path}.prompt_tokens_details.cached_tokens`) ??
+    count(responses?.cached_tokens, `${path}.input_tokens_details.cached_tokens`) ??
+    0;
+  const total = prompt ?? count(value.input_tokens, `${path}.input_tokens`);
+  const out: Usage = { cache_read_input_tokens: cached };
+  if (total !== undefined) out.input_tokens = Math.max(0, total - cached);
+  if (completion !== undefined) out.output_tokens = completion;
+  return out;
 };
 
 const parseContent = (

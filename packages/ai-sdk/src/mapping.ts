@@ -38,7 +38,10 @@ const toBase64 = (data: unknown): string => {
   throw new UnsupportedPartError('image of this kind');
 };
 
-type ImageMediaType = Extract<Block, { type: 'image' }>['source']['media_type'];
+type ImageMediaType = Extract<
+  Extract<Block, { type: 'image' }>['source'],
+  { type: 'base64' }
+>['media_type'];
 
 const resultContent = (part: ToolResultPart): { content: string; is_error?: boolean } => {
   const o = part.output;

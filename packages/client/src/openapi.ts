@@ -947,11 +947,24 @@ export interface components {
       };
       clientData?: components['schemas']['ClientData'];
     };
+    /** @description Stored in the neutral (Anthropic) terms: input_tokens are the uncached input, cache reads and writes apart; OpenAI usage is accepted as its APIs report it and converted */
     Usage: {
       input_tokens?: number | null;
       output_tokens?: number | null;
       cache_read_input_tokens?: number | null;
       cache_creation_input_tokens?: number | null;
+      /** @description OpenAI Chat Completions: stored as input_tokens minus the cached tokens */
+      prompt_tokens?: number | null;
+      /** @description OpenAI Chat Completions: stored as output_tokens */
+      completion_tokens?: number | null;
+      /** @description OpenAI Chat Completions: cached_tokens → cache_read_input_tokens */
+      prompt_tokens_details?: {
+        cached_tokens?: number | null;
+      };
+      /** @description OpenAI Responses: cached_tokens → cache_read_input_tokens, input_tokens then counted without them */
+      input_tokens_details?: {
+        cached_tokens?: number | null;
+      };
     };
     MoveTipBody: {
       messageId: components['schemas']['Id'];
@@ -1016,6 +1029,8 @@ export interface components {
       allowDrop?: boolean;
       /** @description This request's capability overrides: field by field over the tenant's context settings (`PUT /v1/settings/context`), which are over the default table */
       capabilities?: components['schemas']['CapabilityOverrides'];
+      /** @description Default true: prompt-cache hints in the body (Anthropic `cache_control` breakpoints, OpenAI `prompt_cache_key`), described in `receipt.cache`. false: none */
+      cache?: boolean;
     };
     /** @enum {string} */
     Provider: 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
@@ -1363,6 +1378,7 @@ export interface components {
         cachedPrefixChanged: boolean;
       };
       capabilities: components['schemas']['ReceiptCapabilities'];
+      cache: components['schemas']['CacheReceipt'];
     };
     RungReceipt: {
       rung: components['schemas']['Rung'];
@@ -1414,6 +1430,31 @@ export interface components {
       /** @description Fields this request overrode */
       requestOverrides: string[];
     };
+    CacheReceipt: {
+      /** @description False when the request sent `cache: false` */
+      enabled: boolean;
+      /** @description OpenAI's `prompt_cache_key` sent (one per fork lineage), else null */
+      key: string | null;
+      breakpoints: {
+        /** @enum {string} */
+        at: 'tools_system' | 'decisions' | 'previous' | 'history';
+        /** @description The rendered message it follows; null: after tools and system */
+        itemIndex: number | null;
+        /** @description Uncalibrated tokens of the request up to it */
+        tokens: number;
+        /** @description Anthropic: where the `cache_control` marker is in the body */
+        path?: string;
+      }[];
+      /** @description The prefix expected to be read from the provider cache (estimate; none below 1,024 tokens or without a previous context) */
+      expectedCached: {
+        /** @enum {string} */
+        through: 'tools_system' | 'decisions' | 'previous' | 'history';
+        tokens: number;
+      } | null;
+      /** @description A rung or revocation of this call changed bytes the previous context had */
+      prefixChanged: boolean;
+      changedAtItem: number | null;
+    };
     ContextReport: {
       provider: components['schemas']['Provider'];
       model: string;
@@ -1436,6 +1477,17 @@ export interface components {
         estimated: number;
         measured: number;
       } | null;
+      /** @description Prompt-cache use the provider reported on the window's turns */
+      cache: {
+        /** @description Assistant messages of the window with input usage */
+        turns: number;
+        /** @description All input tokens they report: uncached + read + written */
+        inputTokens: number;
+        cacheReadTokens: number;
+        cacheWriteTokens: number;
+        /** @description cacheReadTokens / inputTokens; null without usage */
+        hitRate: number | null;
+      };
     };
     CompactionList: {
       items: components['schemas']['CompactionRow'][];
@@ -1458,6 +1510,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           /** @constant */
           rung: 'elide';
           results: {
@@ -1477,6 +1531,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           /** @constant */
           rung: 'strip_images';
           images: {
@@ -1499,6 +1555,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];
@@ -1521,6 +1579,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];
@@ -1541,6 +1601,8 @@ export interface components {
           tokensBefore: number;
           tokensAfter: number;
           cachedPrefixChanged: boolean;
+          /** @description Version of the placeholder texts: 2 names no conversation and no message id (a fork renders its copy byte for byte); absent = 1, recorded before (texts with GET /v1/conversations/{id}/messages/…) */
+          placeholders?: number;
           fromId: components['schemas']['Id'];
           toId: components['schemas']['Id'];
           coveredIds: components['schemas']['Id'][];

@@ -19,7 +19,7 @@ import {
   liveWindow,
   type MBlock,
   windowWeight,
-  droppedOnFork,
+  forkCompactions,
   type MConv,
   type Model,
   midTurn,
@@ -293,9 +293,10 @@ export class Fork implements Cmd {
     expect(copies.filter((id) => known.has(id))).toEqual([]);
     expect(new Set(copies).size).toBe(copies.length);
     const f = forkConv(src, forkId, end, idMap);
-    const dropped = droppedOnFork(src, path);
+    const { dropped, carried } = forkCompactions(src, path, idMap);
     if (dropped.length > 0) note('fork dropping compactions');
-    expect(res.body.revision).toBe(3 + path.length + f.checkpoints.size - 1);
+    if (carried.length > 0) note('fork carrying compactions');
+    expect(res.body.revision).toBe(3 + path.length + f.checkpoints.size + carried.length - 1);
     addConv(m, f);
     if (src.forkedFrom) note('fork of a fork');
     if (f.checkpoints.size > 0) note('fork with checkpoints remapped');
@@ -316,19 +317,35 @@ export class Fork implements Cmd {
             'ForkedFrom',
             ...path.map(() => 'MessageAppended'),
             ...[...f.checkpoints.keys()].map(() => 'CheckpointSet'),
+            ...carried.map(() => 'CompactionApplied'),
             'TipMoved',
           ]);
           expect(s[0].data).toMatchObject({
             conversationId: forkId,
             forkedFrom: { conversationId: src.id, messageId: end },
           });
-          // invariant 4: the source's decisions on the copied path are dropped explicitly.
+          // invariant 4: the source's decisions on the copied path are carried over remapped
+          // (new ids, fork message ids) or dropped explicitly.
           expect(s[1].data).toEqual({
             sourceConversationId: src.id,
             sourceMessageId: end,
             idMap,
             droppedCompactions: dropped,
+            // The prompt-cache lineage: the first source of a chain of forks.
+            lineage: lineageOf(m, src),
+            carriedCompactions: carried.map((c) => ({
+              sourceId: c.sourceId,
+              id: expect.any(String),
+              rung: c.rung,
+            })),
           });
+          const applied = s
+            .filter((e) => e.type === 'CompactionApplied')
+            .map((e) => decisionOf(e.data.decision as Record<string, unknown>));
+          expect(applied.map((d) => ({ rung: d.rung, messageIds: d.messageIds }))).toEqual(
+            carried.map((c) => ({ rung: c.rung, messageIds: c.messageIds })),
+          );
+          f.decisions = applied;
           path.forEach((id, i) => {
             const n = f.nodes.get(idMap[id]);
             expect(s[2 + i].data.message).toMatchObject({
@@ -338,7 +355,9 @@ export class Fork implements Cmd {
               content: n?.content,
             });
           });
-          expect(s.slice(2 + path.length, -1).map((e) => e.data)).toEqual(
+          expect(
+            s.slice(2 + path.length, 2 + path.length + f.checkpoints.size).map((e) => e.data),
+          ).toEqual(
             sortedCheckpoints(f).map((cp) => ({ label: cp.label, messageId: cp.messageId })),
           );
           expect(s[s.length - 1].data).toEqual({ from: null, to: idMap[end], reason: 'fork' });
@@ -349,6 +368,17 @@ export class Fork implements Cmd {
   }
   toString = () => `fork(conv ${this.conv}, ${this.atTip ? 'tip' : `node ${this.node}`})`;
 }
+
+/** The first source of a chain of forks (the conversation itself when it is no fork). */
+const lineageOf = (m: Model, c: MConv): string => {
+  let at = c;
+  for (let hops = 0; at.forkedFrom !== null && hops < 1000; hops++) {
+    const up = m.convs.get(at.forkedFrom.conversationId);
+    if (up === undefined) return at.forkedFrom.conversationId;
+    at = up;
+  }
+  return at.id;
+};
 
 // ---- checkpoints ---------------------------------------------------------------------------
 

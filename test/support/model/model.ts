@@ -407,16 +407,32 @@ export const forkConv = (
   return f;
 };
 
-/** invariant 4: the source's decisions naming a message of the copied path, which the fork drops
- * explicitly (ForkedFrom.droppedCompactions), in log order. */
-export const droppedOnFork = (
+/**
+ * invariant 4: the source's decisions naming a message of the copied path. Forks keep the prompt
+ * cache, so the fork carries each over, remapped to its own message ids (elisions and strips:
+ * the parts on the path; ranges: only when wholly on it), and drops the rest explicitly
+ * (ForkedFrom.droppedCompactions: a range reaching beyond the fork point), in log order. The model
+ * has no revocation, so every decision is in force.
+ */
+export const forkCompactions = (
   src: MConv,
   path: readonly string[],
-): { id: string; rung: string }[] => {
+  idMap: Readonly<Record<string, string>>,
+): {
+  dropped: { id: string; rung: string }[];
+  carried: { sourceId: string; rung: string; messageIds: string[] }[];
+} => {
   const onPath = new Set(path);
-  return src.decisions
-    .filter((d) => d.messageIds.some((id) => onPath.has(id)))
-    .map((d) => ({ id: d.id, rung: d.rung }));
+  const dropped: { id: string; rung: string }[] = [];
+  const carried: { sourceId: string; rung: string; messageIds: string[] }[] = [];
+  for (const d of src.decisions) {
+    const inside = d.messageIds.filter((id) => onPath.has(id));
+    if (inside.length === 0) continue;
+    const range = d.rung !== 'elide' && d.rung !== 'strip_images';
+    if (range && inside.length < d.messageIds.length) dropped.push({ id: d.id, rung: d.rung });
+    else carried.push({ sourceId: d.id, rung: d.rung, messageIds: inside.map((id) => idMap[id]) });
+  }
+  return { dropped, carried };
 };
 
 /** The source messages a recorded decision names (as the log shows it), by its rung. */

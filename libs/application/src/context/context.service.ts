@@ -46,6 +46,8 @@ export interface ContextRequest {
   allowDrop?: boolean;
   /** This request's capability overrides, over the tenant's settings. */
   capabilities?: CapabilityOverrides;
+  /** False: no prompt-cache hints (no `cache_control`, no `prompt_cache_key`). Default true. */
+  cache?: boolean;
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -182,6 +184,27 @@ export class ContextService {
     return { measuredTokens: parsed.measuredTokens, limitTokens: parsed.limitTokens };
   }
 
+  /**
+   * The prompt-cache settings of a request: the key of the conversation's fork lineage (hashed:
+   * a body never names a conversation) and the previous context's tip when it is in this window.
+   */
+  private static cacheOf(
+    caller: Caller,
+    conversationId: string,
+    state: ConversationState,
+    messages: readonly Message[],
+    request: ContextRequest,
+  ): { key: string; previousTip: string | null } | null {
+    if (request.cache === false) return null;
+    const lineage = state.lineage ?? conversationId;
+    const key = `arbor-${sha256(`${caller.tenantId}/${lineage}`).slice(0, 40)}`;
+    // The end of the previous context's history; asked again at the same tip, the one before
+    // it, so the same request gives the same body.
+    const tip = state.lastContextTip === state.tip ? state.priorContextTip : state.lastContextTip;
+    const previousTip = tip !== null && messages.some((m) => m.id === tip) ? tip : null;
+    return { key, previousTip };
+  }
+
   private input(
     caller: Caller,
     conversationId: string,
@@ -191,7 +214,14 @@ export class ContextService {
     layered: LayeredCapabilities,
   ): AssembleInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
+    const cache = ContextService.cacheOf(caller, conversationId, state, messages, request);
     return {
+      ...(cache !== null
+        ? {
+            cache: { key: cache.key },
+            ...(cache.previousTip !== null ? { previousTipId: cache.previousTip } : {}),
+          }
+        : {}),
       conversationId,
       provider: request.provider,
       model: request.model,
@@ -283,6 +313,7 @@ export class ContextService {
           overflow: overflow ?? null,
           capabilities: layered.record,
           encoding: BODY_ENCODING,
+          cache: ContextService.cacheOf(caller, conversationId, state, messages, request),
         },
         tip: state.tip,
         cutAt: messages[0]?.id ?? null,
@@ -381,6 +412,7 @@ export class ContextService {
     };
     const layered = this.capabilities(caller, request);
     const capabilities = ContextService.receiptCapabilities(layered, request);
+    const cache = cacheUse(messages);
     if (messages.length === 0) {
       return {
         provider,
@@ -390,6 +422,7 @@ export class ContextService {
         estimated: null,
         lastMeasured: last,
         calibration: calibrationFactor(samples),
+        cache,
       };
     }
     // The ladder runs as a context call would (a budget of 10M leaves only what a provider
@@ -413,6 +446,37 @@ export class ContextService {
       },
       calibration: receipt.calibration,
       lastMeasured: last,
+      cache,
     };
   }
+}
+
+/**
+ * Prompt-cache use over the window's turns, from the usage the provider reported on each
+ * assistant message (uncached input, cache reads, cache writes).
+ */
+export function cacheUse(messages: readonly Message[]) {
+  let turns = 0;
+  let input = 0;
+  let read = 0;
+  let write = 0;
+  for (const m of messages) {
+    const u = m.usage;
+    if (m.role !== 'assistant' || u === undefined) continue;
+    if (u.input_tokens === undefined && u.cache_read_input_tokens === undefined) continue;
+    turns++;
+    read += u.cache_read_input_tokens ?? 0;
+    write += u.cache_creation_input_tokens ?? 0;
+    input +=
+      (u.input_tokens ?? 0) +
+      (u.cache_read_input_tokens ?? 0) +
+      (u.cache_creation_input_tokens ?? 0);
+  }
+  return {
+    turns,
+    inputTokens: input,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+    hitRate: input > 0 ? Math.round((read / input) * 10_000) / 10_000 : null,
+  };
 }

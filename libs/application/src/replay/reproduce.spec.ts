@@ -15,7 +15,7 @@ import {
 } from './reproduce';
 
 const messages = session({ turns: 6, steps: 3, resultWords: 400, system: true });
-const talk = session({ turns: 8, steps: 1, resultWords: 10, answerWords: 1200 });
+const talk = session({ turns: 8, steps: 1, resultWords: 4, answerWords: 1200 });
 
 /** What the context endpoint records for a call (as in context.service.ts). */
 const recordOf = (input: AssembleInput, live: AssembleResult, revision = 40): ContextRecord => {

@@ -235,6 +235,15 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       replayOnly: true,
       // Contexts recorded before encoding 2 carry no version: they were built with version 1.
       encoding: request.encoding === 2 ? 2 : 1,
+      // Prompt caching as recorded: absent (before caching) or null (turned off) → no hints.
+      ...(request.cache != null
+        ? {
+            cache: { key: request.cache.key },
+            ...(request.cache.previousTip !== null
+              ? { previousTipId: request.cache.previousTip }
+              : {}),
+          }
+        : {}),
     });
     const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
     return {

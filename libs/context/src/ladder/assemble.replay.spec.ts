@@ -13,7 +13,7 @@ const messages = session({
   image: { width: 400, height: 300 },
   system: true,
 });
-const talk = session({ turns: 8, steps: 1, resultWords: 10, answerWords: 1200 });
+const talk = session({ turns: 8, steps: 1, resultWords: 4, answerWords: 1200 });
 const summarize: Summarize = async (r) => ({
   summary: `Read ${r.messages.length} messages.`,
   model: 'claude-haiku-4-5',

@@ -17,7 +17,7 @@ const messages = session({
   system: true,
 });
 /** Long answers, small results: elision cannot do much. */
-const talk = session({ turns: 8, steps: 1, resultWords: 10, answerWords: 1200 });
+const talk = session({ turns: 8, steps: 1, resultWords: 4, answerWords: 1200 });
 const summarize: Summarize = async (r) => ({
   summary: `Read ${r.messages.length} messages worth of files.`,
   model: 'claude-haiku-4-5',

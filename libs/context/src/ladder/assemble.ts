@@ -15,8 +15,14 @@
  * `cannot_fit` means every rung was tried.
  */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
-import { type encode, encodeWithRenames } from '../providers';
+import {
+  type AnthropicBody,
+  type encode,
+  encodeWithRenames,
+  type ProviderBody,
+} from '../providers';
 import { checkImageSources, cutAtProviderCompaction } from '../providers/shared';
+import { applyAnthropicBreakpoints, type CacheReceipt, locateAnthropic, planCache } from './cache';
 import { calibrate } from '../tokens/calibration';
 import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
@@ -306,8 +312,11 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   let state = await buildState(ctx, input.decisions);
   const initial = state;
   let revoked: ContextReceipt['revoked'];
+  let revokedAt: number | null = null;
   if (input.revoked !== undefined && input.revoked.decisionIds.length > 0) {
     const before = await buildState(ctx, input.revoked.previousDecisions);
+    const at = firstDifference(before.items, initial.items);
+    if (at < before.items.length || at < initial.items.length) revokedAt = at;
     revoked = {
       decisionIds: [...input.revoked.decisionIds],
       cachedPrefixChanged: changesSentPrefix(ctx, before.items, initial.items),
@@ -332,16 +341,34 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
   } else {
     state = await climb(ctx, state, receipts, added);
   }
-  const { body, renames } = encodeWithRenames(
+  const encodeOptions = {
+    model: input.model,
+    ...(input.system !== undefined ? { system: input.system } : {}),
+    ...(input.tools !== undefined ? { tools: input.tools } : {}),
+    ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+    ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
+  };
+  const encoded = encodeWithRenames(
     input.provider,
     state.items.map((i) => i.message),
-    {
-      model: input.model,
-      ...(input.system !== undefined ? { system: input.system } : {}),
-      ...(input.tools !== undefined ? { tools: input.tools } : {}),
-      ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
-      ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
-    },
+    encodeOptions,
+  );
+  const renames = encoded.renames;
+  const changes = [
+    ...(added.length > 0 ? [firstDifference(initial.items, state.items)] : []),
+    ...(revokedAt !== null ? [revokedAt] : []),
+  ];
+  const { body, cache } = withCache(
+    ctx,
+    state,
+    encoded.body,
+    changes.length > 0 ? Math.min(...changes) : null,
+    (n) =>
+      encodeWithRenames(
+        'anthropic',
+        state.items.slice(0, n + 1).map((i) => i.message),
+        encodeOptions,
+      ).body,
   );
   const violations = checkBodyFast(ctx, state, body);
   if (violations.length > 0) {
@@ -380,6 +407,62 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
       notApplied: state.plan.notApplied.filter((n) => !added.some((d) => d.id === n.decisionId)),
       ...(revoked !== undefined ? { revoked } : {}),
       ...(renames.length > 0 ? { toolRenames: renames } : {}),
+      cache,
     },
   };
+}
+
+const NO_CACHE: CacheReceipt = {
+  enabled: false,
+  key: null,
+  breakpoints: [],
+  expectedCached: null,
+  prefixChanged: false,
+  changedAtItem: null,
+};
+
+/**
+ * The body with its prompt-cache hints (`cache.ts`) when the input asks for them
+ * (`input.cache`), and the receipt's cache section. Without `input.cache` the body is as
+ * encoded: contexts recorded before caching existed reproduce byte for byte.
+ */
+function withCache(
+  ctx: LadderContext,
+  state: LadderState,
+  body: ProviderBody,
+  changedAt: number | null,
+  encodePrefix: (lastItem: number) => ProviderBody,
+): { body: ProviderBody; cache: CacheReceipt } {
+  const { input } = ctx;
+  if (input.cache === undefined) return { body, cache: NO_CACHE };
+  const tip = input.previousTipId;
+  const tipIndex = tip === undefined ? undefined : ctx.source.indexById.get(tip);
+  const previousEnd =
+    tipIndex === undefined
+      ? -1
+      : state.items.findIndex((i) => i.from <= tipIndex && tipIndex <= i.to);
+  const plan = {
+    provider: input.provider,
+    items: state.items,
+    itemTokens: state.measure.stats.map((s) => s.tokens),
+    fixedTokens: ctx.fixed.system + ctx.fixed.tools,
+    hasSystemOrTools: (input.system ?? '') !== '' || (input.tools ?? []).length > 0,
+    previousEnd: previousEnd < 0 ? null : previousEnd,
+    changedAt,
+    key: input.cache.key,
+  };
+  if (input.provider === 'anthropic') {
+    const anthropic = body as AnthropicBody;
+    const cache = planCache(plan, (b) =>
+      locateAnthropic(anthropic, b, (n) => {
+        const prefix = encodePrefix(n) as AnthropicBody;
+        const last = prefix.messages[prefix.messages.length - 1];
+        return { messages: prefix.messages.length, lastBlocks: last?.content.length ?? 0 };
+      }),
+    );
+    return { body: applyAnthropicBreakpoints(anthropic, cache.breakpoints), cache };
+  }
+  const cache = planCache(plan);
+  if (input.provider === 'gemini') return { body, cache };
+  return { body: { ...body, prompt_cache_key: input.cache.key } as ProviderBody, cache };
 }

@@ -1,3 +1,4 @@
+import type { CacheReceipt } from './cache';
 /**
  * The ladder's public types: what the assembler takes, what it returns, and the injected
  * functions (page renderer, summarizer) it reaches the outside world through.
@@ -117,6 +118,12 @@ export interface AssembleInput {
   replayOnly?: boolean;
   /** The encoders' output version (default `BODY_ENCODING`); a reproduction passes the recorded one. */
   encoding?: BodyEncoding;
+  /**
+   * Prompt caching (`cache.ts`): Anthropic `cache_control` breakpoints, OpenAI `prompt_cache_key`
+   * = `key`. Absent: a body without hints (as every context was before caching; a reproduction
+   * of such a context passes none). `previousTipId` says where the previous context ended.
+   */
+  cache?: { key: string };
 }
 
 export interface RungReceipt {
@@ -158,6 +165,8 @@ export interface ContextReceipt {
    * unique, characters the provider refuses replaced); absent when there are none.
    */
   toolRenames?: ToolRename[];
+  /** Prompt caching: the breakpoints placed, the key sent, the prefix expected to be cached. */
+  cache: CacheReceipt;
 }
 
 export interface AssembleResult {

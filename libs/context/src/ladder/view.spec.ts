@@ -157,6 +157,20 @@ describe('planView / renderView', () => {
     expectValidEverywhere(items);
   });
 
+  it('renders version-2 placeholders naming no conversation and no message; version 1 keeps its URL', () => {
+    const results = [{ messageId: 'm3', toolUseId: 'a', originalTokens: 1234 }];
+    const v2 = render([{ ...elision(results), placeholders: 2 }]);
+    const block = v2.items[2].message.content[0];
+    if (block.type !== 'tool_result') throw new Error('not a tool result');
+    expect(block.content).toBe(
+      "[elided: result of read, ~1234 tokens, to save context. The conversation's log keeps the original.]",
+    );
+    // Another key than version 1's: the two renderings are never mixed up in the caches.
+    expect(v2.items[2].key).toBe('m3|e:a!');
+    const v1 = render([elision(results)]).items[2].message.content[0];
+    expect(JSON.stringify(v1)).toContain('/v1/conversations/conv1/messages/m3');
+  });
+
   it('never elides an error result, nor a result that is not there', () => {
     const { items, plan } = render([
       elision([

@@ -29,6 +29,7 @@ import {
   elidedResultText,
   snapshotHeaderText,
   strippedImageText,
+  scopeFor,
   summaryText,
 } from './placeholders';
 import type { WindowShape } from './window';
@@ -51,6 +52,8 @@ export interface ViewPlan {
   ranges: AppliedRange[];
   /** Decisions with an effect on the view. */
   applied: Set<string>;
+  /** Elided results and stripped images of version-1 decisions (texts naming the conversation). */
+  legacyParts: Set<ElidedResult | StrippedImage>;
   notApplied: { decisionId: string; reason: string }[];
 }
 
@@ -155,6 +158,7 @@ export function planView(
     stripped: new Map(),
     ranges: [],
     applied: new Set(),
+    legacyParts: new Set(),
     notApplied: [],
   };
   const skip = (d: CompactionDecision, reason: string) =>
@@ -190,6 +194,7 @@ export function planView(
         if (!found) continue;
         const byTool = plan.elided.get(r.messageId) ?? new Map<string, ElidedResult>();
         byTool.set(r.toolUseId, r);
+        if (scopeFor(d, '') !== null) plan.legacyParts.add(r);
         plan.elided.set(r.messageId, byTool);
         used = true;
       }
@@ -203,6 +208,7 @@ export function planView(
         if (blockAt(source.messages[i], img.path)?.type !== 'image') continue;
         const byPath = plan.stripped.get(img.messageId) ?? new Map<string, StrippedImage>();
         byPath.set(img.path, img);
+        if (scopeFor(d, '') !== null) plan.legacyParts.add(img);
         plan.stripped.set(img.messageId, byPath);
         used = true;
       }
@@ -241,7 +247,7 @@ function renderSource(source: ViewSource, plan: ViewPlan, index: number): ViewIt
     const { item } = hit;
     return item.from === index ? item : { ...item, from: index, to: index };
   }
-  const item = renderChanged(source, message, index, elided, stripped);
+  const item = renderChanged(source, message, index, elided, stripped, plan.legacyParts);
   memo?.set(message.id, {
     elided: elided === undefined ? [] : [...elided.values()],
     stripped: stripped === undefined ? [] : [...stripped.values()],
@@ -257,10 +263,13 @@ function renderChanged(
   index: number,
   elided: ReadonlyMap<string, ElidedResult> | undefined,
   stripped: ReadonlyMap<string, StrippedImage> | undefined,
+  legacy: ReadonlySet<ElidedResult | StrippedImage>,
 ): ViewItem {
+  const scope = (part: ElidedResult | StrippedImage) =>
+    legacy.has(part) ? source.conversationId : null;
   const strip = (path: string, block: Block | ToolResultContentBlock) => {
     const img = stripped?.get(path);
-    return img === undefined ? block : textBlock(strippedImageText(source.conversationId, img));
+    return img === undefined ? block : textBlock(strippedImageText(scope(img), img));
   };
   const content = message.content.map((block, i): Block => {
     if (block.type === 'tool_result') {
@@ -270,7 +279,7 @@ function renderChanged(
         return {
           type: 'tool_result',
           tool_use_id: block.tool_use_id,
-          content: elidedResultText(source.conversationId, e, name),
+          content: elidedResultText(scope(e), e, name),
         };
       }
       if (stripped === undefined || typeof block.content === 'string') return block;
@@ -283,8 +292,15 @@ function renderChanged(
     }
     return block.type === 'image' ? (strip(`content[${i}]`, block) as Block) : block;
   });
-  const e = elided === undefined ? '' : `|e:${[...elided.keys()].sort().join(',')}`;
-  const s = stripped === undefined ? '' : `|s:${[...stripped.keys()].sort().join(',')}`;
+  // A version-2 part renders another text than a version-1 one: its key says which (`!`).
+  const mark = (k: string, part: ElidedResult | StrippedImage) => (legacy.has(part) ? k : `${k}!`);
+  const keys = (m: ReadonlyMap<string, ElidedResult | StrippedImage>) =>
+    [...m]
+      .map(([k, part]) => mark(k, part))
+      .sort()
+      .join(',');
+  const e = elided === undefined ? '' : `|e:${keys(elided)}`;
+  const s = stripped === undefined ? '' : `|s:${keys(stripped)}`;
   return {
     message: { ...message, content },
     key: `${message.id}${e}${s}`,
@@ -336,7 +352,7 @@ function renderRange(
     };
   }
   if (d.rung === 'summary') {
-    const content = [textBlock(summaryText(source.conversationId, d))];
+    const content = [textBlock(summaryText(scopeFor(d, source.conversationId), d))];
     return {
       message: synthetic(d.id, 'user', content),
       key: `sum:${d.id}`,
@@ -347,7 +363,7 @@ function renderRange(
   const images = pages.get(d.id);
   if (images === undefined) throw new Error(`no pages for snapshot ${d.id}`);
   const content: Block[] = [
-    textBlock(snapshotHeaderText(source.conversationId, d, images.length)),
+    textBlock(snapshotHeaderText(scopeFor(d, source.conversationId), d, images.length)),
     ...images.map((png): Block => ({
       type: 'image',
       source: { type: 'base64', media_type: 'image/png', data: base64Of(png) },

@@ -38,27 +38,35 @@ function anthropicSource(source: ImageSource): AnthropicImageSource {
   );
 }
 
+/** A prompt-cache breakpoint: the prefix up to and including the block is cached. */
+export interface AnthropicCacheControl {
+  type: 'ephemeral';
+}
 export interface AnthropicTextBlock {
   type: 'text';
   text: string;
+  cache_control?: AnthropicCacheControl;
 }
 export type AnthropicImageSource =
   Base64ImageSource | { type: 'url'; url: string } | { type: 'file'; file_id: string };
 export interface AnthropicImageBlock {
   type: 'image';
   source: AnthropicImageSource;
+  cache_control?: AnthropicCacheControl;
 }
 export interface AnthropicToolUseBlock {
   type: 'tool_use';
   id: string;
   name: string;
   input: unknown;
+  cache_control?: AnthropicCacheControl;
 }
 export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content?: string | (AnthropicTextBlock | AnthropicImageBlock)[];
   is_error?: boolean;
+  cache_control?: AnthropicCacheControl;
 }
 export interface AnthropicThinkingBlock {
   type: 'thinking';
@@ -95,11 +103,13 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Tool.InputSchema;
+  cache_control?: AnthropicCacheControl;
 }
 export interface AnthropicBody {
   model: string;
   max_tokens: number;
-  system?: string;
+  /** A string; one text block when it carries a cache breakpoint (`ladder/cache.ts`). */
+  system?: string | AnthropicTextBlock[];
   messages: AnthropicMessage[];
   tools?: AnthropicTool[];
 }

@@ -72,6 +72,8 @@ export interface OpenAIChatBody {
   messages: ChatMessage[];
   tools?: ChatTool[];
   max_completion_tokens?: number;
+  /** Routes requests sharing a prefix to the same cache (`ladder/cache.ts`: one per lineage). */
+  prompt_cache_key?: string;
 }
 
 export interface OpenAIChatEncodeOptions extends EncodeOptions {

@@ -119,6 +119,8 @@ export interface OpenAIResponsesBody {
   instructions?: string;
   tools?: ResponsesTool[];
   max_output_tokens?: number;
+  /** Routes requests sharing a prefix to the same cache (`ladder/cache.ts`: one per lineage). */
+  prompt_cache_key?: string;
 }
 
 export interface OpenAIResponsesEncodeOptions extends EncodeOptions {

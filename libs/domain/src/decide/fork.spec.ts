@@ -124,32 +124,80 @@ describe('fork ids are derived, so a retried fork is the same fork', () => {
 });
 
 describe('compactions on the copied path', () => {
-  it('are dropped explicitly: listed on ForkedFrom, never copied into the fork', () => {
+  const onPath: CompactionDecision = {
+    id: 'd1',
+    rung: 'elide',
+    trigger: 'threshold',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    tokensBefore: 100,
+    tokensAfter: 50,
+    cachedPrefixChanged: false,
+    placeholders: 2,
+    results: [
+      { messageId: 'm2', toolUseId: 'tu1', originalTokens: 50 },
+      { messageId: 'elsewhere', toolUseId: 'tu2', originalTokens: 70 },
+    ],
+  };
+  const range = (id: string, coveredIds: string[]): CompactionDecision => ({
+    ...onPath,
+    id,
+    rung: 'drop',
+    fromId: coveredIds[0],
+    toId: coveredIds[coveredIds.length - 1],
+    coveredIds,
+    droppedTokens: 10,
+  });
+
+  it('carries the decisions in force over, remapped to the fork ids; drops the rest explicitly', () => {
     const s = source();
-    const onPath: CompactionDecision = {
-      id: 'd1',
-      rung: 'elide',
-      trigger: 'threshold',
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      tokensBefore: 100,
-      tokensAfter: 50,
-      cachedPrefixChanged: false,
-      results: [{ messageId: 'm2', toolUseId: 'tu1', originalTokens: 50 }],
-    };
     const elsewhere: CompactionDecision = { ...onPath, id: 'd2', results: [] };
     const state = foldEvents(
       [
         { type: 'CompactionApplied', data: { decision: onPath } },
         { type: 'CompactionApplied', data: { decision: elsewhere } },
+        { type: 'CompactionApplied', data: { decision: range('d3', ['m1', 'm2']) } },
+        { type: 'CompactionApplied', data: { decision: range('d4', ['m2', 'beyond']) } },
+        { type: 'CompactionApplied', data: { decision: range('d5', ['m1']) } },
+        { type: 'CompactionRevoked', data: { decisionId: 'd5', reason: null } },
       ],
       s.state,
     );
     const d = decideOn(state, s, forkOf(s));
     if (!d.ok) throw new Error('fork failed');
-    const forkEvents = d.result.forkEvents;
+    const { forkEvents, idMap } = d.result;
     const forkedFrom = forkEvents.find((e) => e.type === 'ForkedFrom');
-    expect(forkedFrom?.data).toMatchObject({ droppedCompactions: [{ id: 'd1', rung: 'elide' }] });
-    expect(forkEvents.some((e) => e.type === 'CompactionApplied')).toBe(false);
+    expect(forkedFrom?.data).toMatchObject({
+      droppedCompactions: [
+        { id: 'd4', rung: 'drop' },
+        { id: 'd5', rung: 'drop' },
+      ],
+      carriedCompactions: [
+        { sourceId: 'd1', id: expect.any(String), rung: 'elide' },
+        { sourceId: 'd3', id: expect.any(String), rung: 'drop' },
+      ],
+    });
+    const applied = forkEvents.flatMap((e) =>
+      e.type === 'CompactionApplied' ? [e.data.decision] : [],
+    );
+    expect(applied).toEqual([
+      {
+        ...onPath,
+        id: expect.not.stringMatching(/^d1$/),
+        results: [{ messageId: idMap.m2, toolUseId: 'tu1', originalTokens: 50 }],
+      },
+      {
+        ...range('d3', [idMap.m1, idMap.m2]),
+        id: expect.not.stringMatching(/^d3$/),
+      },
+    ]);
+    // After the copied messages (they must exist when the decision is folded), before the tip.
+    const types = forkEvents.map((e) => e.type);
+    expect(types.lastIndexOf('MessageAppended')).toBeLessThan(types.indexOf('CompactionApplied'));
+    expect(types[types.length - 1]).toBe('TipMoved');
+    // Derived ids: the same fork decided again carries the same decisions.
+    const again = decideOn(state, s, forkOf(s));
+    if (!again.ok) throw new Error('fork failed');
+    expect(again.result.forkEvents).toEqual(forkEvents);
   });
 });

@@ -1,5 +1,5 @@
 import { type Decision, type DecideDeps, type ForkCommand, type ResultOf } from '../commands';
-import { decisionMessageIds } from '../compaction';
+import { type CompactionDecision, decisionMessageIds } from '../compaction';
 import { domainError, type DomainError } from '../errors';
 import { type ConversationEvent, event } from '../events';
 import { canonicalJson } from '../fingerprint';
@@ -7,6 +7,7 @@ import { type Message } from '../messages';
 import { pmapGet } from '../persistent-map';
 import { stableId } from '../stable-id';
 import {
+  compactionsInForce,
   type ConversationState,
   getNode,
   isBranchable,
@@ -35,6 +36,47 @@ const pathMismatch = (path: readonly Message[], ids: readonly string[]): DomainE
       });
 };
 
+/**
+ * A source decision as the fork carries it: the same decision on the fork's copies (message ids
+ * through `idMap`, a new id of its own), so the fork's first context renders the copied path
+ * byte for byte as the source's last one did and the provider's prompt cache stays warm. Only
+ * the parts on the copied path are kept; a range that is not wholly on it cannot be carried
+ * (null). Decisions with no part on the path do not concern the fork (undefined).
+ */
+const carry = (
+  d: CompactionDecision,
+  idMap: Readonly<Record<string, string>>,
+  id: string,
+): CompactionDecision | null | undefined => {
+  const on = (messageId: string) => idMap[messageId] !== undefined;
+  switch (d.rung) {
+    case 'elide': {
+      const results = d.results.filter((r) => on(r.messageId));
+      if (results.length === 0) return undefined;
+      return { ...d, id, results: results.map((r) => ({ ...r, messageId: idMap[r.messageId] })) };
+    }
+    case 'strip_images': {
+      const images = d.images.filter((i) => on(i.messageId));
+      if (images.length === 0) return undefined;
+      return { ...d, id, images: images.map((i) => ({ ...i, messageId: idMap[i.messageId] })) };
+    }
+    case 'snapshot':
+    case 'summary':
+    case 'drop': {
+      const inside = d.coveredIds.filter(on).length;
+      if (inside === 0) return undefined;
+      if (inside < d.coveredIds.length) return null;
+      return {
+        ...d,
+        id,
+        fromId: idMap[d.fromId],
+        toId: idMap[d.toId],
+        coveredIds: d.coveredIds.map((m) => idMap[m]),
+      };
+    }
+  }
+};
+
 /** The new stream: started with lineage, the copied path, remapped checkpoints, then its tip. */
 const forkStream = (
   state: ConversationState,
@@ -52,6 +94,24 @@ const forkStream = (
   const checkpoints = listCheckpoints(state)
     .filter((c) => isLiveCheckpoint(c) && onPath.has(c.messageId))
     .map((c) => event('CheckpointSet', { label: c.label, messageId: idMap[c.messageId] }));
+  // Decisions in force on the copied path come along, remapped; the rest touching it (revoked,
+  // or a range reaching beyond the fork point) are dropped explicitly.
+  const inForce = new Set(compactionsInForce(state).map((d) => d.id));
+  const carried: CompactionDecision[] = [];
+  const carriedIds: { sourceId: string; id: string; rung: CompactionDecision['rung'] }[] = [];
+  const dropped: { id: string; rung: CompactionDecision['rung'] }[] = [];
+  for (const d of state.compactions) {
+    if (!decisionMessageIds(d).some((id) => onPath.has(id))) continue;
+    const copy = inForce.has(d.id)
+      ? carry(d, idMap, idFor(['fork-decision', forkConversationId, d.id]))
+      : null;
+    if (copy === undefined) continue;
+    if (copy === null) dropped.push({ id: d.id, rung: d.rung });
+    else {
+      carried.push(copy);
+      carriedIds.push({ sourceId: d.id, id: copy.id, rung: d.rung });
+    }
+  }
   const events: ConversationEvent[] = [
     event('ConversationStarted', {
       conversationId: forkConversationId,
@@ -63,12 +123,13 @@ const forkStream = (
       sourceConversationId,
       sourceMessageId: end,
       idMap,
-      droppedCompactions: state.compactions
-        .filter((d) => decisionMessageIds(d).some((id) => onPath.has(id)))
-        .map((d) => ({ id: d.id, rung: d.rung })),
+      droppedCompactions: dropped,
+      carriedCompactions: carriedIds,
+      lineage: state.lineage ?? sourceConversationId,
     }),
     ...messages.map((message) => event('MessageAppended', { message })),
     ...checkpoints,
+    ...carried.map((decision) => event('CompactionApplied', { decision })),
     event('TipMoved', { from: null, to: idMap[end], reason: 'fork' }),
   ];
   return { events, idMap };

@@ -1,6 +1,7 @@
 /** What every rung shares: its options, its result, and how a rung commits its decisions. */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
 import { type LadderContext, type LadderState, buildState, changesSentPrefix } from '../state';
+import { PLACEHOLDERS } from '../placeholders';
 import type { RungReceipt } from '../types';
 
 export interface StepOptions {
@@ -70,7 +71,9 @@ export async function commit(
   };
   const trial = await buildState(ctx, [
     ...state.decisions,
-    ...provisional.map((d) => ({ ...d, ...numbers }) as CompactionDecision),
+    ...provisional.map(
+      (d) => ({ ...d, ...numbers, placeholders: PLACEHOLDERS }) as CompactionDecision,
+    ),
   ]);
   const changed = changesSentPrefix(ctx, state.items, trial.items);
   const added = provisional.map(
@@ -80,6 +83,7 @@ export async function commit(
         tokensBefore: state.tokens,
         tokensAfter: trial.tokens,
         cachedPrefixChanged: changed,
+        placeholders: PLACEHOLDERS,
       }) as CompactionDecision,
   );
   const next = await buildState(ctx, [...state.decisions, ...added]);

@@ -43,7 +43,10 @@ describe('drop', () => {
     });
     expect(receipt?.reason).toContain(`${d.fromId} … ${d.toId} (~${d.droppedTokens} tokens)`);
     const body = bodyText(r.body);
-    expect(body).toContain(`${d.coveredIds.length} messages (${d.fromId} … ${d.toId})`);
+    // Placeholders of version 2 name no message id (a fork's copy has other ids).
+    expect(d.placeholders).toBe(2);
+    expect(body).toContain(`${d.coveredIds.length} messages, ~${d.droppedTokens} tokens`);
+    expect(body).not.toContain(d.fromId);
     expect(body).toContain(`~${d.droppedTokens} tokens`);
     // Nothing of the dropped messages is sent; the source is untouched.
     for (const id of d.coveredIds) {
@@ -93,7 +96,18 @@ describe('drop', () => {
     const [old] = dropsOf(first);
     const [added] = dropsOf(next);
     expect(added.coveredIds[0]).toBe(longer[longer.findIndex((m) => m.id === old.toId) + 1].id);
-    expect(bodyText(next.body)).toContain(`(${old.fromId} … ${old.toId})`);
+    expect(bodyText(next.body)).toContain(
+      `${old.coveredIds.length} messages, ~${old.droppedTokens} tokens`,
+    );
+    // A decision recorded before version 2 keeps its text with the ids.
+    const legacy = await assembleContext({
+      ...input,
+      messages: longer,
+      decisions: first.newDecisions.map(({ placeholders: _v, ...d }) => d),
+      previousTipId: messages[messages.length - 1].id,
+      newId: counterIds('n'),
+    });
+    expect(bodyText(legacy.body)).toContain(`(${old.fromId} … ${old.toId})`);
     expect(next.receipt.notApplied.map((n) => n.decisionId)).not.toContain(old.id);
   });
 

@@ -61,11 +61,7 @@ function candidate(
       {
         type: 'tool_result',
         tool_use_id: block.tool_use_id,
-        content: elidedResultText(
-          ctx.input.conversationId,
-          result,
-          toolName(ctx, index, block.tool_use_id),
-        ),
+        content: elidedResultText(null, result, toolName(ctx, index, block.tool_use_id)),
       },
       ctx.measure,
     ),

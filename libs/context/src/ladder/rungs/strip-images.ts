@@ -85,7 +85,7 @@ function imageRef(
     height: size?.height ?? null,
   };
   const tokens = imageTokens(size, ctx.input.provider, ctx.input.model);
-  const placeholder = countTextTokens(strippedImageText(ctx.input.conversationId, image));
+  const placeholder = countTextTokens(strippedImageText(null, image));
   return {
     image,
     base64Length: data.length,
