@@ -94,7 +94,15 @@ export const UsageSchema = z
     cache_read_input_tokens: Count,
     cache_creation_input_tokens: Count,
   })
-  .meta({ id: 'Usage' });
+  .meta({
+    id: 'Usage',
+    description:
+      'What the provider measured for the one call that produced this assistant message (not ' +
+      'a running total). The first assistant message committed after a context call answers ' +
+      'that context: its input_tokens + cache_read_input_tokens + cache_creation_input_tokens ' +
+      "pair with the context's estimate as a calibration sample for the provider. Later " +
+      'messages (until the next context call) are stored but not used for calibration.',
+  });
 
 /** A message as a client sends it in a turn. */
 export const MessageInputSchema = z

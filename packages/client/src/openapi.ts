@@ -718,6 +718,7 @@ export interface components {
       type: 'redacted_thinking';
       data: string;
     };
+    /** @description What the provider measured for the one call that produced this assistant message (not a running total). The first assistant message committed after a context call answers that context: its input_tokens + cache_read_input_tokens + cache_creation_input_tokens pair with the context's estimate as a calibration sample for the provider. Later messages (until the next context call) are stored but not used for calibration. */
     Usage: {
       input_tokens?: number | null;
       output_tokens?: number | null;
@@ -767,7 +768,13 @@ export interface components {
       model: string;
       budgetTokens: number;
       system?: string;
-      tools?: components['schemas']['ToolDefinition'][];
+      tools?: (
+        | components['schemas']['ToolDefinition']
+        | components['schemas']['ChatFunctionToolDefinition']
+        | components['schemas']['ResponsesFunctionToolDefinition']
+      )[];
+      /** @description Messages after the tip for this call only: the next user message (or a partial turn a model loop has not committed yet). They go at the end of the body, count in the budget and are never compacted; they are not stored as history (the receipt keeps them so the context can be reproduced). Ids are optional and must be new */
+      append?: components['schemas']['MessageInput'][];
       maxTokens?: number;
       /** @description The provider refused the last request as too long: its numbers, or its raw error text */
       overflow?:
@@ -797,6 +804,30 @@ export interface components {
       input_schema: {
         [key: string]: components['schemas']['JsonValue'];
       };
+    };
+    ChatFunctionToolDefinition: {
+      /** @constant */
+      type: 'function';
+      function: {
+        name: string;
+        description?: string;
+        parameters?: {
+          [key: string]: components['schemas']['JsonValue'];
+        };
+        /** @description Accepted for the shape; the neutral definition has no strict mode */
+        strict?: boolean;
+      };
+    };
+    ResponsesFunctionToolDefinition: {
+      /** @constant */
+      type: 'function';
+      name: string;
+      description?: string;
+      parameters?: {
+        [key: string]: components['schemas']['JsonValue'];
+      };
+      /** @description Accepted for the shape; the neutral definition has no strict mode */
+      strict?: boolean;
     };
     RevokeCompactionBody: {
       /** @description Why, for the audit log */
