@@ -4,6 +4,7 @@ import { ApplicationModule, type ArborConfig, type StoreFactory } from '@arbor/a
 import { CompactionsController, ContextController } from './context/context.controller';
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { DraftsController } from './conversations/drafts.controller';
 import { AdminTenantsController } from './console/admin-tenants.controller';
 import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
@@ -34,6 +35,7 @@ export class AppModule {
         ConversationsController,
         AdminController,
         ContextController,
+        DraftsController,
         CompactionsController,
         ReplayController,
         VerifyController,

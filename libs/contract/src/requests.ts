@@ -53,6 +53,28 @@ export const CommitTurnBody = z
   })
   .meta({ id: 'CommitTurnBody' });
 
+export const SaveDraftBody = z
+  .strictObject({
+    parentId: Id.nullable().meta({
+      description: 'Where the turn will hang: the end of a turn, or null on an empty conversation',
+    }),
+    messages: z.array(MessageInputSchema).min(1).max(1000),
+    draftId: Id.optional(),
+  })
+  .meta({ id: 'SaveDraftBody' });
+
+export const CommitDraftBody = z
+  .strictObject({
+    turnId: Id.optional(),
+    expectedTip: Id.nullable().optional(),
+    messages: z
+      .array(MessageInputSchema)
+      .max(1000)
+      .default([])
+      .meta({ description: 'The rest of the turn after the draft (tool results, the answer)' }),
+  })
+  .meta({ id: 'CommitDraftBody' });
+
 export const MoveTipBody = z
   .strictObject({ messageId: Id, expectedTip: Id.nullable().optional() })
   .meta({ id: 'MoveTipBody' });

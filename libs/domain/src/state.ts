@@ -5,7 +5,7 @@
  */
 import { type CompactionDecision } from './compaction';
 import { type ForkOrigin, type RunResumed } from './events';
-import { type Message, type Role } from './messages';
+import { type Message, type MessageInput, type Role } from './messages';
 import { pmapEmpty, pmapGet, pmapHas, pmapValues, type PMap } from './persistent-map';
 import { estimateTokens } from './token-estimate';
 import { toolResultIdsOf, toolUseIdsOf } from './turn-rules';
@@ -91,6 +91,16 @@ export interface ConversationState {
   readonly revokedSinceContext: readonly string[];
   readonly calibration: readonly CalibrationSample[];
   readonly pendingContext: PendingContext | null;
+  /** The turn in progress (`DraftSaved`), until discarded or committed. Never history. */
+  readonly draft: DraftRecord | null;
+}
+
+export interface DraftRecord {
+  readonly draftId: string;
+  readonly parentId: string | null;
+  readonly messages: readonly MessageInput[];
+  /** The revision of its DraftSaved. */
+  readonly revision: number;
 }
 
 const INITIAL: ConversationState = Object.freeze({
@@ -113,6 +123,7 @@ const INITIAL: ConversationState = Object.freeze({
   revokedSinceContext: Object.freeze([]) as readonly string[],
   calibration: Object.freeze([]) as readonly CalibrationSample[],
   pendingContext: null,
+  draft: null,
 });
 
 export const initialState = (): ConversationState => INITIAL;
