@@ -167,6 +167,20 @@ describe('the wire contract (OpenAPI document) against the app', () => {
       (await api.post(api.conv(id, '/failures'), { input: { prompt: 'x' }, error: 'boom' })).status,
     ).toBe(201);
     expect((await api.get(api.conv(id, '/retry'))).status).toBe(200);
+    const draft = [{ role: 'user', content: [{ type: 'text', text: 'open' }] }];
+    const answer = [{ role: 'assistant', content: [{ type: 'text', text: 'closed' }] }];
+    const draftParent = (await api.get(api.conv(id))).body.tip;
+    expect(
+      (await api.put(api.conv(id, '/draft'), { parentId: draftParent, messages: draft })).status,
+    ).toBe(200);
+    expect((await api.get(api.conv(id, '/draft'))).status).toBe(200);
+    const byDraft = { turnId: 'from-draft', messages: answer };
+    expect((await api.post(api.conv(id, '/draft/commit'), byDraft)).status).toBe(201);
+    expect((await api.post(api.conv(id, '/draft/commit'), byDraft)).status).toBe(200);
+    const discard = await h.call('DELETE', `/v1/conversations/${id}/draft`, {
+      key: tenant.body.apiKey as string,
+    });
+    expect(discard.status).toBe(200);
     const context = await api.post(api.conv(id, '/context'), {
       provider: 'anthropic',
       model: 'claude-sonnet-4-5',

@@ -78,7 +78,7 @@ describe('POST /v1/conversations/{id}/turns', () => {
     });
     expect(dup.status).toBe(422);
     expect(dup.body.violations).toEqual([
-      expect.objectContaining({ path: 'messages[0].id', code: 'duplicate_message_id' }),
+      expect.objectContaining({ path: 'body.messages[0].id', code: 'duplicate_message_id' }),
     ]);
   });
 
@@ -91,7 +91,10 @@ describe('POST /v1/conversations/{id}/turns', () => {
       messages: [msg('system', [text('late')]), ...exchange('x')],
     });
     expect(r.status).toBe(422);
-    expect(r.body.violations[0]).toMatchObject({ path: 'messages[0].role', code: 'role_order' });
+    expect(r.body.violations[0]).toMatchObject({
+      path: 'body.messages[0].role',
+      code: 'role_order',
+    });
   });
 
   describe('turnId idempotency', () => {
@@ -270,7 +273,7 @@ describe('POST /v1/conversations/{id}/turns', () => {
     it('an unanswered tool_use (turn ends on the call)', () =>
       rejects(
         [user('go'), msg('assistant', [text('calling'), toolUse('t1')])],
-        [{ path: 'messages[1].content[1]', code: 'unanswered_tool_use' }],
+        [{ path: 'body.messages[1].content[1]', code: 'unanswered_tool_use' }],
       ));
 
     it('a tool_use answered only two messages later', () =>
@@ -284,15 +287,15 @@ describe('POST /v1/conversations/{id}/turns', () => {
           assistant('done'),
         ],
         [
-          { path: 'messages[1].content[1]', code: 'unanswered_tool_use' },
-          { path: 'messages[4].content[1]', code: 'orphan_tool_result' },
+          { path: 'body.messages[1].content[1]', code: 'unanswered_tool_use' },
+          { path: 'body.messages[4].content[1]', code: 'orphan_tool_result' },
         ],
       ));
 
     it('an orphan tool_result (no call before it)', () =>
       rejects(
         [msg('user', [toolResult('ghost')]), assistant('hm')],
-        [{ path: 'messages[0].content[0]', code: 'orphan_tool_result' }],
+        [{ path: 'body.messages[0].content[0]', code: 'orphan_tool_result' }],
       ));
 
     it('an orphan tool_result answering a call of another turn', async () => {
@@ -305,8 +308,8 @@ describe('POST /v1/conversations/{id}/turns', () => {
           assistant('y'),
         ],
         [
-          { path: 'messages[1].content[0]', code: 'unanswered_tool_use' },
-          { path: 'messages[2].content[0]', code: 'orphan_tool_result' },
+          { path: 'body.messages[1].content[0]', code: 'unanswered_tool_use' },
+          { path: 'body.messages[2].content[0]', code: 'orphan_tool_result' },
         ],
       );
     });
@@ -315,15 +318,15 @@ describe('POST /v1/conversations/{id}/turns', () => {
       rejects(
         [user('a'), user('b')],
         [
-          { path: 'messages[1].role', code: 'role_order' },
-          { path: 'messages[1]', code: 'must_end_with_assistant' },
+          { path: 'body.messages[1].role', code: 'role_order' },
+          { path: 'body.messages[1]', code: 'must_end_with_assistant' },
         ],
       ));
 
     it('two exchanges in one turn', () =>
       rejects(
         [...exchange('1'), ...exchange('2')],
-        [{ path: 'messages[1]', code: 'multiple_turns' }],
+        [{ path: 'body.messages[1]', code: 'multiple_turns' }],
       ));
 
     it('an empty message list is a validation error with its path', async () => {
@@ -361,7 +364,7 @@ describe('POST /v1/conversations/{id}/turns', () => {
       await c.turn(id, null, exchange('1'));
       const r = await c.post(c.conv(id, '/turns'), { parentId: null, messages: exchange('2') });
       expect(r.status).toBe(422);
-      expect(r.body.violations[0]).toMatchObject({ path: 'parentId', code: 'root_exists' });
+      expect(r.body.violations[0]).toMatchObject({ path: 'body.parentId', code: 'root_exists' });
     });
 
     it('refuses an unknown parent (404 parent_not_found)', async () => {

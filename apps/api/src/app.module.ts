@@ -5,6 +5,7 @@ import { CompactionsController, ContextController } from './context/context.cont
 import { AdminController } from './conversations/admin.controller';
 import { ConversationsController } from './conversations/conversations.controller';
 import { StreamController } from './conversations/stream.controller';
+import { DraftsController } from './conversations/drafts.controller';
 import { AdminTenantsController } from './console/admin-tenants.controller';
 import { VerifyController } from './console/verify.controller';
 import { HealthController } from './health/health.controller';
@@ -39,6 +40,7 @@ export class AppModule {
         StreamController,
         AdminController,
         ContextController,
+        DraftsController,
         CompactionsController,
         ReplayController,
         VerifyController,

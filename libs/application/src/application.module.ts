@@ -4,6 +4,7 @@ import { type EventStore } from '@arbor/event-store';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
 import { renderPagesProvider, summarizeProvider } from './context/context.providers';
 import { ContextService } from './context/context.service';
+import { DraftService } from './drafts/draft.service';
 import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
 import { ConversationRepository } from './conversations/conversation.repository';
 import { QUERY_HANDLERS } from './conversations/queries';
@@ -72,6 +73,7 @@ export class ApplicationModule {
       ...COMMAND_HANDLERS,
       ...QUERY_HANDLERS,
       ContextService,
+      DraftService,
       renderPagesProvider,
       summarizeProvider,
       ReplayService,
@@ -96,6 +98,7 @@ export class ApplicationModule {
         ConversationRepository,
         ReadModelsService,
         ContextService,
+        DraftService,
         ReplayService,
         ErasureService,
         PROJECTED_SIGNALS,

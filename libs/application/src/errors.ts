@@ -21,6 +21,7 @@ export const APP_ERROR_CODES = [
   'revision_not_found',
   'context_not_found',
   'compaction_not_found',
+  'draft_not_found',
   'stale_tip',
   'checkpoint_dropped',
   'checkpoint_exists',

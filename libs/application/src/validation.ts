@@ -60,3 +60,36 @@ export const parseTurnBody = <T extends z.ZodType<{ messages: unknown[] }>>(
   if (!result.success) throw issuesError(result.error.issues, 'body');
   return { ...result.data, messages: parsed.value };
 };
+
+/**
+ * A body with an optional list of messages under `field` (the context call's `append`): the same
+ * order as a turn body — the envelope's issues, then the domain parser inside the list, then the
+ * schema's last word — so the list's errors are as precise as a turn's.
+ */
+export const parseBodyWithMessages = <T extends z.ZodType, K extends string>(
+  schema: T,
+  body: unknown,
+  field: K,
+  maxImageBytes: number,
+): Omit<z.infer<T>, K> & { [P in K]?: MessageInput[] } => {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const envelope = result.error.issues.filter((i) => !(i.path[0] === field && i.path.length > 1));
+    if (envelope.length > 0) throw issuesError(envelope, 'body');
+  }
+  const list =
+    typeof body === 'object' && body !== null
+      ? (body as Record<string, unknown>)[field]
+      : undefined;
+  let messages: MessageInput[] | undefined;
+  if (list !== undefined) {
+    const parsed = parseMessages(list, { maxImageBytes, path: field });
+    if (!parsed.ok) throw messagesError(parsed.errors);
+    messages = parsed.value;
+  }
+  if (!result.success) throw issuesError(result.error.issues, 'body');
+  const data = result.data as Omit<z.infer<T>, K>;
+  return (messages === undefined ? data : { ...data, [field]: messages }) as Omit<z.infer<T>, K> & {
+    [P in K]?: MessageInput[];
+  };
+};

@@ -247,7 +247,12 @@ export const UsageSchema = z
   .meta({
     id: 'Usage',
     description:
-      'Stored in the neutral (Anthropic) terms: input_tokens are the uncached input, cache reads and writes apart; OpenAI usage is accepted as its APIs report it and converted',
+      'Stored in the neutral (Anthropic) terms: input_tokens are the uncached input, cache reads and writes apart; OpenAI usage is accepted as its APIs report it and converted. ' +
+      'What the provider measured for the one call that produced this assistant message (not ' +
+      'a running total). The first assistant message committed after a context call answers ' +
+      'that context: its input_tokens + cache_read_input_tokens + cache_creation_input_tokens ' +
+      "pair with the context's estimate as a calibration sample for the provider. Later " +
+      'messages (until the next context call) are stored but not used for calibration.',
   });
 
 /** A message as a client sends it in a turn. */

@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   revision_not_found: { status: 404, title: 'The conversation has no event at that revision' },
   context_not_found: { status: 404, title: 'No context with this id was handed out' },
   compaction_not_found: { status: 404, title: 'No compaction decision with this id' },
+  draft_not_found: { status: 404, title: 'The conversation has no draft' },
   stale_tip: { status: 409, title: 'The conversation tip is not the expected one' },
   checkpoint_dropped: { status: 409, title: 'The checkpoint was dropped' },
   checkpoint_exists: { status: 409, title: 'A checkpoint with this label exists' },

@@ -53,6 +53,28 @@ export const CommitTurnBody = z
   })
   .meta({ id: 'CommitTurnBody' });
 
+export const SaveDraftBody = z
+  .strictObject({
+    parentId: Id.nullable().meta({
+      description: 'Where the turn will hang: the end of a turn, or null on an empty conversation',
+    }),
+    messages: z.array(MessageInputSchema).min(1).max(1000),
+    draftId: Id.optional(),
+  })
+  .meta({ id: 'SaveDraftBody' });
+
+export const CommitDraftBody = z
+  .strictObject({
+    turnId: Id.optional(),
+    expectedTip: Id.nullable().optional(),
+    messages: z
+      .array(MessageInputSchema)
+      .max(1000)
+      .default([])
+      .meta({ description: 'The rest of the turn after the draft (tool results, the answer)' }),
+  })
+  .meta({ id: 'CommitDraftBody' });
+
 export const MoveTipBody = z
   .strictObject({ messageId: Id, expectedTip: Id.nullable().optional() })
   .meta({ id: 'MoveTipBody' });
@@ -256,18 +278,78 @@ export const CapabilityQueryFields = {
 export const PROVIDERS = PROVIDER_NAMES as [ProviderName, ...ProviderName[]];
 export const ProviderSchema = z.enum(PROVIDERS).meta({ id: 'Provider' });
 
-const Tool = z
+// Providers take object schemas only (Anthropic answers 400 for any other `type`); a schema
+// without `type` is sent as an object schema.
+const ObjectSchema = JsonObject.refine(
+  (schema) => schema.type === undefined || schema.type === 'object',
+  { message: 'must be an object schema ("type": "object", or absent)' },
+);
+const ToolName = z.string().regex(ID_PATTERN);
+const ToolDescription = z.string().max(100_000).optional();
+const Strict = z
+  .boolean()
+  .optional()
+  .meta({ description: 'Accepted for the shape; the neutral definition has no strict mode' });
+
+/** The neutral (Anthropic-shaped) definition every provider encoder takes. */
+const NeutralTool = z
   .strictObject({
-    name: z.string().regex(ID_PATTERN),
-    description: z.string().max(100_000).optional(),
-    // Providers take object schemas only (Anthropic answers 400 for any other `type`); a schema
-    // without `type` is sent as an object schema.
-    input_schema: JsonObject.refine(
-      (schema) => schema.type === undefined || schema.type === 'object',
-      { message: 'input_schema.type must be "object" (or absent)' },
-    ).meta({ description: 'JSON Schema of the input (an object schema), passed through' }),
+    name: ToolName,
+    description: ToolDescription,
+    input_schema: ObjectSchema.meta({
+      description: 'JSON Schema of the input (an object schema), passed through',
+    }),
   })
   .meta({ id: 'ToolDefinition' });
+
+/** OpenAI Chat Completions: `{type: "function", function: {name, description, parameters}}`. */
+const ChatFunctionTool = z
+  .strictObject({
+    type: z.literal('function'),
+    function: z.strictObject({
+      name: ToolName,
+      description: ToolDescription,
+      parameters: ObjectSchema.optional(),
+      strict: Strict,
+    }),
+  })
+  .meta({ id: 'ChatFunctionToolDefinition' });
+
+/** OpenAI Responses: `{type: "function", name, description, parameters}`. */
+const ResponsesFunctionTool = z
+  .strictObject({
+    type: z.literal('function'),
+    name: ToolName,
+    description: ToolDescription,
+    parameters: ObjectSchema.optional(),
+    strict: Strict,
+  })
+  .meta({ id: 'ResponsesFunctionToolDefinition' });
+
+type NeutralToolOut = z.infer<typeof NeutralTool>;
+const neutral = (
+  name: string,
+  description: string | undefined,
+  parameters: NeutralToolOut['input_schema'] | undefined,
+): NeutralToolOut => ({
+  name,
+  ...(description !== undefined ? { description } : {}),
+  input_schema: parameters ?? { type: 'object', properties: {} },
+});
+
+/**
+ * A tool definition in any provider's own shape, whatever `provider` the body is for: the
+ * neutral (Anthropic) one, OpenAI Chat's function tool or OpenAI Responses' function tool. Each
+ * is read into the neutral definition (what is recorded and encoded for the target provider).
+ */
+const Tool = z
+  .union([NeutralTool, ChatFunctionTool, ResponsesFunctionTool])
+  .transform((t): NeutralToolOut => {
+    if ('input_schema' in t) return t;
+    if ('function' in t)
+      return neutral(t.function.name, t.function.description, t.function.parameters);
+    return neutral(t.name, t.description, t.parameters);
+  });
 
 /** Either the provider's measured numbers, or its raw "too long" error text (parsed). */
 const Overflow = z.union([
@@ -285,6 +367,17 @@ export const ContextBody = z
     budgetTokens: z.number().int().min(256).max(10_000_000),
     system: z.string().max(1_000_000).optional(),
     tools: z.array(Tool).max(512).optional(),
+    append: z
+      .array(MessageInputSchema)
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        'Messages after the tip for this call only: the next user message (or a partial turn a ' +
+          'model loop has not committed yet). They go at the end of the body, count in the ' +
+          'budget and are never compacted; they are not stored as history (the receipt keeps ' +
+          'them so the context can be reproduced). Ids are optional and must be new',
+      ),
     maxTokens: z.number().int().min(1).max(1_000_000).optional(),
     overflow: Overflow.optional().meta({
       description:
@@ -314,6 +407,9 @@ export const ContextBody = z
   // them): one the provider would refuse is refused here, with its path.
   .superRefine((body, ctx) => {
     (body.tools ?? []).forEach((tool, i) => {
+      // A tool that failed its own schema reaches here unread (zod runs the refinement on
+      // the rest): its error is reported already.
+      if (typeof tool.name !== 'string') return;
       const problem = toolNameProblem(body.provider, tool.name);
       if (problem !== null) {
         ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: problem });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { type CompactionTrigger, type Rung, RUNGS } from '@arbor/domain';
 import { Id, JsonObject, JsonValue, list, page, Revision, Timestamp } from './common';
-import { BranchMessageSchema, RoleSchema } from './messages';
+import { BranchMessageSchema, MessageInputSchema, RoleSchema } from './messages';
 import { ProblemSchema } from './problems';
 import { CapabilityOverridesSchema, ProviderSchema, RateLimitSchema } from './requests';
 
@@ -102,6 +102,30 @@ export const ResumeAnswer = z
 export const FailureAnswer = z
   .object({ failureId: Id, revision: Revision })
   .meta({ id: 'FailureAnswer' });
+
+export const DraftSavedAnswer = z
+  .object({
+    draftId: Id,
+    revision: Revision,
+    replayed: z
+      .boolean()
+      .meta({ description: 'The same draft was saved already: nothing appended' }),
+  })
+  .meta({ id: 'DraftSavedAnswer' });
+
+export const DraftAnswer = z
+  .object({
+    draftId: Id,
+    parentId: Id.nullable(),
+    messages: z.array(MessageInputSchema),
+    revision: Revision.meta({ description: 'The revision of its DraftSaved' }),
+    tip: Id.nullable(),
+  })
+  .meta({ id: 'DraftAnswer' });
+
+export const DraftDiscardedAnswer = z
+  .object({ revision: Revision, discarded: z.boolean() })
+  .meta({ id: 'DraftDiscardedAnswer' });
 
 export const RetryAnswer = z.object({ failureId: Id, input: JsonValue, error: JsonValue }).meta({
   id: 'RetryAnswer',

@@ -93,7 +93,32 @@ export interface RevokeCompactionCommand {
   readonly reason?: string | null;
 }
 
+/** Save the turn in progress (replacing any draft): a partial turn, durable, never history. */
+export interface SaveDraftCommand {
+  readonly type: 'saveDraft';
+  readonly parentId: string | null;
+  /** Already parsed with `parseMessages`. */
+  readonly messages: readonly MessageInput[];
+  readonly draftId?: string;
+}
+
+export interface DiscardDraftCommand {
+  readonly type: 'discardDraft';
+}
+
+/** Commit the draft, plus `messages` after it, as one turn; the draft goes in the same append. */
+export interface CommitDraftCommand {
+  readonly type: 'commitDraft';
+  readonly turnId?: string;
+  readonly expectedTip?: string | null;
+  /** The rest of the turn after the draft's messages (may be empty). Parsed. */
+  readonly messages: readonly MessageInput[];
+}
+
 export type Command =
+  | SaveDraftCommand
+  | DiscardDraftCommand
+  | CommitDraftCommand
   | StartCommand
   | CommitTurnCommand
   | MoveTipCommand
@@ -140,6 +165,9 @@ export interface CommandResults {
     revision: number;
   };
   recordFailure: { failureId: string; revision: number };
+  saveDraft: { draftId: string; revision: number; replayed: boolean };
+  discardDraft: { revision: number; discarded: boolean };
+  commitDraft: CommandResults['commitTurn'];
   recordContext: { contextId: string; revision: number };
   /** `replayed`: it was revoked already (nothing appended). */
   revokeCompaction: { decisionId: string; revision: number; replayed: boolean };

@@ -5,6 +5,8 @@
  * provider's prompt cache warm) until the active branch no longer contains what it covers.
  * Placeholder texts are derived from the decision data, so they are not stored.
  */
+import { type Message } from './messages';
+
 export type Rung = 'elide' | 'strip_images' | 'snapshot' | 'summary' | 'drop';
 
 export const RUNGS: readonly Rung[] = ['elide', 'strip_images', 'snapshot', 'summary', 'drop'];
@@ -166,6 +168,11 @@ export interface ContextRequestRecord {
    * cache hints, and a reproduction adds none.
    */
   readonly cache?: { readonly key: string; readonly previousTip: string | null } | null;
+  /**
+   * The request's `append`: messages after the tip for that call only (not history), with the
+   * ids and parents they were given, so a reproduction can put them back. Absent when none.
+   */
+  readonly append?: readonly Message[];
 }
 
 export interface ContextSections {

@@ -12,6 +12,7 @@ import {
 import { decideSetCheckpoint, decideRewind } from './decide/checkpoints';
 import { decideCommitTurn } from './decide/commit-turn';
 import { fail } from './decide/common';
+import { decideCommitDraft, decideDiscardDraft, decideSaveDraft } from './decide/draft';
 import { decideFork } from './decide/fork';
 import { decideMoveTip } from './decide/move-tip';
 import { decideRecordContext } from './decide/record-context';
@@ -38,6 +39,9 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
   recordFailure: decideRecordFailure,
   recordContext: decideRecordContext,
   revokeCompaction: decideRevokeCompaction,
+  saveDraft: decideSaveDraft,
+  discardDraft: decideDiscardDraft,
+  commitDraft: decideCommitDraft,
 };
 
 export const decide = <C extends Command>(

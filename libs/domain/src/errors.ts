@@ -15,6 +15,7 @@ export type DomainErrorCode =
   | 'nothing_to_retry'
   | 'invalid_resume'
   | 'compaction_not_found'
+  | 'draft_not_found'
   | 'invalid_command';
 
 export interface DomainError {

@@ -10,7 +10,7 @@ import {
   type ContextSections,
   type Rung,
 } from './compaction';
-import { type Message } from './messages';
+import { type Message, type MessageInput } from './messages';
 
 export interface DomainEvent<TType extends string, TData> {
   readonly type: TType;
@@ -203,7 +203,29 @@ export type ContextAssembled = DomainEvent<
   }
 >;
 
+/**
+ * The turn in progress, saved so it survives a restart (a run paused for approval holds
+ * `user + assistant(tool_use)`): never history, never in a context, a resume or the tree until
+ * committed. A later DraftSaved replaces it.
+ */
+export type DraftSaved = DomainEvent<
+  'DraftSaved',
+  {
+    readonly draftId: string;
+    readonly parentId: string | null;
+    readonly messages: readonly MessageInput[];
+  }
+>;
+
+/** The draft is gone: discarded, or committed as a turn (in the same append as the turn). */
+export type DraftDiscarded = DomainEvent<
+  'DraftDiscarded',
+  { readonly draftId: string; readonly reason: 'discarded' | 'committed' }
+>;
+
 export type ConversationEvent =
+  | DraftSaved
+  | DraftDiscarded
   | ConversationStarted
   | MessageAppended
   | TurnCommitted
@@ -246,6 +268,8 @@ export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
   'CompactionApplied',
   'CompactionRevoked',
   'ContextAssembled',
+  'DraftSaved',
+  'DraftDiscarded',
 ];
 
 const TYPES: ReadonlySet<string> = new Set(CONVERSATION_EVENT_TYPES);

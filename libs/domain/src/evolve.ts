@@ -68,6 +68,12 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       const { failureId, input, error } = e.data;
       return { ...s, lastFailure: { failureId, input, error, turnCountAt: s.turnCount } };
     }
+    case 'DraftSaved': {
+      const { draftId, parentId, messages } = e.data;
+      return { ...s, draft: { draftId, parentId, messages, revision: s.revision } };
+    }
+    case 'DraftDiscarded':
+      return s.draft?.draftId === e.data.draftId ? { ...s, draft: null } : s;
     case 'CompactionApplied':
       return { ...s, compactions: [...s.compactions, e.data.decision] };
     case 'CompactionRevoked':

@@ -5,7 +5,7 @@
  */
 import { type CompactionDecision } from './compaction';
 import { type ForkOrigin, type RunResumed } from './events';
-import { type Message, type Role } from './messages';
+import { type Message, type MessageInput, type Role } from './messages';
 import { pmapEmpty, pmapGet, pmapHas, pmapValues, type PMap } from './persistent-map';
 import { estimateTokens } from './token-estimate';
 import { toolResultIdsOf, toolUseIdsOf } from './turn-rules';
@@ -103,6 +103,16 @@ export interface ConversationState {
    * again at the same tip, a context places its prompt-cache breakpoints as the first one did.
    */
   readonly priorContextTip: string | null;
+  /** The turn in progress (`DraftSaved`), until discarded or committed. Never history. */
+  readonly draft: DraftRecord | null;
+}
+
+export interface DraftRecord {
+  readonly draftId: string;
+  readonly parentId: string | null;
+  readonly messages: readonly MessageInput[];
+  /** The revision of its DraftSaved. */
+  readonly revision: number;
 }
 
 const INITIAL: ConversationState = Object.freeze({
@@ -128,6 +138,7 @@ const INITIAL: ConversationState = Object.freeze({
   lineage: null,
   lastContextTip: null,
   priorContextTip: null,
+  draft: null,
 });
 
 export const initialState = (): ConversationState => INITIAL;

@@ -1,10 +1,25 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
-import { ContextService } from '@arbor/application';
-import { FieldLimits } from '../limits/field-limits';
+import {
+  ARBOR_CONFIG,
+  type ArborConfig,
+  ContextService,
+  parseBodyWithMessages,
+} from '@arbor/application';
+import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { ContextBody, Id, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
 import { z } from 'zod';
 import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
@@ -36,16 +51,22 @@ export class ContextController {
   constructor(
     private readonly context: ContextService,
     private readonly fields: FieldLimits,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
 
   @Post()
   @HttpCode(200)
   async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     parseOrThrow(Id, id, 'params');
-    const request = parseOrThrow(ContextBody, body);
+    const request = parseBodyWithMessages(ContextBody, body, 'append', this.config.maxImageBytes);
     this.fields.check(
       (request.tools ?? []).map(
         (t, k) => [`body.tools[${k}].input_schema`, t.input_schema] as const,
+      ),
+    );
+    this.fields.check(
+      [...turnJsonFields(request.append ?? [])].map(
+        ([path, value]) => [path.replace(/^body\.messages/, 'body.append'), value] as const,
       ),
     );
     checkShapes(request.capabilities, 'body.capabilities');

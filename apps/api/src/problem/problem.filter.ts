@@ -15,11 +15,31 @@ interface ErrorWithCode {
   message?: unknown;
 }
 
+/**
+ * The turn rules name paths inside the commit body (`messages[1].content[0]`, `parentId`); over
+ * HTTP they carry the `body.` prefix `validation_failed`'s `errors` carry, so one path reader
+ * serves both.
+ */
+const bodyPaths = (code: string, details: Record<string, unknown>): Record<string, unknown> => {
+  const violations = details.violations;
+  if (code !== 'invalid_turn' || !Array.isArray(violations)) return details;
+  return {
+    ...details,
+    violations: violations.map((v: unknown) =>
+      typeof v === 'object' && v !== null && typeof (v as { path?: unknown }).path === 'string'
+        ? { ...v, path: `body.${(v as { path: string }).path}` }
+        : v,
+    ),
+  };
+};
+
 /** Maps anything thrown to a problem; pure so it can be tested without a server. */
 export const toProblem = (error: unknown): Problem => {
   if (error instanceof Problem) return error;
   // The application layer's errors: the catalogue (PROBLEM_CODES) is the one code → status table.
-  if (error instanceof AppError) return new Problem(error.code, error.detail, { ...error.details });
+  if (error instanceof AppError) {
+    return new Problem(error.code, error.detail, bodyPaths(error.code, { ...error.details }));
+  }
   if (error instanceof WrongExpectedVersionError) {
     return new Problem('concurrency_conflict', 'A concurrent write to this conversation won.');
   }

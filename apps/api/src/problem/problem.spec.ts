@@ -22,6 +22,21 @@ describe('problem details', () => {
     });
   });
 
+  it("prefixes invalid_turn's violation paths with body., like validation_failed's errors", () => {
+    const problem = toProblem(
+      new AppError('invalid_turn', 'the turn breaks the turn rules', {
+        violations: [
+          { path: 'messages[1].content[0]', code: 'unanswered_tool_use', message: 'm' },
+          { path: 'parentId', code: 'root_exists', message: 'm' },
+        ],
+      }),
+    );
+    expect(problem.body().violations).toEqual([
+      { path: 'body.messages[1].content[0]', code: 'unanswered_tool_use', message: 'm' },
+      { path: 'body.parentId', code: 'root_exists', message: 'm' },
+    ]);
+  });
+
   it('never lets an extension override the standard fields', () => {
     const body = new Problem('not_found', undefined, { status: 200, code: 'ok' }).body();
     expect(body.status).toBe(404);

@@ -11,7 +11,6 @@ import {
   type CapabilityOverrides,
   createPageCache,
   createTokenCache,
-  EmptyContextError,
   UnsupportedImageSourceError,
   layerCapabilities,
   type LayeredCapabilities,
@@ -22,7 +21,13 @@ import {
   type ToolDefinition,
   UnknownSnapshotShapeError,
 } from '@arbor/context';
-import { type ConversationState, type Message, compactionsInForce } from '@arbor/domain';
+import {
+  type ConversationState,
+  type Message,
+  type MessageInput,
+  checkTurn,
+  compactionsInForce,
+} from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
@@ -39,6 +44,8 @@ export interface ContextRequest {
   budgetTokens: number;
   system?: string;
   tools?: ToolDefinition[];
+  /** Messages after the tip for this call only (validated by the edge as messages). */
+  append?: MessageInput[];
   maxTokens?: number;
   overflow?: { measuredTokens: number; limitTokens: number } | { error: string };
   mode: 'auto' | 'shake' | 'snapshot' | 'compact';
@@ -66,6 +73,45 @@ const refuseOpenToolCalls = (messages: readonly Message[]): void => {
       { messageId: last.id },
     );
   }
+};
+
+/**
+ * The request's `append` as messages after the window: each continues the one before (the turn
+ * rules, except that it need not end with an answer — it is the turn in progress), ids new to
+ * the window. Not history: nothing of it is stored but the receipt's copy.
+ */
+const appendedMessages = (
+  append: readonly MessageInput[],
+  window: readonly Message[],
+  now: string,
+): Message[] => {
+  if (append.length === 0) return [];
+  const ids = new Set(window.map((m) => m.id));
+  const violations = checkTurn(append, {
+    atRoot: window.length === 0,
+    idExists: (id) => ids.has(id),
+    path: 'body.append',
+  }).filter((v) => v.code !== 'must_end_with_assistant');
+  if (violations.length > 0) {
+    throw new AppError(
+      'validation_failed',
+      violations.map((v) => `${v.path}: ${v.message}`).join('; '),
+      { errors: violations },
+    );
+  }
+  let parentId = window[window.length - 1]?.id ?? null;
+  return append.map((input) => {
+    const { id, ...rest } = input;
+    const message: Message = {
+      id: id ?? randomUUID(),
+      parentId,
+      ...rest,
+      turnId: 'append',
+      createdAt: now,
+    };
+    parentId = message.id;
+    return message;
+  });
 };
 
 /**
@@ -273,8 +319,6 @@ export class ContextService {
           rungs: e.rungsTried,
         });
       }
-      if (e instanceof EmptyContextError)
-        throw new AppError('cannot_fit', e.message, { estimatedTokens: 0 });
       if (e instanceof UnsupportedImageSourceError) {
         throw new AppError('unsupported_image_source', e.message, {
           provider: e.provider,
@@ -290,7 +334,9 @@ export class ContextService {
   async build(caller: Caller, conversationId: string, request: ContextRequest) {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new AppError('conversation_not_found');
-    const messages = await this.liveWindow(caller, state, conversationId);
+    const history = await this.liveWindow(caller, state, conversationId);
+    const appended = appendedMessages(request.append ?? [], history, new Date().toISOString());
+    const messages = [...history, ...appended];
     refuseOpenToolCalls(messages);
     const layered = this.capabilities(caller, request);
     const input = this.input(caller, conversationId, state, messages, request, layered);
@@ -314,9 +360,10 @@ export class ContextService {
           capabilities: layered.record,
           encoding: BODY_ENCODING,
           cache: ContextService.cacheOf(caller, conversationId, state, messages, request),
+          ...(appended.length > 0 ? { append: appended } : {}),
         },
         tip: state.tip,
-        cutAt: messages[0]?.id ?? null,
+        cutAt: history[0]?.id ?? null,
         decisionIds: [
           ...compactionsInForce(state).map((d) => d.id),
           ...newDecisions.map((d) => d.id),

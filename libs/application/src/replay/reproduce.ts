@@ -218,7 +218,8 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       conversationId: args.conversationId,
       provider: request.provider,
       model: request.model,
-      messages: args.window,
+      // The call's `append` (not history) goes back after the window, as it was handed out.
+      messages: [...args.window, ...(request.append ?? [])],
       decisions,
       budgetTokens: request.budgetTokens,
       ...(request.system !== null ? { system: request.system } : {}),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ElisionDecision, SnapshotDecision } from '@arbor/domain/compaction';
 import { checkBody } from '../validity';
 import { assembleContext, autoTarget } from './assemble';
-import { CannotFitError, EmptyContextError } from './errors';
+import { CannotFitError } from './errors';
 import { fakeRenderer } from './testing/fake-pages';
 import { prefixHash } from './state';
 import { createTokenCache } from './token-cache';
@@ -278,8 +278,19 @@ describe('assembleContext', () => {
     ]);
   });
 
-  it('refuses an empty window and a nonsensical budget', async () => {
-    await expect(assembleContext(baseInput([]))).rejects.toBeInstanceOf(EmptyContextError);
+  it.each(['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const)(
+    'answers an empty window with a body without messages (%s)',
+    async (provider) => {
+      const r = await assembleContext({ ...baseInput([]), provider, system: 'be brief' });
+      const body = r.body as unknown as Record<string, unknown>;
+      const list = body.messages ?? body.input ?? body.contents;
+      expect(Array.isArray(list) ? list.filter((m) => m.role !== 'system') : list).toEqual([]);
+      expect(r.newDecisions).toEqual([]);
+      expect(r.receipt.estimatedTokens).toBeGreaterThan(0);
+    },
+  );
+
+  it('refuses a nonsensical budget', async () => {
     await expect(assembleContext(baseInput(messages, { budgetTokens: 0 }))).rejects.toThrow(
       RangeError,
     );

@@ -27,12 +27,7 @@ import { calibrate } from '../tokens/calibration';
 import { type Violation, checkBody } from '../validity';
 import { resolveLimits } from '../validity/limits';
 import { resolveCapabilities } from './capabilities';
-import {
-  AssemblyInvariantError,
-  CannotFitError,
-  EmptyContextError,
-  ReplayDivergenceError,
-} from './errors';
+import { AssemblyInvariantError, CannotFitError, ReplayDivergenceError } from './errors';
 import { fixedTokens } from './measure';
 import type { RungRunner, StepOptions } from './rungs/common';
 import { drop } from './rungs/drop';
@@ -92,7 +87,6 @@ function checkInput(input: AssembleInput): void {
   positive('calibration', input.calibration);
   positive('overflow.measuredTokens', input.overflow?.measuredTokens);
   positive('overflow.limitTokens', input.overflow?.limitTokens);
-  if (input.messages.length === 0) throw new EmptyContextError();
 }
 
 function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps']): string | null {
@@ -370,7 +364,11 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
         encodeOptions,
       ).body,
   );
-  const violations = checkBodyFast(ctx, state, body);
+  // An empty conversation's context is a body without messages (the caller adds the first
+  // one): 'no message to send' is the caller's to fix, not an assembly failure.
+  const violations = checkBodyFast(ctx, state, body).filter(
+    (v) => !(input.messages.length === 0 && v.code === 'no_messages'),
+  );
   if (violations.length > 0) {
     if (violations.every((v) => SIZE_CODES.has(v.code))) throw cannotFit(ctx, state, receipts);
     throw new AssemblyInvariantError(

@@ -1,0 +1,143 @@
+import {
+  type CommitDraftCommand,
+  type Decision,
+  type DecideDeps,
+  type DiscardDraftCommand,
+  type ResultOf,
+  type SaveDraftCommand,
+} from '../commands';
+import { event } from '../events';
+import { fingerprint } from '../fingerprint';
+import {
+  type ConversationState,
+  getNode,
+  getTurn,
+  hasMessage,
+  isBranchable,
+  messageCount,
+} from '../state';
+import { checkTurn } from '../turn-rules';
+import { badId, fail, failWith, succeed } from './common';
+import { decideCommitTurn } from './commit-turn';
+
+/**
+ * What a draft may be: the turn rules, except that it need not be finished — it may end on any
+ * message, and the last message's tool calls may wait for their results (an approval pause).
+ */
+const draftViolations = (state: ConversationState, cmd: SaveDraftCommand) => {
+  const last = cmd.messages.length - 1;
+  return checkTurn(cmd.messages, {
+    atRoot: cmd.parentId === null,
+    idExists: (id) => hasMessage(state, id),
+  }).filter(
+    (v) =>
+      v.code !== 'must_end_with_assistant' &&
+      !(v.code === 'unanswered_tool_use' && v.path.startsWith(`messages[${last}].`)),
+  );
+};
+
+/** Where the draft hangs must be where its turn could: the root when empty, else a turn's end. */
+const parentProblem = (
+  state: ConversationState,
+  parentId: string | null,
+): Decision<ResultOf<'saveDraft'>> | null => {
+  if (parentId === null) {
+    return messageCount(state) === 0
+      ? null
+      : fail('invalid_turn', 'the draft breaks the turn rules', {
+          violations: [
+            {
+              path: 'parentId',
+              code: 'root_exists',
+              message: 'only the first turn has no parent; chain from an existing message',
+            },
+          ],
+        });
+  }
+  const parent = getNode(state, parentId);
+  if (parent === undefined) {
+    return fail('parent_not_found', 'no such parent message in this conversation', { parentId });
+  }
+  if (!isBranchable(parent)) {
+    return fail('not_a_turn_boundary', 'a turn must chain from the end of a turn', {
+      messageId: parentId,
+    });
+  }
+  return null;
+};
+
+/** Save (replace) the draft: one DraftSaved; the same draft again appends nothing. */
+export const decideSaveDraft = (
+  cmd: SaveDraftCommand,
+  state: ConversationState,
+  deps: DecideDeps,
+): Decision<ResultOf<'saveDraft'>> => {
+  const bad = badId('draftId', cmd.draftId);
+  if (bad !== null) return failWith(bad);
+  const where = parentProblem(state, cmd.parentId);
+  if (where !== null) return where;
+  const violations = draftViolations(state, cmd);
+  if (violations.length > 0) {
+    return fail('invalid_turn', 'the draft breaks the turn rules', { violations });
+  }
+  const current = state.draft;
+  if (
+    current !== null &&
+    (cmd.draftId === undefined || cmd.draftId === current.draftId) &&
+    fingerprint({ p: current.parentId, m: current.messages }) ===
+      fingerprint({ p: cmd.parentId, m: cmd.messages })
+  ) {
+    return succeed([], { draftId: current.draftId, revision: state.revision, replayed: true });
+  }
+  const draftId = cmd.draftId ?? deps.newId();
+  const saved = event('DraftSaved', { draftId, parentId: cmd.parentId, messages: cmd.messages });
+  return succeed([saved], { draftId, revision: state.revision + 1, replayed: false });
+};
+
+/** Drop the draft (one DraftDiscarded); with none, nothing is appended. */
+export const decideDiscardDraft = (
+  _cmd: DiscardDraftCommand,
+  state: ConversationState,
+): Decision<ResultOf<'discardDraft'>> => {
+  if (state.draft === null) return succeed([], { revision: state.revision, discarded: false });
+  const gone = event('DraftDiscarded', { draftId: state.draft.draftId, reason: 'discarded' });
+  return succeed([gone], { revision: state.revision + 1, discarded: true });
+};
+
+/**
+ * The draft's messages and then `messages` as one turn (every turn rule applies now), with a
+ * DraftDiscarded in the same append: atomic, so a crash leaves either the draft or the turn. A
+ * retry of a committed `turnId` answers the original result.
+ */
+export const decideCommitDraft = (
+  cmd: CommitDraftCommand,
+  state: ConversationState,
+  deps: DecideDeps,
+): Decision<ResultOf<'commitDraft'>> => {
+  const draft = state.draft;
+  if (draft === null) {
+    const done = cmd.turnId === undefined ? undefined : getTurn(state, cmd.turnId);
+    if (cmd.turnId !== undefined && done !== undefined) {
+      const { messageIds, tip, revision } = done;
+      return succeed([], { turnId: cmd.turnId, messageIds, tip, revision, replayed: true });
+    }
+    return fail('draft_not_found', 'this conversation has no draft to commit');
+  }
+  const decided = decideCommitTurn(
+    {
+      type: 'commitTurn',
+      parentId: draft.parentId,
+      messages: [...draft.messages, ...cmd.messages],
+      ...(cmd.turnId !== undefined ? { turnId: cmd.turnId } : {}),
+      ...(cmd.expectedTip !== undefined ? { expectedTip: cmd.expectedTip } : {}),
+    },
+    state,
+    deps,
+  );
+  if (!decided.ok || decided.result.replayed) return decided;
+  const gone = event('DraftDiscarded', { draftId: draft.draftId, reason: 'committed' });
+  return succeed([...decided.events, gone], {
+    ...decided.result,
+    revision: decided.result.revision + 1,
+  });
+};
