@@ -5,7 +5,7 @@
  * transcript (the tree links to them); messages of other branches open in place. Every piece of
  * content is escaped.
  */
-import { type Block, imageSourceLabel, type Message } from '@arbor/domain';
+import { type Block, imageSourceLabel, type Message } from '@arbor/domain/messages';
 import { type ConversationInfo, type TreeView } from '../client/types';
 import { preview, roleLetter } from './preview';
 
