@@ -157,7 +157,7 @@ describe('payload limits and block validation (small limits)', () => {
             type: 'image',
             source: { type: 'base64', media_type: 'image/png', data: 'not base64!' },
           },
-          { type: 'image', source: { type: 'url', media_type: 'image/png', data: pngBase64(40) } },
+          { type: 'image', source: { type: 'ftp', media_type: 'image/png', data: pngBase64(40) } },
         ]),
         assistant('x'),
       ],

@@ -9,8 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
-import { openSqliteEventStore } from '@arbor/event-store/sqlite';
+import {
+  createEventStore,
+  createKeyStore,
+  PROJECTION_FILTER,
+  PROJECTIONS,
+  readConfig,
+  withContentEncryption,
+} from '@arbor/application';
 import {
   createProjector,
   createRedisReadModel,
@@ -150,7 +156,9 @@ describeWithRedisServer(
     const liveAndRebuild = async (): Promise<{ live: string; rebuilt: string }> => {
       const prefix = env.ARBOR_REDIS_PREFIX;
       const generation = (await client.get(generationKey(prefix))) as string;
-      const store = openSqliteEventStore({ path: path.join(dataDir, 'events.sqlite') });
+      // The log as the app reads it: through the content keys (the read models hold clear text).
+      const config = readConfig({ ARBOR_DATA_DIR: dataDir });
+      const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
       const check = createRedisReadModel({ client, prefix, generation: `check${Date.now()}` });
       await check.sink.reset();
       const projector = createProjector({

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { type ArborConfig, readConfig } from '@arbor/application';
-import { createEventStore } from '@arbor/application';
+import { createEventStore, createKeyStore, withContentEncryption } from '@arbor/application';
 import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
 import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
@@ -14,7 +14,8 @@ import { projectCommand } from './project';
 import { eraseCommand, sweepCommand } from './erase';
 
 const rebuild = async (config: ArborConfig): Promise<void> => {
-  const store = createEventStore(config);
+  // Through the content keys, as the server reads it: the read models hold the messages in clear.
+  const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
   const db = openReadModelDb(readModelDataPath(config.dataDir));
   const projector = createProjector({
     store,

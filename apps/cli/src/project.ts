@@ -2,6 +2,8 @@ import {
   type ArborConfig,
   createEventStore,
   createHeadSignal,
+  createKeyStore,
+  withContentEncryption,
   PROJECTION_FILTER,
   PROJECTIONS,
 } from '@arbor/application';
@@ -28,7 +30,12 @@ export const projectCommand = async (
     throw new CliError('usage', 'arbor project needs REDIS_URL (the read models it writes)', 2);
   }
   const signal = createHeadSignal();
-  const store = createEventStore(config, signal);
+  // Read through the content keys: the read models hold the messages, not their sealed boxes.
+  const store = withContentEncryption(
+    createEventStore(config, signal),
+    createKeyStore(config),
+    config,
+  );
   const client: RedisClient = createClient({
     url: config.redisUrl,
     disableOfflineQueue: true,

@@ -32,6 +32,7 @@ import {
 import { type AppErrorCode, AppError } from '../errors';
 import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
 import { EVENT_STORE } from '../store/store.provider';
+import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 
 const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>
   (TENANT_EVENT_TYPES as readonly string[]).includes(e.type);
@@ -66,7 +67,10 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   private subscription: Subscription | null = null;
   private waiters: { position: bigint; resolve: () => void }[] = [];
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const sub = this.store.subscribeToAll({
@@ -122,11 +126,15 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   /**
    * As `authenticate`, but a key this process does not know yet is looked up again once the
    * directory has caught up with the log's head (bounded by 2 s): a key issued through another
-   * replica a moment ago is known here too, not 401 until the next poll of the shared log.
+   * replica a moment ago is known here too, not 401 until the next poll of the shared log. Only
+   * in the scaled shape: the embedded process answers an unknown key at once.
    */
   async authenticateFresh(header: string | undefined): Promise<Authentication> {
     const first = authenticate(this.dir, header);
     if (first.ok || first.reason === 'missing') return first;
+    // One process alone writes every key it knows (its own writes wait for the directory): only
+    // replicas sharing a log (the scaled shape, REDIS_URL) can meet a key issued elsewhere.
+    if (this.config.redisUrl === null) return first;
     const head = await this.store.headPosition();
     if (head === null || (this.position !== null && this.position >= head)) return first;
     await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
