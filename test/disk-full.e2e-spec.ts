@@ -137,7 +137,6 @@ describeIfRoot('a full disk (e2e)', () => {
 
   it('answers 507 when the log cannot grow, restarts on the full disk, keeps every acknowledged turn', async () => {
     const dir = mountDir as string;
-    resize(dir, 16); // room for the turns, whether or not the test before it ran
     const dataDir = path.join(dir, 'data');
     h = await within(RESTART_MS, 'start', startHarness({ ARBOR_DATA_DIR: dataDir }));
     const t = await within(CALL_MS, 'tenant', h.createTenant('full'));
