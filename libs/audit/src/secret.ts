@@ -2,9 +2,14 @@
  * The audit secret keys the chain. Verification needs the same secret that wrote the chain; losing
  * it makes the chain unverifiable (every event then reads as `modified`), never the data unreadable.
  */
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createKeyFile as createRandomKeyFile } from '@arbor/event-store/crypto';
+
+const createKeyFile = (path: string): boolean => createRandomKeyFile(path, MIN_SECRET_BYTES);
+
+const isCode = (error: unknown, code: string): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 
 export const AUDIT_SECRET_ENV = 'ARBOR_AUDIT_SECRET';
 export const AUDIT_KEY_FILE = 'audit.key';
@@ -40,30 +45,6 @@ export const parseAuditSecret = (text: string, where: string): Buffer => {
     );
   }
   return key;
-};
-
-const isCode = (error: unknown, code: string): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-
-/**
- * Creates the key file with its full content or not at all: written to a private temporary file,
- * then hard-linked into place, which fails if another process created it first (then theirs wins).
- */
-const createKeyFile = (path: string): boolean => {
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${randomBytes(MIN_SECRET_BYTES).toString('hex')}\n`, {
-    mode: 0o600,
-    flag: 'wx',
-  });
-  try {
-    linkSync(temporary, path);
-    return true;
-  } catch (error) {
-    if (isCode(error, 'EEXIST')) return false;
-    throw error;
-  } finally {
-    rmSync(temporary, { force: true });
-  }
 };
 
 /** `ARBOR_AUDIT_SECRET` if set; else `<dataDir>/audit.key`, created (32 random bytes, hex, 0600) on first use. */

@@ -39,10 +39,13 @@ export const parseMasterKey = (text: string, where: string): Buffer => {
 const isCode = (error: unknown, code: string): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 
-/** Whole file or none: a private temporary file hard-linked into place (the first writer wins). */
-const createKeyFile = (path: string): boolean => {
+/**
+ * A file of `bytes` random bytes (hex, 0600), whole or not at all: a private temporary file
+ * hard-linked into place (the first writer wins). Also the audit key's.
+ */
+export const createKeyFile = (path: string, bytes = KEY_BYTES): boolean => {
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${randomBytes(KEY_BYTES).toString('hex')}\n`, {
+  writeFileSync(temporary, `${randomBytes(bytes).toString('hex')}\n`, {
     mode: 0o600,
     flag: 'wx',
   });
