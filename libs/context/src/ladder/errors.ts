@@ -54,16 +54,6 @@ export class ReplayDivergenceError extends Error {
   }
 }
 
-/** The window holds no message: there is nothing a provider would accept. */
-export class EmptyContextError extends Error {
-  override readonly name = 'EmptyContextError';
-  readonly code = 'empty_context';
-
-  constructor() {
-    super('the live window holds no message to send');
-  }
-}
-
 /** The assembler produced a body its provider's checker rejects: a bug, never the caller's fault. */
 export class AssemblyInvariantError extends Error {
   override readonly name = 'AssemblyInvariantError';
