@@ -16,6 +16,13 @@ import {
   type ResultOf,
 } from '@arbor/domain';
 import { conversationStream, type EventData, type EventStore } from '@arbor/event-store';
+import { loadAuditSecret, withHashChain } from '@arbor/audit';
+import {
+  keyStoreDataPath,
+  loadMasterKey,
+  openSqliteKeyStore,
+  withContentKeys,
+} from '@arbor/event-store/crypto';
 import {
   eventStoreDataPath,
   openSqliteEventStore,
@@ -124,12 +131,23 @@ const checkpointIntervalMs = (): number | undefined =>
     ? undefined
     : Number(process.env.ARBOR_SQLITE_CHECKPOINT_MS);
 
-export const openStore = (dataDir: string, synchronous: SynchronousMode) =>
-  openSqliteEventStore({
+/**
+ * The log as the server composes it: the SQLite store, the hash chain (every append chained and
+ * keyed with `<dataDir>/audit.key`) and content sealing (each conversation's own data key from
+ * `<dataDir>/keys.sqlite`, wrapped by `<dataDir>/master.key`). `ARBOR_BENCH_STORE=bare` gives the
+ * SQLite store alone (what these benches measured before content sealing existed).
+ */
+export const openStore = (dataDir: string, synchronous: SynchronousMode): EventStore => {
+  const sqlite = openSqliteEventStore({
     path: eventStoreDataPath(dataDir),
     synchronous,
     checkpointIntervalMs: checkpointIntervalMs(),
   });
+  if (process.env.ARBOR_BENCH_STORE === 'bare') return sqlite;
+  const chained = withHashChain(sqlite, loadAuditSecret(dataDir, {}).key);
+  const keys = openSqliteKeyStore(keyStoreDataPath(dataDir), loadMasterKey(dataDir, {}).key);
+  return withContentKeys(chained, keys, { encrypt: process.env.ARBOR_ENCRYPTION !== 'off' });
+};
 
 /** The whole active branch, root → tip, read page by page as the API serves it. */
 export const readActiveBranch = (
