@@ -40,6 +40,11 @@ describe('write-side state snapshots', () => {
     expect(decodeState(variant((p) => (p.state.messages = [])))).toBeNull();
     expect(decodeState(variant((p) => (p.state.messages = { pmap: [[1, {}]] })))).toBeNull();
     expect(decodeState(variant((p) => (p.state.revision = -1)))).toBeNull();
+    const rowsOf = (p: typeof parsed, tag: string) =>
+      (p.state[tag === 'nodes' ? 'messages' : 'turns'] as Record<string, unknown[][]>)[tag];
+    expect(decodeState(variant((p) => (rowsOf(p, 'nodes')[0][2] = 'robot')))).toBeNull();
+    expect(decodeState(variant((p) => rowsOf(p, 'nodes')[0].pop()))).toBeNull();
+    expect(decodeState(variant((p) => (rowsOf(p, 'turns')[0][5] = '3')))).toBeNull();
     expect(decodeState(text.slice(0, -2))).toBeNull();
     expect(decodeState(text)).not.toBeNull();
     expect(parsed.v).toBe(1);
