@@ -16,6 +16,18 @@ import {
   type ResultOf,
 } from '@arbor/domain';
 import { conversationStream, type EventData, type EventStore } from '@arbor/event-store';
+import { loadAuditSecret, withHashChain } from '@arbor/audit';
+import {
+  openStateSnapshots,
+  type StateSnapshots,
+  stateSnapshotsPath,
+} from '@arbor/application/conversations/state-snapshots';
+import {
+  keyStoreDataPath,
+  loadMasterKey,
+  openSqliteKeyStore,
+  withContentKeys,
+} from '@arbor/event-store/crypto';
 import {
   eventStoreDataPath,
   openSqliteEventStore,
@@ -45,33 +57,52 @@ export const toEventData = (
 ): EventData[] => {
   const timestamp = deps.now();
   return events.map((e) => ({
+    id: randomUUID(),
     type: e.type,
     data: e.data,
     metadata: { tenantId, actor: 'bench', timestamp },
   }));
 };
 
-/** One conversation's write side: cached state, decide, append expecting its revision, evolve. */
+/** The write-side snapshots opened with each store (as the server's repository has them). */
+const snapshotsOf = new WeakMap<EventStore, StateSnapshots>();
+
+/**
+ * One conversation's write side: cached state, decide, append expecting its revision, evolve;
+ * write-side snapshots as the server's repository keeps them (state-snapshots.ts).
+ */
 export const createWriter = (store: EventStore, tenantId: string, conversationId: string) => {
   const stream = conversationStream(tenantId, conversationId);
+  const snapshots = snapshotsOf.get(store);
   let state: ConversationState = initialState();
   return {
     get state() {
       return state;
     },
-    /** Folds the stream from the log (what a restarted server does on the first command). */
+    /**
+     * What a restarted server does on the first command: its snapshot and the events after it,
+     * or the whole stream folded when there is no usable snapshot.
+     */
     async load(): Promise<ConversationState> {
-      state = foldEvents(await store.readStream(stream), initialState());
+      if (snapshots === undefined) {
+        state = foldEvents(await store.readStream(stream), initialState());
+        return state;
+      }
+      const loaded = await snapshots.load(store, stream);
+      state = loaded.state;
+      if (loaded.lastEventId !== null) snapshots.advanced(stream, state, loaded.lastEventId);
       return state;
     },
     async execute<C extends Command>(command: C): Promise<ResultOf<C['type']>> {
       const decision = decide(command, state, deps);
       if (!decision.ok) throw new Error(`${decision.error.code}: ${decision.error.message}`);
       if (decision.events.length > 0) {
-        await store.appendToStream(stream, toEventData(decision.events, tenantId), {
+        const data = toEventData(decision.events, tenantId);
+        await store.appendToStream(stream, data, {
           expectedRevision: state.revision < 0 ? 'no_stream' : BigInt(state.revision),
         });
         state = foldEvents(decision.events, state);
+        snapshots?.advanced(stream, state, data[data.length - 1].id as string);
       }
       return decision.result;
     },
@@ -124,12 +155,39 @@ const checkpointIntervalMs = (): number | undefined =>
     ? undefined
     : Number(process.env.ARBOR_SQLITE_CHECKPOINT_MS);
 
-export const openStore = (dataDir: string, synchronous: SynchronousMode) =>
-  openSqliteEventStore({
+/**
+ * The log as the server composes it: the SQLite store, the hash chain (every append chained and
+ * keyed with `<dataDir>/audit.key`) and content sealing (each conversation's own data key from
+ * `<dataDir>/keys.sqlite`, wrapped by `<dataDir>/master.key`). `ARBOR_BENCH_STORE=bare` gives the
+ * SQLite store alone (what these benches measured before content sealing existed). Write-side
+ * snapshots (`<dataDir>/state-snapshots.sqlite`) come with the composed store, every
+ * `ARBOR_STATE_SNAPSHOT_EVERY` events (default 1,000 as in the server; 0: none).
+ */
+export const openStore = (dataDir: string, synchronous: SynchronousMode): EventStore => {
+  const sqlite = openSqliteEventStore({
     path: eventStoreDataPath(dataDir),
     synchronous,
     checkpointIntervalMs: checkpointIntervalMs(),
   });
+  if (process.env.ARBOR_BENCH_STORE === 'bare') return sqlite;
+  const chained = withHashChain(sqlite, loadAuditSecret(dataDir, {}).key);
+  const keys = openSqliteKeyStore(keyStoreDataPath(dataDir), loadMasterKey(dataDir, {}).key);
+  const store = withContentKeys(chained, keys, {
+    encrypt: process.env.ARBOR_ENCRYPTION !== 'off',
+  });
+  const every = Number(process.env.ARBOR_STATE_SNAPSHOT_EVERY ?? 1000);
+  if (every === 0) return store;
+  const snapshots = openStateSnapshots(stateSnapshotsPath(dataDir), keys, { every });
+  const withSnapshots: EventStore = {
+    ...store,
+    close: async () => {
+      snapshots.close();
+      await store.close();
+    },
+  };
+  snapshotsOf.set(withSnapshots, snapshots);
+  return withSnapshots;
+};
 
 /** The whole active branch, root → tip, read page by page as the API serves it. */
 export const readActiveBranch = (

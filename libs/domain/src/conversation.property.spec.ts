@@ -8,6 +8,7 @@ import { type ConversationEvent } from './events';
 import { foldEvents } from './evolve';
 import { type Message, type MessageInput } from './messages';
 import { pmapEntries } from './persistent-map';
+import { decodeState, encodeState } from './state-snapshot';
 import { computeResumeCut, isTurnStart, budgetStart, type CutNode } from './resume-cut';
 import {
   type ConversationState,
@@ -299,6 +300,27 @@ describe('conversation invariants over random command sequences', () => {
         expect(new Set(appended).size).toBe(appended.length);
         expect(stateSnapshot(foldEvents(log))).toBe(stateSnapshot(state));
         expect(state.revision).toBe(log.length - 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('(a) a write-side snapshot at any revision, with the events after it folded, equals the live state', () => {
+    fc.assert(
+      fc.property(fc.array(arbAction, { maxLength: 40 }), fc.nat(), (actions, cut) => {
+        const run = newRun();
+        for (const action of actions) step(run, action);
+        const { log, state } = run.session;
+        const at = cut % log.length;
+        const before = foldEvents(log.slice(0, at + 1));
+        const text = encodeState(before);
+        const decoded = decodeState(text);
+        expect(decoded).not.toBeNull();
+        expect(stateSnapshot(decoded as ConversationState)).toBe(stateSnapshot(before));
+        expect(encodeState(decoded as ConversationState)).toBe(text);
+        const resumed = foldEvents(log.slice(at + 1), decoded as ConversationState);
+        expect(stateSnapshot(resumed)).toBe(stateSnapshot(state));
+        expect(encodeState(resumed)).toBe(encodeState(state));
       }),
       { numRuns: 60 },
     );

@@ -10,6 +10,7 @@ export * from './events';
 export * from './persistent-map';
 export * from './state';
 export * from './evolve';
+export * from './state-snapshot';
 export * from './commands';
 export * from './conversation';
 export * from './tree';

@@ -66,4 +66,18 @@ describe('persistent map', () => {
     expect(pmapHas(map, 'b')).toBe(false);
     expect(pmapHas(pmapEmpty(), 'a')).toBe(false);
   });
+
+  it('pmapFrom builds the very trie that setting the entries one by one builds (duplicates: the last wins)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.integer()), { maxLength: 300 }),
+        (entries) => {
+          let bySet: PMap<number> = pmapEmpty();
+          for (const [k, v] of entries) bySet = pmapSet(bySet, k, v);
+          expect(JSON.stringify(pmapFrom(entries))).toBe(JSON.stringify(bySet));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

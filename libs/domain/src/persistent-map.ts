@@ -181,9 +181,35 @@ export function* pmapEntries<V>(map: PMap<V>): Generator<[string, V]> {
 
 export const pmapValues = <V>(map: PMap<V>): V[] => Array.from(pmapEntries(map), ([, v]) => v);
 
-/** Build a map from entries (later duplicates win). */
+/** The trie of `leaves` (distinct keys) below `shift`: the same shape pmapSet builds. */
+const build = <V>(leaves: Leaf<V>[], shift: number): TrieNode<V> => {
+  if (leaves.length === 1) return leaves[0];
+  const hash = leaves[0].hash;
+  if (leaves.every((l) => l.hash === hash)) return { kind: 'collision', hash, leaves };
+  const buckets: (Leaf<V>[] | undefined)[] = new Array<Leaf<V>[] | undefined>(32);
+  let bitmap = 0;
+  for (const l of leaves) {
+    const index = (l.hash >>> shift) & MASK;
+    const bucket = buckets[index];
+    if (bucket === undefined) buckets[index] = [l];
+    else bucket.push(l);
+    bitmap |= 1 << index;
+  }
+  const children: TrieNode<V>[] = [];
+  for (const bucket of buckets)
+    if (bucket !== undefined) children.push(build(bucket, shift + BITS));
+  return { kind: 'branch', bitmap, children };
+};
+
+/**
+ * Build a map from entries (later duplicates win), in one pass: the same trie as setting them one
+ * by one (collision leaves in first-insertion order), without copying a path per entry.
+ */
 export const pmapFrom = <V>(entries: Iterable<readonly [string, V]>): PMap<V> => {
-  let map = pmapEmpty<V>();
-  for (const [k, v] of entries) map = pmapSet(map, k, v);
-  return map;
+  const byKey = new Map<string, V>();
+  for (const [k, v] of entries) byKey.set(k, v);
+  if (byKey.size === 0) return pmapEmpty<V>();
+  const leaves: Leaf<V>[] = [];
+  for (const [k, v] of byKey) leaves.push(leaf(hashString(k), k, v));
+  return { size: leaves.length, root: build(leaves, 0) };
 };

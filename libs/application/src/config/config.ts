@@ -44,6 +44,8 @@ export interface ArborConfig {
   logLevel: string;
   /** Write-side state cache bound, in messages held across all cached conversations. */
   stateCacheMessages: number;
+  /** Events between write-side snapshots (`<dataDir>/state-snapshots.sqlite`); 0 turns them off. */
+  stateSnapshotEvery: number;
   /** ARBOR_AUDIT_SECRET (hex or base64, ≥ 32 bytes); unset → `<dataDir>/audit.key`, created once. */
   auditSecret: string | null;
   /**
@@ -196,6 +198,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     readYourWritesTimeoutMs: int(env, 'ARBOR_READ_TIMEOUT_MS', 2000, 0),
     logLevel: env.LOG_LEVEL ?? 'info',
     stateCacheMessages: int(env, 'ARBOR_STATE_CACHE_MESSAGES', 200_000, 1),
+    stateSnapshotEvery: int(env, 'ARBOR_STATE_SNAPSHOT_EVERY', 1000, 0),
     summary: summaryConfig(env),
     limits: limitsConfig(env),
     streams: streamsConfig(env),

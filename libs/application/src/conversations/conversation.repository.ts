@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import {
   conversationStream,
@@ -33,6 +33,7 @@ import { AppError, fromDomainError } from '../errors';
 import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
 import { type ErasureRecord, type KeyStore } from '@arbor/event-store/crypto';
+import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from './state-snapshots';
 
 /** 410 `conversation_erased`, with when and why (never any content). */
 export const erasedError = (erasure: ErasureRecord): AppError =>
@@ -69,13 +70,17 @@ const OPENING = 2;
  * from its last revision; a command is decided over it and its events appended in one call that
  * expects that revision. A concurrent writer elsewhere makes the append fail; the state is then
  * reloaded and the command decided again. Commands on one conversation are serialized in process.
+ * A state not in the cache is loaded from its write-side snapshot plus the events after it
+ * (state-snapshots.ts), and a new snapshot is written every `stateSnapshotEvery` events.
  */
 @Injectable()
-export class ConversationRepository {
+export class ConversationRepository implements OnApplicationShutdown {
   /** Write-side states by stream, bounded by messages held (not by conversations). */
   private readonly cache: LRUCache<string, ConversationState>;
   /** Commands on one conversation run one at a time in this process. */
   private readonly queue = createKeyedQueue();
+  /** Null when ARBOR_STATE_SNAPSHOT_EVERY=0. */
+  private readonly snapshots: StateSnapshots | null;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -89,6 +94,16 @@ export class ConversationRepository {
       // rather than re-read from its first event on every command.
       sizeCalculation: (state) => Math.min(messageCount(state) + 1, maxSize),
     });
+    this.snapshots =
+      config.stateSnapshotEvery > 0
+        ? openStateSnapshots(stateSnapshotsPath(config.dataDir), keys, {
+            every: config.stateSnapshotEvery,
+          })
+        : null;
+  }
+
+  onApplicationShutdown(): void {
+    this.snapshots?.close();
   }
 
   private async readFrom(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
@@ -103,11 +118,21 @@ export class ConversationRepository {
   /** The conversation's current state, caught up with the log. */
   async load(tenantId: string, conversationId: string): Promise<ConversationState> {
     const stream = conversationStream(tenantId, conversationId);
-    const cached = this.cache.get(stream) ?? initialState();
-    const events = await this.readFrom(stream, cached.revision + 1);
-    if (events.length === 0) return cached;
-    const state = foldEvents(events, cached);
+    const cached = this.cache.get(stream);
+    if (cached === undefined && this.snapshots !== null) {
+      const loaded = await this.snapshots.load(this.store, stream);
+      this.remember(stream, loaded.state);
+      if (loaded.lastEventId !== null) {
+        this.snapshots.advanced(stream, loaded.state, loaded.lastEventId);
+      }
+      return loaded.state;
+    }
+    const from = cached ?? initialState();
+    const events = await this.readFrom(stream, from.revision + 1);
+    if (events.length === 0) return from;
+    const state = foldEvents(events, from);
     this.remember(stream, state);
+    this.snapshots?.advanced(stream, state, events[events.length - 1].id);
     return state;
   }
 
@@ -118,7 +143,9 @@ export class ConversationRepository {
 
   /** Drops the cached write-side state (it holds titles and failed inputs): after an erasure. */
   forget(tenantId: string, conversationId: string): void {
-    this.cache.delete(conversationStream(tenantId, conversationId));
+    const stream = conversationStream(tenantId, conversationId);
+    this.cache.delete(stream);
+    this.snapshots?.drop(stream);
   }
 
   private remember(stream: string, state: ConversationState): void {
@@ -283,13 +310,14 @@ export class ConversationRepository {
           if (opening !== null && opening.events.length > 0) {
             position = await this.openFork(tenantId, opening, caller, causationId);
           }
-          const r = await this.store.appendToStream(
-            stream,
-            this.toEventData(decision.events, tenantId, caller, causationId),
-            { expectedRevision: expectedRevisionOf(state.revision) },
-          );
+          const data = this.toEventData(decision.events, tenantId, caller, causationId);
+          const r = await this.store.appendToStream(stream, data, {
+            expectedRevision: expectedRevisionOf(state.revision),
+          });
           position = r.position > (position ?? -1n) ? r.position : position;
-          this.remember(stream, foldEvents(decision.events, state));
+          const next = foldEvents(decision.events, state);
+          this.remember(stream, next);
+          this.snapshots?.advanced(stream, next, data[data.length - 1].id as string);
           return { result: decision.result, position };
         },
         (conflict) => {

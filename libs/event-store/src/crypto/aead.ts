@@ -4,8 +4,28 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/**
+ * Nonces come from a pool of CSPRNG bytes, 12 at a time, each slice used once: the same random
+ * nonces as `randomBytes(12)` per seal, without a call into OpenSSL for every event (it showed as
+ * 2% of the append path's CPU). The pool is zeroed as it is handed out.
+ */
+const POOL_BYTES = IV_BYTES * 512;
+let pool = Buffer.alloc(0);
+let poolAt = POOL_BYTES;
+
+const freshIv = (): Buffer => {
+  if (poolAt + IV_BYTES > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolAt = 0;
+  }
+  const iv = Buffer.from(pool.subarray(poolAt, poolAt + IV_BYTES));
+  pool.fill(0, poolAt, poolAt + IV_BYTES);
+  poolAt += IV_BYTES;
+  return iv;
+};
+
 export const seal = (key: Buffer, plaintext: Buffer, aad: Buffer): Buffer => {
-  const iv = randomBytes(IV_BYTES);
+  const iv = freshIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

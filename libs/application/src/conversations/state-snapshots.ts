@@ -1,0 +1,206 @@
+/**
+ * Write-side snapshots: a conversation's decider state stored at a revision beside the log
+ * (`<dataDir>/state-snapshots.sqlite`), so a cold open reads the snapshot and folds only the
+ * events after it instead of the whole stream. The log stays the truth; a snapshot is a cache:
+ *
+ * - **Validated** against the log on every use: the snapshot names the id of the event at its
+ *   revision, and the tail is read from that revision; when the log's event there has another id
+ *   (a log restored from an older backup, another data dir's file) or is missing, the snapshot is
+ *   dropped and the whole stream folded. Its format is versioned (`decodeState`), and a state
+ *   whose fields changed since it was written is refused the same way.
+ * - **Sealed** with the conversation's own data key (AES-256-GCM, the associated data binding
+ *   stream, revision and event id), because the state holds content (the title, a failed input,
+ *   a draft, compaction summaries). Erasing the conversation destroys that key, so its snapshot
+ *   can never be opened again; `drop` also deletes the row. A conversation with no data key
+ *   (encryption off, `ARBOR_ENCRYPTION=off`) gets no snapshot.
+ * - **Written off the commit path**: after a command, once `every` events (default 1,000) were
+ *   folded since the last snapshot, a snapshot of that (immutable) state is written in a
+ *   setImmediate, not inside the request.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+import {
+  type ConversationState,
+  decodeState,
+  encodeState,
+  foldEvents,
+  initialState,
+  STATE_SNAPSHOT_VERSION,
+} from '@arbor/domain';
+import { type EventStore, type RecordedEvent, StreamNotFoundError } from '@arbor/event-store';
+import { type KeyStore, openBytes, sealBytes } from '@arbor/event-store/crypto';
+
+export const STATE_SNAPSHOTS_FILE = 'state-snapshots.sqlite';
+export const DEFAULT_SNAPSHOT_EVERY = 1000;
+
+export const stateSnapshotsPath = (dataDir: string): string =>
+  path.join(dataDir, STATE_SNAPSHOTS_FILE);
+
+export interface StateSnapshots {
+  /**
+   * The stream's state caught up with the log: from its snapshot when one is valid, else folded
+   * from the first event. `folded` counts the events folded here.
+   */
+  load(store: EventStore, stream: string): Promise<LoadedState>;
+  /** Notes that `state` (whose last event has id `lastEventId`) is the stream's newest state; a
+   * snapshot of it is written soon when `every` events have passed since the last one. */
+  advanced(stream: string, state: ConversationState, lastEventId: string): void;
+  /** Deletes the stream's snapshot (after an erasure). */
+  drop(stream: string): void;
+  close(): void;
+}
+
+export interface LoadedState {
+  state: ConversationState;
+  /** Id of the state's last event (null for a stream with none). */
+  lastEventId: string | null;
+  /** How many events were folded (from the snapshot's revision, or from the first). */
+  folded: number;
+}
+
+interface Row {
+  version: number;
+  revision: number;
+  event_id: string;
+  box: Buffer;
+}
+
+const aadOf = (stream: string, revision: number, eventId: string): Buffer =>
+  Buffer.from(`arbor-state/${STATE_SNAPSHOT_VERSION}|${stream}|${revision}|${eventId}`, 'utf8');
+
+const readFrom = async (
+  store: EventStore,
+  stream: string,
+  fromRevision: number,
+): Promise<RecordedEvent[]> => {
+  try {
+    return await store.readStream(stream, { fromRevision: BigInt(fromRevision) });
+  } catch (e) {
+    if (e instanceof StreamNotFoundError) return [];
+    throw e;
+  }
+};
+
+export const openStateSnapshots = (
+  file: string,
+  keys: KeyStore,
+  options: { every?: number } = {},
+): StateSnapshots => {
+  const every = options.every ?? DEFAULT_SNAPSHOT_EVERY;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // A cache: losing the last writes to a crash costs a longer fold, never a wrong state (every
+  // row is checked against the log and its GCM tag).
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`CREATE TABLE IF NOT EXISTS state_snapshots (
+    stream TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    event_id TEXT NOT NULL,
+    box BLOB NOT NULL
+  ) STRICT`);
+  const s = {
+    get: db.prepare(
+      'SELECT version, revision, event_id, box FROM state_snapshots WHERE stream = ?',
+    ),
+    put: db.prepare(
+      `INSERT INTO state_snapshots (stream, version, revision, event_id, box) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (stream) DO UPDATE SET version = excluded.version, revision = excluded.revision,
+         event_id = excluded.event_id, box = excluded.box
+       WHERE excluded.revision >= state_snapshots.revision`,
+    ),
+    drop: db.prepare('DELETE FROM state_snapshots WHERE stream = ?'),
+  };
+  /** Revision of the newest snapshot written or read, by stream. */
+  const snapshotAt = new LRUCache<string, number>({ max: 10_000 });
+  /** Newest state waiting to be written, by stream. */
+  const pending = new Map<string, { state: ConversationState; eventId: string }>();
+  let closed = false;
+  let scheduled = false;
+
+  const keyOf = (stream: string): Buffer | null => {
+    const key = keys.existingKey(stream);
+    return key === null || key === 'erased' ? null : key;
+  };
+
+  const readSnapshot = (stream: string): { state: ConversationState; eventId: string } | null => {
+    const row = s.get.get(stream) as Row | undefined;
+    if (row === undefined || row.version !== STATE_SNAPSHOT_VERSION) return null;
+    const key = keyOf(stream);
+    if (key === null) return null;
+    let text: string;
+    try {
+      text = openBytes(key, row.box, aadOf(stream, row.revision, row.event_id)).toString('utf8');
+    } catch {
+      return null; // altered, or sealed under another key: fold the stream instead
+    }
+    const state = decodeState(text);
+    if (state === null || state.revision !== row.revision) return null;
+    return { state, eventId: row.event_id };
+  };
+
+  const write = (stream: string, state: ConversationState, eventId: string): void => {
+    const key = keyOf(stream);
+    if (key === null) return;
+    const plaintext = Buffer.from(encodeState(state), 'utf8');
+    const box = sealBytes(key, plaintext, aadOf(stream, state.revision, eventId));
+    plaintext.fill(0);
+    s.put.run(stream, STATE_SNAPSHOT_VERSION, state.revision, eventId, box);
+    snapshotAt.set(stream, state.revision);
+  };
+
+  const flush = (): void => {
+    scheduled = false;
+    if (closed) return;
+    const batch = [...pending];
+    pending.clear();
+    for (const [stream, { state, eventId }] of batch) write(stream, state, eventId);
+  };
+
+  return {
+    async load(store, stream) {
+      const snapshot = readSnapshot(stream);
+      if (snapshot !== null) {
+        const events = await readFrom(store, stream, snapshot.state.revision);
+        if (events.length > 0 && events[0].id === snapshot.eventId) {
+          snapshotAt.set(stream, snapshot.state.revision);
+          return {
+            state: foldEvents(events.slice(1), snapshot.state),
+            lastEventId: events[events.length - 1].id,
+            folded: events.length - 1,
+          };
+        }
+      }
+      const events = await readFrom(store, stream, 0);
+      return {
+        state: foldEvents(events, initialState()),
+        lastEventId: events.length === 0 ? null : events[events.length - 1].id,
+        folded: events.length,
+      };
+    },
+    advanced(stream, state, lastEventId) {
+      if (closed || state.status !== 'active') return;
+      if (state.revision - (snapshotAt.get(stream) ?? -1) < every) return;
+      pending.set(stream, { state, eventId: lastEventId });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    drop(stream) {
+      pending.delete(stream);
+      snapshotAt.delete(stream);
+      if (!closed) s.drop.run(stream);
+    },
+    close() {
+      if (closed) return;
+      flush();
+      closed = true;
+      db.close();
+    },
+  };
+};
