@@ -251,6 +251,15 @@ export class ContextService {
     return { key, previousTip };
   }
 
+  /**
+   * Asked again at the same tip, the last context ended at this tip: the provider has just read
+   * that prefix, so the receipt expects it cached (the body still builds on `previousTip`).
+   */
+  private static lastTipOf(state: ConversationState, messages: readonly Message[]): string | null {
+    const tip = state.lastContextTip;
+    return tip !== null && tip === state.tip && messages.some((m) => m.id === tip) ? tip : null;
+  }
+
   private input(
     caller: Caller,
     conversationId: string,
@@ -261,10 +270,11 @@ export class ContextService {
   ): AssembleInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
     const cache = ContextService.cacheOf(caller, conversationId, state, messages, request);
+    const lastTip = ContextService.lastTipOf(state, messages);
     return {
       ...(cache !== null
         ? {
-            cache: { key: cache.key },
+            cache: { key: cache.key, ...(lastTip !== null ? { lastTipId: lastTip } : {}) },
             ...(cache.previousTip !== null ? { previousTipId: cache.previousTip } : {}),
           }
         : {}),
