@@ -148,6 +148,39 @@ describe('prompt caching', () => {
     }
   });
 
+  it('asked twice at the same tip: the same body, and the second expects all of it cached', async () => {
+    const { id } = await seed(4);
+    for (const provider of ['anthropic', 'openai-chat'] as const) {
+      const request = {
+        provider,
+        model: provider === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o',
+        budgetTokens: 200_000,
+        system,
+        tools,
+      };
+      const first = await api.post(api.conv(id, '/context'), request);
+      const second = await api.post(api.conv(id, '/context'), request);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(JSON.stringify(second.body.body)).toBe(JSON.stringify(first.body.body));
+      const c1 = first.body.receipt.cache as { breakpoints: Breakpoint[] };
+      const c2 = second.body.receipt.cache as {
+        breakpoints: Breakpoint[];
+        expectedCached: { through: string; tokens: number } | null;
+        prefixChanged: boolean;
+      };
+      // The first call just sent this very body: everything through its history end is cached.
+      const whole = c1.breakpoints[c1.breakpoints.length - 1];
+      expect(whole.at).toBe('history');
+      expect(c2.prefixChanged).toBe(false);
+      if (provider === 'anthropic') {
+        expect(c2.expectedCached).toEqual({ through: 'history', tokens: whole.tokens });
+      } else {
+        // OpenAI caches in 128-token steps.
+        expect(c2.expectedCached?.tokens).toBe(Math.floor(whole.tokens / 128) * 128);
+      }
+    }
+  });
+
   it('openai: one prompt_cache_key per conversation; cache: false sends no hints at all', async () => {
     const { id } = await seed(2);
     const other = await seed(1);

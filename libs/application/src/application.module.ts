@@ -2,8 +2,13 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { type EventStore } from '@arbor/event-store';
 import { ARBOR_CONFIG, type ArborConfig } from './config/config';
-import { renderPagesProvider, summarizeProvider } from './context/context.providers';
+import {
+  renderPagesProvider,
+  summarizeBranchProvider,
+  summarizeProvider,
+} from './context/context.providers';
 import { ContextService } from './context/context.service';
+import { BranchSummaryService } from './context/branch-summary.service';
 import { DraftService } from './drafts/draft.service';
 import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
 import { ConversationRepository } from './conversations/conversation.repository';
@@ -73,9 +78,11 @@ export class ApplicationModule {
       ...COMMAND_HANDLERS,
       ...QUERY_HANDLERS,
       ContextService,
+      BranchSummaryService,
       DraftService,
       renderPagesProvider,
       summarizeProvider,
+      summarizeBranchProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
       ErasureService,
@@ -98,6 +105,7 @@ export class ApplicationModule {
         ConversationRepository,
         ReadModelsService,
         ContextService,
+        BranchSummaryService,
         DraftService,
         ReplayService,
         ErasureService,

@@ -51,6 +51,15 @@ export const PROBLEM_CODES = {
   not_a_turn_boundary: { status: 422, title: 'The message is not at a turn boundary' },
   invalid_resume: { status: 422, title: 'The resume request cannot be satisfied' },
   cannot_fit: { status: 422, title: 'The context cannot fit the budget' },
+  nothing_to_summarize: {
+    status: 422,
+    title: 'The tip move leaves no path behind to summarize',
+  },
+  summarizer_not_configured: {
+    status: 422,
+    title: 'No summarizer is configured (ARBOR_SUMMARY_*); the tip did not move',
+  },
+  summarizer_failed: { status: 502, title: 'The summarizer failed; the tip did not move' },
   answer_too_large: {
     status: 422,
     title: 'The answer would be larger than the answer limit; read it in pages',

@@ -75,8 +75,30 @@ export const CommitDraftBody = z
   })
   .meta({ id: 'CommitDraftBody' });
 
+/** Longest custom instruction for a branch summary. */
+export const MAX_BRANCH_SUMMARY_INSTRUCTION = 4000;
+
 export const MoveTipBody = z
-  .strictObject({ messageId: Id, expectedTip: Id.nullable().optional() })
+  .strictObject({
+    messageId: Id,
+    expectedTip: Id.nullable().optional(),
+    summarize: z
+      .union([
+        z.boolean(),
+        z.strictObject({ instruction: z.string().max(MAX_BRANCH_SUMMARY_INSTRUCTION) }),
+      ])
+      .optional()
+      .meta({
+        description:
+          'Summarize the path this move leaves (common ancestor of the old and new tip, ' +
+          'exclusive, to the old tip) with the configured summarizer, and record it ' +
+          '(`BranchSummarized`, with the `TipMoved`): later contexts on the new branch carry it ' +
+          'right after the branch point. `{instruction}` adds to what the summarizer is asked. ' +
+          'No summarizer: 422 summarizer_not_configured; a summarizer failure: 502 ' +
+          'summarizer_failed; moving down the current path: 422 nothing_to_summarize. In each ' +
+          'case the tip does not move.',
+      }),
+  })
   .meta({ id: 'MoveTipBody' });
 
 export const ForkBody = z

@@ -62,7 +62,23 @@ export const TurnAnswerSchema = z
   })
   .meta({ id: 'TurnAnswer' });
 
-export const TipAnswerSchema = z.object({ tip: Id, revision: Revision }).meta({ id: 'TipAnswer' });
+export const TipAnswerSchema = z
+  .object({
+    tip: Id,
+    revision: Revision,
+    branchSummary: z
+      .object({
+        summaryId: z.string(),
+        ancestorId: Id.meta({ description: 'The branch point' }),
+        fromTip: Id.meta({ description: 'The tip that was left' }),
+        abandonedIds: z.array(Id).meta({ description: 'The path summarized, root → old tip' }),
+        tokens: Int.meta({ description: 'Local token count of the summary text' }),
+        summarizerModel: z.string(),
+      })
+      .optional()
+      .meta({ description: 'With `summarize`: the summary recorded' }),
+  })
+  .meta({ id: 'TipAnswer' });
 
 export const ForkAnswerSchema = z
   .object({
@@ -289,6 +305,23 @@ export const ReceiptSchema = z
       }),
     capabilities: ReceiptCapabilities,
     cache: CacheReceiptSchema,
+    branchSummaries: z
+      .array(
+        z.object({
+          summaryId: z.string(),
+          afterMessageId: Id.meta({ description: 'The branch point (or its last tool answer)' }),
+          messageId: z.string().meta({
+            description: 'The id of the carried message in the body sources (`branch-summary-…`)',
+          }),
+          tokens: Int.meta({ description: 'Its message, as the estimate counts it' }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'Branch summaries carried (`PUT …/tip` with `summarize`), each right after its branch ' +
+          'point; absent when none',
+      }),
   })
   .meta({ id: 'ContextReceipt' });
 

@@ -412,11 +412,20 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'moveTip',
     tag: 'conversations',
     auth: 'tenant',
-    summary: 'Branch: move the tip to any message; appends exactly one TipMoved',
+    summary:
+      'Branch: move the tip to any message; appends exactly one TipMoved (with `summarize`, ' +
+      'also one BranchSummarized)',
     params: conversation,
     body: { schema: Q.MoveTipBody, required: true },
     responses: { 200: { description: 'Moved', schema: R.TipAnswerSchema } },
-    errors: [...missing, 'message_not_found', 'stale_tip'],
+    errors: [
+      ...missing,
+      'message_not_found',
+      'stale_tip',
+      'nothing_to_summarize',
+      'summarizer_not_configured',
+      'summarizer_failed',
+    ],
     writes: true,
   },
   {

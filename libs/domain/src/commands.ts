@@ -1,5 +1,6 @@
 /** The commands a conversation decides on, their results, and the decision shape. */
 import { type DomainError } from './errors';
+import { type BranchSummary } from './branch-summary';
 import { type CompactionDecision } from './compaction';
 import { type ContextAssembled, type ConversationEvent, type IdMap } from './events';
 import { type Message, type MessageInput } from './messages';
@@ -27,6 +28,12 @@ export interface MoveTipCommand {
   readonly type: 'moveTip';
   readonly messageId: string;
   readonly expectedTip?: string | null;
+  /**
+   * The summary of the path this move leaves (made by the application from the tip it read):
+   * appended as `BranchSummarized` with the `TipMoved`. Refused as `stale_tip` when the tip or
+   * the target is no longer the one it was made for.
+   */
+  readonly branchSummary?: BranchSummary;
 }
 
 export interface ForkCommand {

@@ -173,6 +173,11 @@ export interface ContextRequestRecord {
    * ids and parents they were given, so a reproduction can put them back. Absent when none.
    */
   readonly append?: readonly Message[];
+  /**
+   * Branch summaries the context carried (`BranchSummarized`), each right after `afterId`: a
+   * reproduction places the same ones, with their text from the log. Absent: none.
+   */
+  readonly branchSummaries?: readonly { readonly summaryId: string; readonly afterId: string }[];
 }
 
 export interface ContextSections {

@@ -16,6 +16,7 @@ export type DomainErrorCode =
   | 'invalid_resume'
   | 'compaction_not_found'
   | 'draft_not_found'
+  | 'nothing_to_summarize'
   | 'invalid_command';
 
 export interface DomainError {

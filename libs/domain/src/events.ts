@@ -10,6 +10,7 @@ import {
   type ContextSections,
   type Rung,
 } from './compaction';
+import { type BranchSummary } from './branch-summary';
 import { type Message, type MessageInput } from './messages';
 
 export interface DomainEvent<TType extends string, TData> {
@@ -159,6 +160,12 @@ export type CompactionRevoked = DomainEvent<
   { readonly decisionId: string; readonly reason: string | null }
 >;
 
+/**
+ * The path a tip move left, summarized (`PUT …/tip` with `summarize`): appended with its
+ * `TipMoved`. Versioned by `version`. `summary` and `instruction` are sealed content.
+ */
+export type BranchSummarized = DomainEvent<'BranchSummarized', BranchSummary>;
+
 /** One rung the ladder tried for a context, as recorded in its receipt (receipt version 2 on). */
 export interface RecordedRung {
   readonly rung: string;
@@ -239,6 +246,7 @@ export type ConversationEvent =
   | TurnFailed
   | CompactionApplied
   | CompactionRevoked
+  | BranchSummarized
   | ContextAssembled;
 
 export type ConversationEventType = ConversationEvent['type'];
@@ -267,6 +275,7 @@ export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
   'TurnFailed',
   'CompactionApplied',
   'CompactionRevoked',
+  'BranchSummarized',
   'ContextAssembled',
   'DraftSaved',
   'DraftDiscarded',

@@ -82,6 +82,8 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
         revokedCompactions: [...s.revokedCompactions, e.data.decisionId],
         revokedSinceContext: [...s.revokedSinceContext, e.data.decisionId],
       };
+    case 'BranchSummarized':
+      return { ...s, branchSummaries: [...s.branchSummaries, e.data] };
     case 'ContextAssembled': {
       const { request, rawTokens, overflowSample } = e.data;
       const withSample =

@@ -23,3 +23,4 @@ export { isValidCheckpointLabel } from './decide/checkpoints';
 export { queryRetry } from './decide/record-failure';
 export { activeCutNodes } from './decide/resume';
 export * from './ids';
+export * from './branch-summary';

@@ -3,6 +3,7 @@
  * Per message: parent, role, whether it ends a turn, a token estimate, and its tool_use /
  * tool_result ids — never its content. Maps are persistent, so every state stays valid forever.
  */
+import { type BranchSummary } from './branch-summary';
 import { type CompactionDecision } from './compaction';
 import { type ForkOrigin, type RunResumed } from './events';
 import { type Message, type MessageInput, type Role } from './messages';
@@ -89,6 +90,8 @@ export interface ConversationState {
   readonly revokedCompactions: readonly string[];
   /** Of those, the ones revoked since the last context was handed out. */
   readonly revokedSinceContext: readonly string[];
+  /** Every branch summary recorded, oldest first (`BranchSummarized`). */
+  readonly branchSummaries: readonly BranchSummary[];
   readonly calibration: readonly CalibrationSample[];
   readonly pendingContext: PendingContext | null;
   /**
@@ -133,6 +136,7 @@ const INITIAL: ConversationState = Object.freeze({
   compactions: Object.freeze([]) as readonly CompactionDecision[],
   revokedCompactions: Object.freeze([]) as readonly string[],
   revokedSinceContext: Object.freeze([]) as readonly string[],
+  branchSummaries: Object.freeze([]) as readonly BranchSummary[],
   calibration: Object.freeze([]) as readonly CalibrationSample[],
   pendingContext: null,
   lineage: null,

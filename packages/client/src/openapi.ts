@@ -315,7 +315,7 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Branch: move the tip to any message; appends exactly one TipMoved */
+    /** Branch: move the tip to any message; appends exactly one TipMoved (with `summarize`, also one BranchSummarized) */
     put: operations['moveTip'];
     post?: never;
     delete?: never;
@@ -1077,6 +1077,12 @@ export interface components {
     MoveTipBody: {
       messageId: components['schemas']['Id'];
       expectedTip?: components['schemas']['Id'] | null;
+      /** @description Summarize the path this move leaves (common ancestor of the old and new tip, exclusive, to the old tip) with the configured summarizer, and record it (`BranchSummarized`, with the `TipMoved`): later contexts on the new branch carry it right after the branch point. `{instruction}` adds to what the summarizer is asked. No summarizer: 422 summarizer_not_configured; a summarizer failure: 502 summarizer_failed; moving down the current path: 422 nothing_to_summarize. In each case the tip does not move. */
+      summarize?:
+        | boolean
+        | {
+            instruction: string;
+          };
     };
     ForkBody: {
       /** @description Id of the new conversation. Sending the same id again returns the same fork (same id and idMap, nothing written twice); the same id for a different message is 409 conversation_exists. Without it the id is derived from the request and the source revision, so a retry after a failed request also lands on the same fork. */
@@ -1364,6 +1370,19 @@ export interface components {
       tip: components['schemas']['Id'];
       /** @description Stream revision of the conversation (0 = its first event) */
       revision: number;
+      /** @description With `summarize`: the summary recorded */
+      branchSummary?: {
+        summaryId: string;
+        /** @description The branch point */
+        ancestorId: components['schemas']['Id'];
+        /** @description The tip that was left */
+        fromTip: components['schemas']['Id'];
+        /** @description The path summarized, root → old tip */
+        abandonedIds: components['schemas']['Id'][];
+        /** @description Local token count of the summary text */
+        tokens: number;
+        summarizerModel: string;
+      };
     };
     ForkAnswer: {
       /** @description The new conversation */
@@ -1558,6 +1577,16 @@ export interface components {
       };
       capabilities: components['schemas']['ReceiptCapabilities'];
       cache: components['schemas']['CacheReceipt'];
+      /** @description Branch summaries carried (`PUT …/tip` with `summarize`), each right after its branch point; absent when none */
+      branchSummaries?: {
+        summaryId: string;
+        /** @description The branch point (or its last tool answer) */
+        afterMessageId: components['schemas']['Id'];
+        /** @description The id of the carried message in the body sources (`branch-summary-…`) */
+        messageId: string;
+        /** @description Its message, as the estimate counts it */
+        tokens: number;
+      }[];
     };
     RungReceipt: {
       rung: components['schemas']['Rung'];
@@ -1997,6 +2026,9 @@ export interface components {
         | 'not_a_turn_boundary'
         | 'invalid_resume'
         | 'cannot_fit'
+        | 'nothing_to_summarize'
+        | 'summarizer_not_configured'
+        | 'summarizer_failed'
         | 'answer_too_large'
         | 'idempotency_key_reused'
         | 'context_mismatch'
@@ -8683,6 +8715,30 @@ export interface operations {
           };
         };
       };
+      /** @description `nothing_to_summarize`: The tip move leaves no path behind to summarize; `summarizer_not_configured`: No summarizer is configured (ARBOR_SUMMARY_*); the tip did not move */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'nothing_to_summarize' | 'summarizer_not_configured';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `rate_limited`: The tenant's request rate is over its limit; retry after Retry-After */
       429: {
         headers: {
@@ -8744,6 +8800,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `summarizer_failed`: The summarizer failed; the tip did not move */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'summarizer_failed';
             detail?: string;
             /** @description The request path */
             instance?: string;

@@ -25,6 +25,7 @@ import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
   ARBOR_CONFIG,
+  BranchSummaryService,
   type ArborConfig,
   CommitTurn,
   conversationView,
@@ -55,6 +56,7 @@ export class ConversationsController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
+    private readonly branchSummaries: BranchSummaryService,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     private readonly fields: FieldLimits,
     private readonly cursors: Cursors,
@@ -163,6 +165,13 @@ export class ConversationsController {
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
     parseOrThrow(S.Id, id, 'params');
+    if (b.summarize !== undefined && b.summarize !== false) {
+      return this.branchSummaries.moveTip(caller, id, {
+        messageId: b.messageId,
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+        ...(b.summarize !== true ? { instruction: b.summarize.instruction } : {}),
+      });
+    }
     const { result } = await this.commands.execute(
       new MoveTip(caller, id, {
         messageId: b.messageId,

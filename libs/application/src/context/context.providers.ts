@@ -1,10 +1,18 @@
 import { type Provider } from '@nestjs/common';
 import { createSummarizer, type RenderPages, type Summarize } from '@arbor/context';
+import { type Message } from '@arbor/domain';
 import { renderPages } from '@arbor/snapshots';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 
 export const RENDER_PAGES = Symbol('RENDER_PAGES');
 export const SUMMARIZE = Symbol('SUMMARIZE');
+export const SUMMARIZE_BRANCH = Symbol('SUMMARIZE_BRANCH');
+
+/** Summarizes an abandoned path with instructions (`PUT …/tip` with `summarize`). */
+export type SummarizeBranch = (request: {
+  messages: readonly Message[];
+  instructions: string;
+}) => Promise<{ summary: string; model: string; windows: number }>;
 
 /**
  * The snapshot renderer: text → PNG pages in the provider's page shape (@arbor/snapshots,
@@ -20,6 +28,16 @@ export const summarizeProvider: Provider = {
   provide: SUMMARIZE,
   inject: [ARBOR_CONFIG],
   useFactory: (config: ArborConfig): Summarize | null => {
+    const summarizer = createSummarizer(config.summary);
+    return summarizer.available ? (request) => summarizer.summarize(request) : null;
+  },
+};
+
+/** The same summary client, for branch summaries (they carry their own instructions). */
+export const summarizeBranchProvider: Provider = {
+  provide: SUMMARIZE_BRANCH,
+  inject: [ARBOR_CONFIG],
+  useFactory: (config: ArborConfig): SummarizeBranch | null => {
     const summarizer = createSummarizer(config.summary);
     return summarizer.available ? (request) => summarizer.summarize(request) : null;
   },

@@ -11,6 +11,7 @@ import {
   type CapabilityOverrides,
   createPageCache,
   createTokenCache,
+  estimateMessageTokens,
   UnsupportedImageSourceError,
   layerCapabilities,
   type LayeredCapabilities,
@@ -27,6 +28,8 @@ import {
   type MessageInput,
   checkTurn,
   compactionsInForce,
+  type PlacedBranchSummary,
+  withBranchSummaries,
 } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
@@ -251,6 +254,15 @@ export class ContextService {
     return { key, previousTip };
   }
 
+  /**
+   * Asked again at the same tip, the last context ended at this tip: the provider has just read
+   * that prefix, so the receipt expects it cached (the body still builds on `previousTip`).
+   */
+  private static lastTipOf(state: ConversationState, messages: readonly Message[]): string | null {
+    const tip = state.lastContextTip;
+    return tip !== null && tip === state.tip && messages.some((m) => m.id === tip) ? tip : null;
+  }
+
   private input(
     caller: Caller,
     conversationId: string,
@@ -261,10 +273,11 @@ export class ContextService {
   ): AssembleInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
     const cache = ContextService.cacheOf(caller, conversationId, state, messages, request);
+    const lastTip = ContextService.lastTipOf(state, messages);
     return {
       ...(cache !== null
         ? {
-            cache: { key: cache.key },
+            cache: { key: cache.key, ...(lastTip !== null ? { lastTipId: lastTip } : {}) },
             ...(cache.previousTip !== null ? { previousTipId: cache.previousTip } : {}),
           }
         : {}),
@@ -334,7 +347,10 @@ export class ContextService {
   async build(caller: Caller, conversationId: string, request: ContextRequest) {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new AppError('conversation_not_found');
-    const history = await this.liveWindow(caller, state, conversationId);
+    const live = await this.liveWindow(caller, state, conversationId);
+    // The branch summaries made for this branch, right after their branch points.
+    const carried = withBranchSummaries(live, state.branchSummaries);
+    const history = carried.messages;
     const appended = appendedMessages(request.append ?? [], history, new Date().toISOString());
     const messages = [...history, ...appended];
     refuseOpenToolCalls(messages);
@@ -361,6 +377,14 @@ export class ContextService {
           encoding: BODY_ENCODING,
           cache: ContextService.cacheOf(caller, conversationId, state, messages, request),
           ...(appended.length > 0 ? { append: appended } : {}),
+          ...(carried.placed.length > 0
+            ? {
+                branchSummaries: carried.placed.map(({ summaryId, afterId }) => ({
+                  summaryId,
+                  afterId,
+                })),
+              }
+            : {}),
         },
         tip: state.tip,
         cutAt: history[0]?.id ?? null,
@@ -400,11 +424,37 @@ export class ContextService {
     return {
       contextId,
       body,
-      receipt: { ...receipt, capabilities: ContextService.receiptCapabilities(layered, request) },
+      receipt: {
+        ...receipt,
+        capabilities: ContextService.receiptCapabilities(layered, request),
+        ...(carried.placed.length > 0
+          ? { branchSummaries: ContextService.carriedSummaries(carried.placed, history, request) }
+          : {}),
+      },
       revision: result.revision,
       // The tip it was built on: pass it as the next commit's expectedTip.
       tip: state.tip,
     };
+  }
+
+  /** The receipt's branch summaries: where each went, and what its message counts. */
+  private static carriedSummaries(
+    placed: readonly PlacedBranchSummary[],
+    history: readonly Message[],
+    request: ContextRequest,
+  ) {
+    return placed.map((p) => {
+      const message = history.find((m) => m.id === p.messageId);
+      return {
+        summaryId: p.summaryId,
+        afterMessageId: p.afterId,
+        messageId: p.messageId,
+        tokens:
+          message === undefined
+            ? 0
+            : estimateMessageTokens(message, { provider: request.provider, model: request.model }),
+      };
+    });
   }
 
   /** Every decision recorded, oldest first, with whether later contexts still apply it. */

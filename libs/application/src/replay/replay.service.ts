@@ -296,6 +296,7 @@ export class ReplayService {
           decisionsBefore: compactionsInForce(state),
           window,
           renderPages: this.renderPages,
+          branchSummaries: state.branchSummaries,
         },
         checks,
       );

@@ -15,7 +15,13 @@ import {
   toModelCapabilities,
   type ToolDefinition,
 } from '@arbor/context';
-import { type CompactionDecision, type EventDataOf, type Message } from '@arbor/domain';
+import {
+  type BranchSummary,
+  type CompactionDecision,
+  type EventDataOf,
+  type Message,
+  withBranchSummaries,
+} from '@arbor/domain';
 import { type AppErrorValue } from '../errors';
 
 export type ContextAssembledData = EventDataOf<'ContextAssembled'>;
@@ -166,6 +172,8 @@ export interface ReproduceArgs {
   /** The live window it was built from (recorded cut → recorded tip), or why it cannot be had. */
   window: readonly Message[] | { problem: string };
   renderPages: RenderPages | null;
+  /** Every branch summary recorded before the context (the record names the ones it carried). */
+  branchSummaries?: readonly BranchSummary[];
 }
 
 /** Runs the ladder in replay mode over the recorded inputs; never decides anything new. */
@@ -182,6 +190,20 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
   }
   if ('problem' in args.window) return fail('window_differs', args.window.problem);
   const request = d.request;
+  let window: readonly Message[] = args.window;
+  if (request.branchSummaries !== undefined && request.branchSummaries.length > 0) {
+    const carried = withBranchSummaries(
+      window,
+      args.branchSummaries ?? [],
+      request.branchSummaries,
+    );
+    if (carried.placed.length !== request.branchSummaries.length) {
+      return fail('window_differs', 'a branch summary the context carried is not in the log', {
+        recorded: request.branchSummaries,
+      });
+    }
+    window = carried.messages;
+  }
   if (!isProvider(request.provider)) {
     return fail('unknown_request', `provider ${request.provider} is not one Arbor encodes`);
   }
@@ -219,7 +241,7 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       provider: request.provider,
       model: request.model,
       // The call's `append` (not history) goes back after the window, as it was handed out.
-      messages: [...args.window, ...(request.append ?? [])],
+      messages: [...window, ...(request.append ?? [])],
       decisions,
       budgetTokens: request.budgetTokens,
       ...(request.system !== null ? { system: request.system } : {}),

@@ -433,19 +433,22 @@ function withCache(
 ): { body: ProviderBody; cache: CacheReceipt } {
   const { input } = ctx;
   if (input.cache === undefined) return { body, cache: NO_CACHE };
-  const tip = input.previousTipId;
-  const tipIndex = tip === undefined ? undefined : ctx.source.indexById.get(tip);
-  const previousEnd =
-    tipIndex === undefined
-      ? -1
-      : state.items.findIndex((i) => i.from <= tipIndex && tipIndex <= i.to);
+  const endOf = (tip: string | undefined): number | null => {
+    const tipIndex = tip === undefined ? undefined : ctx.source.indexById.get(tip);
+    if (tipIndex === undefined) return null;
+    const at = state.items.findIndex((i) => i.from <= tipIndex && tipIndex <= i.to);
+    return at < 0 ? null : at;
+  };
+  const previousEnd = endOf(input.previousTipId);
+  const lastEnd = endOf(input.cache.lastTipId);
   const plan = {
     provider: input.provider,
     items: state.items,
     itemTokens: state.measure.stats.map((s) => s.tokens),
     fixedTokens: ctx.fixed.system + ctx.fixed.tools,
     hasSystemOrTools: (input.system ?? '') !== '' || (input.tools ?? []).length > 0,
-    previousEnd: previousEnd < 0 ? null : previousEnd,
+    previousEnd,
+    ...(lastEnd !== null ? { lastEnd } : {}),
     changedAt,
     key: input.cache.key,
   };

@@ -1,5 +1,5 @@
 /**
- * Real sessions nobody here shaped (test/fixtures/real: Claude Code and pi), converted to
+ * Real sessions nobody here shaped (test/fixtures/real: Claude Code, pi and Codex), converted to
  * provider-valid windows, assembled for every provider at 8k, 32k and 128k budgets — each call on
  * a fresh conversation, and each after earlier calls (the conversation growing, the earlier
  * calls' decisions in force) — without a summarizer, with one, and with `allowDrop: false`.
@@ -15,7 +15,7 @@ import { CannotFitError } from './errors';
 import { DROP_OVERHEAD_TOKENS } from './rungs/drop';
 import { fakeRenderer } from './testing/fake-pages';
 import { counterIds, filler } from './testing/builders';
-import { loadRealWindows } from './testing/fixtures';
+import { loadCodexWindows, loadRealWindows } from './testing/fixtures';
 import { createTokenCache } from './token-cache';
 import type { AssembleInput, AssembleResult, Summarize } from './types';
 import { analyzeWindow } from './window';
@@ -36,7 +36,7 @@ const summarize: Summarize = async (r) => ({
   windows: 1,
 });
 
-const windows = loadRealWindows();
+const windows = [...loadRealWindows(), ...loadCodexWindows()];
 const cache = createTokenCache();
 
 /** The window cut after `share` of its messages, at a turn start (so it is a valid history). */
@@ -107,8 +107,8 @@ async function check(input: AssembleInput, outcome: Outcome, allowDrop: boolean)
 }
 
 describe('real fixtures', () => {
-  it('loads every file of claude-code/ and pi/ into a non-empty window', () => {
-    expect(windows.length).toBe(14);
+  it('loads every file of claude-code/, pi/ and codex/ into a non-empty window', () => {
+    expect(windows.length).toBe(16);
     for (const w of windows) expect(w.messages.length).toBeGreaterThan(0);
   });
 

@@ -122,8 +122,12 @@ export interface AssembleInput {
    * Prompt caching (`cache.ts`): Anthropic `cache_control` breakpoints, OpenAI `prompt_cache_key`
    * = `key`. Absent: a body without hints (as every context was before caching; a reproduction
    * of such a context passes none). `previousTipId` says where the previous context ended.
+   * `lastTipId`: where the last context handed out ended, when that is not `previousTipId` (the
+   * same request asked again at the same tip builds on the context before the last, so it gets
+   * the same body, but the provider has just read the last one): only the receipt's
+   * `expectedCached` uses it, never the body.
    */
-  cache?: { key: string };
+  cache?: { key: string; lastTipId?: string };
 }
 
 export interface RungReceipt {

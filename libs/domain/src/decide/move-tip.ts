@@ -1,3 +1,4 @@
+import { abandonedPath } from '../branch-summary';
 import { type Decision, type MoveTipCommand, type ResultOf } from '../commands';
 import { event } from '../events';
 import { type ConversationState, hasMessage } from '../state';
@@ -23,5 +24,28 @@ export const decideMoveTip = (
     return succeed([], { tip: state.tip, revision: state.revision });
   }
   const moved = event('TipMoved', { from: state.tip, to: cmd.messageId, reason: 'branch' });
-  return succeed([moved], { tip: cmd.messageId, revision: state.revision + 1 });
+  const summary = cmd.branchSummary;
+  if (summary === undefined) {
+    return succeed([moved], { tip: cmd.messageId, revision: state.revision + 1 });
+  }
+  // Made from the tip the application read: it must still be the path this move leaves.
+  const path = state.tip === null ? null : abandonedPath(state, state.tip, cmd.messageId);
+  if (
+    path === null ||
+    !path.ok ||
+    summary.fromTip !== state.tip ||
+    summary.toTip !== cmd.messageId ||
+    summary.ancestorId !== path.ancestorId ||
+    summary.ontoId !== path.ontoId ||
+    JSON.stringify(summary.abandonedIds) !== JSON.stringify(path.abandonedIds)
+  ) {
+    return fail('stale_tip', 'the tip has moved since the branch summary was made', {
+      expectedTip: summary.fromTip,
+      tip: state.tip,
+    });
+  }
+  return succeed([moved, event('BranchSummarized', summary)], {
+    tip: cmd.messageId,
+    revision: state.revision + 2,
+  });
 };

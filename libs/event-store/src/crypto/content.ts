@@ -36,6 +36,7 @@ export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> =
   TurnFailed: [field('input', ERASED), field('error', ERASED)],
   CompactionApplied: [field('decision.summary', ERASED)],
   CompactionRevoked: [field('reason', ERASED)],
+  BranchSummarized: [field('summary', ERASED), field('instruction', ERASED)],
   ContextAssembled: [field('request.system', ERASED), field('request.tools', [])],
 };
 

@@ -59,6 +59,27 @@ describe('content sealing', () => {
     expect(opened.message.content).toEqual([{ type: 'text', text: ERASED }]);
   });
 
+  it('seals a branch summary\'s text and instruction; erased, they read [erased]', () => {
+    const data = {
+      version: 1,
+      summaryId: 's1',
+      ancestorId: 'm2',
+      abandonedIds: ['a1'],
+      summary: `what branch a learned: ${MARKER}`,
+      instruction: `keep ${MARKER}`,
+      tokens: 9,
+    };
+    const sealed = sealData('BranchSummarized', data, key, 'conv-t1.c1', 5n);
+    expect(JSON.stringify(sealed)).not.toContain(MARKER);
+    expect(sealed).toMatchObject({ summaryId: 's1', ancestorId: 'm2', tokens: 9 });
+    expect(openData('BranchSummarized', sealed, key, 'conv-t1.c1', 5n)).toEqual(data);
+    expect(openData('BranchSummarized', sealed, null, 'conv-t1.c1', 5n)).toMatchObject({
+      summaryId: 's1',
+      summary: ERASED,
+      instruction: ERASED,
+    });
+  });
+
   it('uses a fresh nonce per event', () => {
     const a = sealData('TurnFailed', { failureId: 'f', input: 'same', error: 'e' }, key, 's', 0n);
     const b = sealData('TurnFailed', { failureId: 'f', input: 'same', error: 'e' }, key, 's', 0n);

@@ -41,7 +41,7 @@ export function commitTurns(turns: readonly MessageInput[][], prefix: string): M
  * A session file as `arbor import` stores it (@arbor/importers): the first conversation's active
  * branch, root → tip. Lines the importer could not keep are counted, not loaded.
  */
-function loadImported(file: string, format: 'claude-code' | 'pi'): LoadedWindow {
+function loadImported(file: string, format: 'claude-code' | 'pi' | 'codex'): LoadedWindow {
   const imported = importSessionFile(file, { format });
   const turns = activeBranchTurns(imported.conversations[0]);
   const skippedLines = imported.report.skipped.length;
@@ -50,8 +50,9 @@ function loadImported(file: string, format: 'claude-code' | 'pi'): LoadedWindow 
 
 export const loadClaudeCode = (file: string): LoadedWindow => loadImported(file, 'claude-code');
 export const loadPi = (file: string): LoadedWindow => loadImported(file, 'pi');
+export const loadCodex = (file: string): LoadedWindow => loadImported(file, 'codex');
 
-/** Every real fixture as a window: claude-code/*.jsonl and pi/*.jsonl. */
+/** The real Claude Code and pi fixtures as windows: claude-code/*.jsonl and pi/*.jsonl. */
 export function loadRealWindows(): LoadedWindow[] {
   const dir = (sub: string) => path.join(REAL_FIXTURES, sub);
   const list = (sub: string) =>
@@ -61,4 +62,18 @@ export function loadRealWindows(): LoadedWindow[] {
       .sort()
       .map((f) => path.join(dir(sub), f));
   return [...list('claude-code').map(loadClaudeCode), ...list('pi').map(loadPi)];
+}
+
+/**
+ * The real Codex rollouts (codex/*.jsonl) as windows. Kept apart from `loadRealWindows`: their
+ * Responses reasoning items carry no `id`, as Codex stored them, which OpenAI's published
+ * OpenAPI schema marks required (`providers/openai-openapi.spec.ts` would refuse them).
+ */
+export function loadCodexWindows(): LoadedWindow[] {
+  const dir = path.join(REAL_FIXTURES, 'codex');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => loadCodex(path.join(dir, f)));
 }

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { countTextTokens } from '@arbor/context';
+import {
+  abandonedPath,
+  BRANCH_SUMMARY_VERSION,
+  type BranchSummary,
+  hasMessage,
+  type Message,
+} from '@arbor/domain';
+import { conversationStream } from '@arbor/event-store';
+import { type Caller } from '../caller';
+import { ConversationRepository } from '../conversations/conversation.repository';
+import { ReadModelsService } from '../conversations/read-models.service';
+import { AppError } from '../errors';
+import { SUMMARIZE_BRANCH, type SummarizeBranch } from './context.providers';
+
+/** What the summarizer is asked to keep of a path being left, before the caller's instruction. */
+export const BRANCH_SUMMARY_INSTRUCTIONS = [
+  'This transcript is a branch of the conversation that is being left: the user goes back to an',
+  'earlier point and continues on another branch. Summarize what this branch tried, what it',
+  'found out and what did not work, so the new branch can use it without repeating it.',
+].join(' ');
+
+export interface MoveTipSummarized {
+  messageId: string;
+  expectedTip?: string | null;
+  /** The caller's instruction, added to the built-in one. */
+  instruction?: string;
+}
+
+/**
+ * `PUT …/tip` with `summarize`: the path being left, from the common ancestor of the old and the
+ * new tip (exclusive) to the old tip, is summarized by the configured summarizer, then one append
+ * records `TipMoved` and `BranchSummarized`. The tip moves only with its summary: no summarizer
+ * → `summarizer_not_configured`, a summarizer failure → `summarizer_failed`, nothing moved.
+ */
+@Injectable()
+export class BranchSummaryService {
+  constructor(
+    private readonly repository: ConversationRepository,
+    private readonly readModels: ReadModelsService,
+    @Inject(SUMMARIZE_BRANCH) private readonly summarize: SummarizeBranch | null,
+  ) {}
+
+  async moveTip(caller: Caller, conversationId: string, input: MoveTipSummarized) {
+    const state = await this.repository.load(caller.tenantId, conversationId);
+    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (input.expectedTip !== undefined && input.expectedTip !== state.tip) {
+      throw new AppError('stale_tip', 'the tip has moved since it was read', {
+        expectedTip: input.expectedTip,
+        tip: state.tip,
+      });
+    }
+    if (!hasMessage(state, input.messageId)) {
+      throw new AppError('message_not_found', 'no such message in this conversation', {
+        messageId: input.messageId,
+      });
+    }
+    const fromTip = state.tip;
+    const path = fromTip === null ? null : abandonedPath(state, fromTip, input.messageId);
+    if (fromTip === null || path === null || !path.ok) {
+      throw new AppError(
+        'nothing_to_summarize',
+        path !== null && !path.ok && path.reason === 'no_common_ancestor'
+          ? 'the new tip shares no ancestor with the current tip'
+          : 'the new tip is on the current path: moving there leaves nothing behind',
+        { tip: fromTip, messageId: input.messageId },
+      );
+    }
+    if (this.summarize === null) {
+      throw new AppError(
+        'summarizer_not_configured',
+        'no summarizer is configured (ARBOR_SUMMARY_*); move the tip without summarize',
+      );
+    }
+    const abandoned = await this.abandonedMessages(caller, conversationId, path.abandonedIds);
+    const instruction = input.instruction?.trim() ?? '';
+    let result: { summary: string; model: string; windows: number };
+    try {
+      result = await this.summarize({
+        messages: abandoned,
+        instructions:
+          instruction === ''
+            ? BRANCH_SUMMARY_INSTRUCTIONS
+            : `${BRANCH_SUMMARY_INSTRUCTIONS}\n${instruction}`,
+      });
+    } catch (error) {
+      throw new AppError(
+        'summarizer_failed',
+        `the summarizer failed; the tip did not move: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    if (result.summary.trim() === '') {
+      throw new AppError(
+        'summarizer_failed',
+        'the summarizer returned an empty summary; the tip did not move',
+      );
+    }
+    const summary: BranchSummary = {
+      version: BRANCH_SUMMARY_VERSION,
+      summaryId: randomUUID(),
+      ancestorId: path.ancestorId,
+      fromTip,
+      toTip: input.messageId,
+      abandonedIds: path.abandonedIds,
+      ontoId: path.ontoId,
+      summary: result.summary,
+      instruction: instruction === '' ? null : instruction,
+      tokens: countTextTokens(result.summary),
+      summarizerModel: result.model,
+      windows: result.windows,
+    };
+    const { result: moved, position } = await this.repository.execute(caller, conversationId, {
+      type: 'moveTip',
+      messageId: input.messageId,
+      expectedTip: fromTip,
+      branchSummary: summary,
+    });
+    await this.readModels.noteWrite(caller.keyId, position);
+    return {
+      tip: moved.tip,
+      revision: moved.revision,
+      branchSummary: {
+        summaryId: summary.summaryId,
+        ancestorId: summary.ancestorId,
+        fromTip: summary.fromTip,
+        abandonedIds: summary.abandonedIds,
+        tokens: summary.tokens,
+        summarizerModel: summary.summarizerModel,
+      },
+    };
+  }
+
+  /** The abandoned path's messages, whole: the active branch (still the old tip's) past the ancestor. */
+  private async abandonedMessages(
+    caller: Caller,
+    conversationId: string,
+    ids: readonly string[],
+  ): Promise<Message[]> {
+    const queries = await this.readModels.upToDateWith(
+      conversationStream(caller.tenantId, conversationId),
+    );
+    const depth = await queries.depthOf(caller.tenantId, conversationId, ids[0]);
+    if (depth === null) throw new AppError('projection_lagging', 'retry: the read model lags');
+    const out: Message[] = [];
+    for (let at: number | null = depth; at !== null && out.length < ids.length; ) {
+      const page = await queries.activeBranchPage(caller.tenantId, conversationId, at, 2000);
+      out.push(...page.items);
+      at = page.nextDepth;
+    }
+    const messages = out.slice(0, ids.length);
+    if (messages.map((m) => m.id).join('\n') !== ids.join('\n')) {
+      throw new AppError('projection_lagging', 'retry: the read model has not reached the tip');
+    }
+    return messages;
+  }
+}
