@@ -1,5 +1,5 @@
 import { createApp } from './bootstrap';
-import { ConfigError, ErasureService, readConfig } from '@arbor/application';
+import { ConfigError, ErasureService, readConfig, startTracing } from '@arbor/application';
 import { Idempotency } from './idempotency/idempotency';
 
 const main = async (): Promise<void> => {
@@ -12,6 +12,13 @@ const main = async (): Promise<void> => {
       process.exit(2);
     }
     throw e;
+  }
+  // OpenTelemetry traces when the OTEL_* variables ask for them (before the app, so every span
+  // has its provider); flushed when the process is asked to stop.
+  const stopTracing = await startTracing(process.env, (line) => console.warn(`arbor: ${line}`));
+  if (stopTracing !== null) {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const)
+      process.prependOnceListener(signal, () => void stopTracing().catch(() => undefined));
   }
   const app = await createApp(config);
   await app.listen(config.port, config.host);

@@ -24,5 +24,6 @@ export * from './erasure/erasure.service';
 export * from './live/projected-signal';
 export * from './live/conversation-streams.service';
 export * from './metrics/metrics.service';
+export * from './tracing/tracing';
 export * from './rate-limit/token-bucket';
 export * from './rate-limit/rate-limiter.service';

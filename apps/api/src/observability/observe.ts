@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { type MetricsService } from '@arbor/application';
+import { type MetricsService, type RequestSpan, startRequestSpan } from '@arbor/application';
 import { type ArborRequest } from '../auth/caller';
 
 const START = Symbol('arbor.start');
-type Timed = FastifyRequest & { [START]?: bigint };
+const SPAN = Symbol('arbor.span');
+type Timed = FastifyRequest & { [START]?: bigint; [SPAN]?: RequestSpan };
 
 const pinoLevel = (level: string): string =>
   ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(level)
@@ -35,7 +36,14 @@ export const observeRequests = (
   fastify.addHook('onRequest', (request: Timed, reply: FastifyReply, done) => {
     request[START] = process.hrtime.bigint();
     reply.raw.setHeader('x-request-id', request.id);
-    done();
+    // With OTEL_* set: a server span, active for the rest of the request (null otherwise).
+    const span = startRequestSpan(request.method, request.id);
+    if (span === null) {
+      done();
+      return;
+    }
+    request[SPAN] = span;
+    span.run(done);
   });
   fastify.addHook('onResponse', (request: Timed, reply: FastifyReply, done) => {
     const started = request[START];
@@ -45,6 +53,11 @@ export const observeRequests = (
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
     const caller = (request as ArborRequest).caller;
+    request[SPAN]?.end(
+      route,
+      reply.statusCode,
+      caller !== undefined && caller.tenantId !== '' ? caller.tenantId : null,
+    );
     log.info(
       {
         requestId: request.id,

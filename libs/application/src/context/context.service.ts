@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing/tracing';
 import { createHash, randomUUID } from 'node:crypto';
 import { MetricsService } from '../metrics/metrics.service';
 import { Inject, Injectable } from '@nestjs/common';
@@ -344,7 +345,18 @@ export class ContextService {
     }
   }
 
-  async build(caller: Caller, conversationId: string, request: ContextRequest) {
+  /** A context for the conversation (span `arbor.context.assemble` when traces are on). */
+  build(caller: Caller, conversationId: string, request: ContextRequest) {
+    const attributes = {
+      'arbor.tenant_id': caller.tenantId,
+      'arbor.conversation_id': conversationId,
+    };
+    return inSpan('arbor.context.assemble', attributes, () =>
+      this.assembleFor(caller, conversationId, request),
+    );
+  }
+
+  private async assembleFor(caller: Caller, conversationId: string, request: ContextRequest) {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw new AppError('conversation_not_found');
     const live = await this.liveWindow(caller, state, conversationId);

@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing/tracing';
 import { Injectable } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
@@ -173,10 +174,17 @@ export class CommitTurnHandler implements ICommandHandler<CommitTurn> {
     private readonly writer: ConversationWriter,
     private readonly metrics: MetricsService,
   ) {}
-  async execute(command: CommitTurn) {
-    const done = await this.commit(command);
-    this.metrics.countTurn(done.result.replayed);
-    return done;
+  execute(command: CommitTurn) {
+    const attributes = {
+      'arbor.tenant_id': command.caller.tenantId,
+      'arbor.conversation_id': command.conversationId,
+    };
+    return inSpan('arbor.turn.commit', attributes, async (span) => {
+      const done = await this.commit(command);
+      this.metrics.countTurn(done.result.replayed);
+      span?.setAttribute('arbor.turn.replayed', done.result.replayed);
+      return done;
+    });
   }
   private commit({ caller, conversationId, input }: CommitTurn) {
     const { parentId, ...turn } = input;

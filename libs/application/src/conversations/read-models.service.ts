@@ -10,6 +10,7 @@ import {
   createProjectorPool,
   createRedisReadSide,
   ensureLiveGeneration,
+  fenceKey,
   headChannel,
   metaKey,
   partitionOf,
@@ -122,17 +123,32 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     private readonly metrics: MetricsService,
   ) {}
 
-  private unregisterLag: (() => void) | null = null;
+  private unregisterMetrics: (() => void)[] = [];
 
   /**
-   * The single projector's lag (partition "0"): log positions between its applied position and
-   * the head, and the age of the oldest event it has not applied.
+   * Every projector partition's lag: log positions between its applied position and the head,
+   * and the age of the oldest event it has not applied. Embedded: the single projector
+   * (partition "0"). Redis: every partition's checkpoint in the live generation (whoever
+   * projects it), so any process — an API replica with `--projector off` too — sees the pool's
+   * lag; a missing generation (Redis emptied) counts as nothing applied.
    */
-  async lag(): Promise<PartitionLag | null> {
-    const projector = this.projector as Projector | undefined;
-    if (projector === undefined) return null;
-    const head = await this.store.headPosition();
-    const applied = projector.status().position;
+  async lags(): Promise<Map<string, PartitionLag>> {
+    const out = new Map<string, PartitionLag>();
+    if (this.readSide === null) {
+      const projector = this.projector as Projector | undefined;
+      if (projector === undefined) return out;
+      const head = await this.store.headPosition();
+      out.set('0', await this.lagOf(head, projector.status().position));
+      return out;
+    }
+    const progress = await this.progress();
+    for (const p of progress.partitions) {
+      out.set(String(p.partition), await this.lagOf(progress.head, p.position));
+    }
+    return out;
+  }
+
+  private async lagOf(head: bigint | null, applied: bigint | null): Promise<PartitionLag> {
     if (head === null || (applied !== null && applied >= head)) return { events: 0, seconds: 0 };
     const from = applied === null ? 'start' : applied;
     const next = (await this.store.readAll({ fromPosition: from, maxCount: 2 })).find(
@@ -142,6 +158,15 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       events: Number(head - (applied ?? 0n)),
       seconds: next === undefined ? 0 : Math.max(0, (Date.now() - next.created.getTime()) / 1000),
     };
+  }
+
+  /** Leases granted per partition: the fencing tokens in Redis (embedded: "0", never leased). */
+  private async leases(): Promise<Map<string, number>> {
+    if (this.redis === null) return new Map([['0', 0]]);
+    const raw = await this.redis.mGet(
+      Array.from({ length: this.partitions }, (_, i) => fenceKey(this.config.redisPrefix, i)),
+    );
+    return new Map(raw.map((r, i) => [String(i), r === null ? 0 : Number(r)]));
   }
 
   private file!: string;
@@ -189,7 +214,10 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.unregisterLag = this.metrics.registerLagSource('0', () => this.lag());
+    this.unregisterMetrics = [
+      this.metrics.registerLagSource(() => this.lags()),
+      this.metrics.registerLeaseSource(() => this.leases()),
+    ];
     if (this.config.redisUrl !== null) {
       // Reconnects forever (node-redis default strategy); a command while disconnected fails at
       // once (no offline queue), so reads answer 503 instead of hanging.
@@ -230,7 +258,11 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
         subscriber,
         prefix: this.config.redisPrefix,
         partitions: this.partitions,
+        // Whichever worker projected a conversation wakes its live streams on this replica.
+        onApplied: (m) => this.signals.publish(m.streams),
       });
+      // A reconnected subscriber may have missed `applied` messages: every stream looks again.
+      subscriber.on('ready', () => this.signals.resync());
       if (this.config.projector) {
         this.pool = createProjectorPool({
           client,
@@ -252,7 +284,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.unregisterLag?.();
+    for (const unregister of this.unregisterMetrics) unregister();
     // Also after a failed init (e.g. the read-model file could not be created on a full disk),
     // so that closing the app still reaches the store's shutdown.
     const projector = this.projector as Projector | undefined;

@@ -10,6 +10,8 @@ import { PROJECTED_SIGNALS, type ProjectedSignals } from './projected-signal';
 
 /** Events read from the log per wake-up at most (a long replay is read in such pages). */
 const READ_PAGE = 100;
+/** After a resync that failed (read models unavailable), the next try. */
+const RESYNC_RETRY_MS = 1000;
 
 /** An open live stream: its events in revision order, until `close()` or the server stops. */
 export interface LiveStream {
@@ -26,7 +28,11 @@ export interface LiveStream {
  * replays from the log what follows the client's last revision, then waits for the projection's
  * signal (`ProjectedSignals`) for each new revision and reads the new events from the log — the
  * log stays the one source of every event sent, and an event is sent only once the read models
- * hold it (a read after receiving it sees it). Open streams are bounded per tenant.
+ * hold it (a read after receiving it sees it). With Redis the signals come from whichever worker
+ * projected the conversation, so a stream on a `--projector off` replica is woken too. Each
+ * stream keeps a cursor (the last revision sent) and only ever reads after it: an event is sent
+ * once, in revision order, however many signals (duplicated, late, replayed by a rebuild) arrive.
+ * Open streams are bounded per tenant.
  */
 @Injectable()
 export class ConversationStreamsService implements OnModuleDestroy {
@@ -85,39 +91,66 @@ export class ConversationStreamsService implements OnModuleDestroy {
       wakeUp = null;
       w?.();
     };
+    /** Signals may have been lost (pub/sub reconnected): find the projected revision again. */
+    let resync = false;
     // Subscribed before the head is read, so a revision projected in between is not missed.
     const unsubscribe = this.signals.subscribe(streamName, (revision) => {
-      if (Number(revision) > projected) projected = Number(revision);
+      if (revision === null) resync = true;
+      else if (Number(revision) > projected) projected = Number(revision);
       wake();
     });
 
-    let head: number;
-    try {
-      // Everything the stream holds now is in the read models before anything is sent.
-      await this.readModels.upToDateWith(streamName);
-      const last = await this.store.readStream(streamName, {
+    const store = this.store;
+    const readModels = this.readModels;
+    /**
+     * The stream's last revision now, once the read models hold it: read first, then waited
+     * for (the wait covers at least that event), so it is never ahead of the projection.
+     */
+    const projectedHead = async (): Promise<number> => {
+      const last = await store.readStream(streamName, {
         direction: 'backwards',
         fromRevision: 'end',
         maxCount: 1,
       });
-      head = last.length === 0 ? -1 : Number(last[0].revision);
+      await readModels.upToDateWith(streamName);
+      return last.length === 0 ? -1 : Number(last[0].revision);
+    };
+
+    let head: number;
+    try {
+      // Everything the stream holds now is in the read models before anything is sent.
+      head = await projectedHead();
     } catch (e) {
       release();
       if (e instanceof StreamNotFoundError) throw new AppError('conversation_not_found');
       throw e;
     }
     if (head > projected) projected = head;
-    const store = this.store;
     const signal = controller.signal;
     let cursor = after === null ? head : after;
 
     async function* events(): AsyncGenerator<AuditEvent> {
       try {
         while (!signal.aborted) {
+          if (resync) {
+            resync = false;
+            try {
+              const now = await projectedHead();
+              if (now > projected) projected = now;
+            } catch {
+              // The read models cannot answer now (Redis unreachable): look again shortly.
+              setTimeout(() => {
+                if (signal.aborted) return;
+                resync = true;
+                wake();
+              }, RESYNC_RETRY_MS).unref();
+            }
+            continue;
+          }
           if (cursor >= projected) {
             await new Promise<void>((resolve) => {
               wakeUp = resolve;
-              if (signal.aborted || cursor < projected) wake();
+              if (signal.aborted || cursor < projected || resync) wake();
             });
             continue;
           }

@@ -9,8 +9,15 @@ export interface PartitionLag {
   seconds: number;
 }
 
-/** Reads a partition's lag at scrape time (the single-process projector registers partition "0"). */
-export type LagSource = () => Promise<PartitionLag | null>;
+/**
+ * Reads every partition's lag at scrape time, by partition name: the single in-process projector
+ * is "0"; with Redis every process (an API replica too) reads each partition's checkpoint in
+ * Redis against the log's head.
+ */
+export type LagSource = () => Promise<ReadonlyMap<string, PartitionLag>>;
+
+/** Leases granted so far per partition (with Redis: the fencing token, one `INCR` per grant). */
+export type LeaseSource = () => Promise<ReadonlyMap<string, number>>;
 
 /**
  * Every Prometheus metric of the process, in one registry of its own (not prom-client's global
@@ -20,9 +27,8 @@ export type LagSource = () => Promise<PartitionLag | null>;
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly lagSources = new Map<string, LagSource>();
-  /** Lags pushed by a worker process (`reportProjectorLag`), kept until overwritten. */
-  private readonly reportedLag = new Map<string, PartitionLag>();
+  private readonly lagSources = new Set<LagSource>();
+  private readonly leaseSources = new Set<LeaseSource>();
 
   readonly httpRequests = new Counter({
     name: 'arbor_http_requests_total',
@@ -43,12 +49,7 @@ export class MetricsService {
     labelNames: ['replayed'] as const,
     registers: [this.registry],
   });
-  readonly leaseChanges = new Counter({
-    name: 'arbor_projector_lease_changes_total',
-    help: 'Projector partition leases taken over (single-process projector: none)',
-    labelNames: ['partition'] as const,
-    registers: [this.registry],
-  });
+  readonly leaseChanges: Counter<'partition'>;
   readonly redisErrors = new Counter({
     name: 'arbor_redis_errors_total',
     help: 'Errors from Redis, by client (read models, rate limits)',
@@ -69,13 +70,16 @@ export class MetricsService {
   });
 
   constructor() {
-    const sources = this.lagSources;
-    const reported = this.reportedLag;
-    const read = async (): Promise<Map<string, PartitionLag>> => {
-      const out = new Map(reported);
-      for (const [partition, source] of sources) {
-        const lag = await source().catch(() => null);
-        if (lag !== null) out.set(partition, lag);
+    const lagSources = this.lagSources;
+    const leaseSources = this.leaseSources;
+    const read = async <T>(
+      sources: Set<() => Promise<ReadonlyMap<string, T>>>,
+    ): Promise<Map<string, T>> => {
+      const out = new Map<string, T>();
+      for (const source of sources) {
+        // A source that cannot answer (Redis unreachable) leaves its partitions out of the scrape.
+        const got = await source().catch(() => null);
+        if (got !== null) for (const [k, v] of got) out.set(k, v);
       }
       return out;
     };
@@ -86,7 +90,7 @@ export class MetricsService {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const [partition, lag] of await read()) this.set({ partition }, lag.events);
+        for (const [partition, lag] of await read(lagSources)) this.set({ partition }, lag.events);
       },
     });
     new Gauge({
@@ -96,24 +100,32 @@ export class MetricsService {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const [partition, lag] of await read()) this.set({ partition }, lag.seconds);
+        for (const [partition, lag] of await read(lagSources)) this.set({ partition }, lag.seconds);
       },
     });
-    this.leaseChanges.inc({ partition: '0' }, 0);
+    this.leaseChanges = new Counter({
+      name: 'arbor_projector_lease_changes_total',
+      help: 'Projector partition leases granted (with Redis: the fencing token; every takeover adds one)',
+      labelNames: ['partition'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [partition, n] of await read(leaseSources)) this.inc({ partition }, n);
+      },
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'arbor_process_' });
   }
 
-  /** A partition's lag read at each scrape (the in-process projector registers "0"). */
-  registerLagSource(partition: string, source: LagSource): () => void {
-    this.lagSources.set(partition, source);
-    return () => {
-      if (this.lagSources.get(partition) === source) this.lagSources.delete(partition);
-    };
+  /** Every partition's lag, read at each scrape (`ReadModelsService` registers one). */
+  registerLagSource(source: LagSource): () => void {
+    this.lagSources.add(source);
+    return () => this.lagSources.delete(source);
   }
 
-  /** For projector workers that push their lag instead (the workers' own loop calls this). */
-  reportProjectorLag(partition: string, lag: PartitionLag): void {
-    this.reportedLag.set(partition, lag);
+  /** Leases granted per partition, read at each scrape. */
+  registerLeaseSource(source: LeaseSource): () => void {
+    this.leaseSources.add(source);
+    return () => this.leaseSources.delete(source);
   }
 
   countTurn(replayed: boolean): void {

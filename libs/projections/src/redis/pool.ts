@@ -36,8 +36,64 @@ export const fenceKey = (prefix: string, partition: number): string =>
   `${prefix}:fence:p${partition}`;
 export const workersKey = (prefix: string): string => `${prefix}:workers`;
 export const partitionsKey = (prefix: string): string => `${prefix}:partitions`;
-/** Pub/sub channel: `<generation> <partition> <position>` after every applied batch. */
+/**
+ * Pub/sub channel: `<generation> <partition> <position> <streams>` after every applied batch,
+ * `<streams>` the JSON `[[streamName, "lastRevision"], …]` of the conversation streams the batch
+ * held (what every replica's live streams wait for; `[]` when the batch only moved the
+ * checkpoint). Published after the batch's script returned, so a reader woken by it finds the
+ * rows in Redis.
+ */
 export const appliedChannel = (prefix: string): string => `${prefix}:applied`;
+
+/** What one `applied` message says. */
+export interface AppliedMessage {
+  generation: string;
+  partition: number;
+  position: bigint;
+  /** The last revision applied per stream in the batch. */
+  streams: { streamName: string; revision: bigint }[];
+}
+
+/** The last revision per stream of a batch (one entry per stream). */
+export const lastRevisions = (
+  events: readonly RecordedEvent[],
+): { streamName: string; revision: bigint }[] => {
+  const last = new Map<string, bigint>();
+  for (const e of events) {
+    const prev = last.get(e.streamName);
+    if (prev === undefined || e.revision > prev) last.set(e.streamName, e.revision);
+  }
+  return [...last].map(([streamName, revision]) => ({ streamName, revision }));
+};
+
+export const formatApplied = (m: AppliedMessage): string =>
+  `${m.generation} ${m.partition} ${m.position} ${JSON.stringify(
+    m.streams.map((s) => [s.streamName, s.revision.toString()]),
+  )}`;
+
+/** Parses an `applied` message; null for anything malformed (a message is only a hint). */
+export const parseApplied = (message: string): AppliedMessage | null => {
+  const m = /^(\S+) (\d+) (-?\d+)(?: (.*))?$/s.exec(message);
+  if (m === null) return null;
+  let streams: { streamName: string; revision: bigint }[] = [];
+  if (m[4] !== undefined) {
+    try {
+      const raw: unknown = JSON.parse(m[4]);
+      if (!Array.isArray(raw)) return null;
+      streams = raw.flatMap((x: unknown) =>
+        Array.isArray(x) &&
+        typeof x[0] === 'string' &&
+        typeof x[1] === 'string' &&
+        /^\d+$/.test(x[1])
+          ? [{ streamName: x[0], revision: BigInt(x[1]) }]
+          : [],
+      );
+    } catch {
+      return null;
+    }
+  }
+  return { generation: m[1], partition: Number(m[2]), position: BigInt(m[3]), streams };
+};
 /** Pub/sub channel: the log's new head position after every append (cross-process wake-up). */
 export const headChannel = (prefix: string): string => `${prefix}:head`;
 /** Per generation: `{"readyAt": "<position>"}` — readers answer 503 until every partition is there. */
@@ -191,7 +247,10 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
       ...rm.sink,
       apply: async (events: readonly RecordedEvent[], position: bigint) => {
         await rm.sink.apply(events, position);
-        await client.publish(appliedChannel(prefix), `${generation} ${partition} ${position}`);
+        await client.publish(
+          appliedChannel(prefix),
+          formatApplied({ generation, partition, position, streams: lastRevisions(events) }),
+        );
       },
     };
     entry.projector = createProjector({

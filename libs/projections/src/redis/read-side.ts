@@ -1,12 +1,13 @@
 import { type ReadModelQueries } from '../read-model-port';
-import { appliedChannel, checkpointKey, metaKey } from './pool';
+import { type AppliedMessage, appliedChannel, checkpointKey, metaKey, parseApplied } from './pool';
 import { createRedisReadModel, generationKey, type RedisClient } from './redis-read-model';
 
 /**
  * What an API replica reads with over Redis read models it may not project itself: the live
  * generation (followed on every read, so a rebuild's switch is seen by every replica), how far
  * every partition has been applied (the minimum of the partition checkpoints), and a wait for a
- * position woken by the workers' `applied` messages (pub/sub), polling as a fallback.
+ * position woken by the workers' `applied` messages (pub/sub), polling as a fallback. The same
+ * messages name the streams each batch held, handed to `onApplied` (the live streams).
  */
 export interface RedisReadSide {
   /** The live generation and its readiness; `generation: null` when the marker is missing. */
@@ -26,6 +27,8 @@ export interface RedisReadSideOptions {
   prefix: string;
   partitions: number;
   pollMs?: number;
+  /** Every worker's `applied` message, parsed (what the live streams of this process follow). */
+  onApplied?: (message: AppliedMessage) => void;
 }
 
 export const createRedisReadSide = async (
@@ -40,7 +43,14 @@ export const createRedisReadSide = async (
     wakers = new Set();
     for (const f of w) f();
   };
-  if (subscriber !== null) await subscriber.subscribe(appliedChannel(prefix), wakeAll);
+  const onApplied = options.onApplied;
+  if (subscriber !== null)
+    await subscriber.subscribe(appliedChannel(prefix), (message: string) => {
+      wakeAll();
+      if (onApplied === undefined) return;
+      const parsed = parseApplied(message);
+      if (parsed !== null) onApplied(parsed);
+    });
 
   const positions = async (generation: string): Promise<(bigint | null)[]> => {
     const keys = Array.from({ length: partitions }, (_, i) => checkpointKey(prefix, generation, i));
