@@ -64,7 +64,15 @@ export class ErasureService {
     private readonly readModels: ReadModelsService,
     private readonly context: ContextService,
     private readonly directory: TenantDirectoryService,
-  ) {}
+  ) {
+    // Any process's erasure (this one's, or another replica's over Redis) empties this
+    // process's caches that may hold the conversation's content.
+    this.readModels.onErasure((tenantId, conversationId) => {
+      this.repository.forget(tenantId, conversationId);
+      this.context.forgetCaches();
+      this.keys.dropCached(conversationStream(tenantId, conversationId));
+    });
+  }
 
   /** 410 `conversation_erased` when the caller's tenant erased `conversationId`. */
   assertNotErased(tenantId: string, conversationId: string): void {
@@ -152,14 +160,15 @@ export class ErasureService {
               reason: data.reason ?? reason,
             });
           }
-          this.forgetEverywhere(tenantId, conversationId);
+          await this.forgetEverywhere(tenantId, conversationId);
+          await this.readModels.dropErasedRows(tenantId, conversationId);
           return null;
         }
         const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
         const why = tombstone?.reason ?? reason;
         // The key first: from here on nothing of the content can be read, even if we die now.
         this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
-        this.forgetEverywhere(tenantId, conversationId);
+        await this.forgetEverywhere(tenantId, conversationId);
         try {
           const r = await this.store.appendToStream(
             stream,
@@ -181,7 +190,11 @@ export class ErasureService {
           );
           this.readModels.noteWrite(caller.keyId, r.position);
           await this.readModels.reach(r.position);
-          this.forgetEverywhere(tenantId, conversationId);
+          // Projected: the live generation holds only the `:erased` marker; now the rows of any
+          // other generation, and every process's caches once more (a read between the key and
+          // the event may have filled one with `[erased]` stand-ins or, before the key, content).
+          await this.readModels.dropErasedRows(tenantId, conversationId);
+          await this.forgetEverywhere(tenantId, conversationId);
           return {
             conversationId,
             erasedAt,
@@ -195,9 +208,14 @@ export class ErasureService {
     });
   }
 
-  private forgetEverywhere(tenantId: string, conversationId: string): void {
-    this.repository.forget(tenantId, conversationId);
-    this.context.forgetCaches();
+  /** This process's caches now, every other process's through the erasure announcement. */
+  private async forgetEverywhere(tenantId: string, conversationId: string): Promise<void> {
+    try {
+      await this.readModels.announceErasure(tenantId, conversationId);
+    } catch {
+      // Redis unreachable: this process's caches were emptied (announceErasure runs the local
+      // listeners first); the others cannot answer from theirs (the tombstone is checked first).
+    }
   }
 
   /** Every conversation stream of a tenant in the log (erased ones included). */
