@@ -491,6 +491,12 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
 
   /** Waits until the read models have applied the log up to `position` (or 503). */
   async reach(position: bigint): Promise<void> {
+    // With Redis this process may project nothing (`--projector off`): wait for the live
+    // generation's partitions, as a read after a write does.
+    if (this.readSide !== null) {
+      await this.redisConsistent(position, null);
+      return;
+    }
     if (!(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))) {
       throw new AppError('projection_lagging', 'Retry shortly.');
     }
