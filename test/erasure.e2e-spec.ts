@@ -218,7 +218,7 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     // Nothing is idle yet; the idle case runs through the service below with a later clock.
     const swept = await arbor(['sweep']);
     expect(swept.stdout).toMatch(
-      /retention: \d+ tenant\(s\) with a policy, 0 conversation\(s\) erased/,
+      /retention: \d+ tenant\(s\) with a policy, [1-9]\d* conversation\(s\) checked, 0 conversation\(s\) erased/,
     );
     await h.restart();
     expect((await c.get(c.conv(one))).status).toBe(410);

@@ -106,12 +106,17 @@ export class ErasureService {
   async eraseConversation(
     caller: Caller,
     conversationId: string,
-    options: { reason: string; forks?: ForkPolicy },
+    options: {
+      reason: string;
+      forks?: ForkPolicy;
+      /** After each conversation of the lineage: (done, total), the source counted. */
+      onProgress?: (done: number, total: number) => void;
+    },
   ): Promise<ErasureResult> {
     const forks = await this.forksOf(caller, conversationId);
-    const erased = await this.eraseOne(caller, conversationId, options.reason, true);
-    const erasedForks: ErasedConversation[] = [];
-    const keptForks: string[] = [];
+    // The whole lineage first (from the read models, before any row is dropped), so progress
+    // has a total: forks of forks, breadth first, each once.
+    const lineage: string[] = [];
     if (options.forks === 'erase') {
       const pending = [...forks];
       const seen = new Set([conversationId]);
@@ -119,11 +124,20 @@ export class ErasureService {
         const fork = pending.shift() as string;
         if (seen.has(fork)) continue;
         seen.add(fork);
+        lineage.push(fork);
         pending.push(...(await this.forksOf(caller, fork)));
-        const one = await this.eraseOne(caller, fork, options.reason, false);
-        if (one !== null) erasedForks.push(one);
       }
-    } else keptForks.push(...forks);
+    }
+    const total = 1 + lineage.length;
+    const erased = await this.eraseOne(caller, conversationId, options.reason, true);
+    options.onProgress?.(1, total);
+    const erasedForks: ErasedConversation[] = [];
+    for (const [i, fork] of lineage.entries()) {
+      const one = await this.eraseOne(caller, fork, options.reason, false);
+      if (one !== null) erasedForks.push(one);
+      options.onProgress?.(i + 2, total);
+    }
+    const keptForks = options.forks === 'erase' ? [] : forks;
     this.readModels.compactAfterErasure();
     return { ...(erased as ErasedConversation), erasedForks, keptForks };
   }
@@ -271,24 +285,30 @@ export class ErasureService {
       now?: Date;
       actor?: string;
       onProgress?: (done: number, total: number) => void;
+      /** While finding what is due: (conversations checked, conversations of those tenants). */
+      onScan?: (done: number, total: number) => void;
     } = {},
   ): Promise<SweepResult> {
     const now = (options.now ?? new Date()).getTime();
     const policies = this.directory.retentionPolicies();
     const due: { tenantId: string; conversationId: string; idleDays: number; days: number }[] = [];
+    const candidates: { tenantId: string; retentionDays: number; id: string }[] = [];
     for (const { tenantId, retentionDays } of policies) {
-      for (const id of await this.conversationsOf(tenantId)) {
-        const last = await this.lastEvent(conversationStream(tenantId, id));
-        if (last === null || last.type === CONVERSATION_ERASED) continue;
-        const idle = now - Date.parse(last.metadata.timestamp);
-        if (idle > retentionDays * DAY_MS) {
-          due.push({
-            tenantId,
-            conversationId: id,
-            idleDays: Math.floor(idle / DAY_MS),
-            days: retentionDays,
-          });
-        }
+      for (const id of await this.conversationsOf(tenantId))
+        candidates.push({ tenantId, retentionDays, id });
+    }
+    for (const [i, { tenantId, retentionDays, id }] of candidates.entries()) {
+      const last = await this.lastEvent(conversationStream(tenantId, id));
+      options.onScan?.(i + 1, candidates.length);
+      if (last === null || last.type === CONVERSATION_ERASED) continue;
+      const idle = now - Date.parse(last.metadata.timestamp);
+      if (idle > retentionDays * DAY_MS) {
+        due.push({
+          tenantId,
+          conversationId: id,
+          idleDays: Math.floor(idle / DAY_MS),
+          days: retentionDays,
+        });
       }
     }
     const erased: SweepResult['erased'] = [];
