@@ -6,15 +6,19 @@
  *
  * Both sides write the same rows (4 events of ~1.5 KB JSON per turn, over 100 streams) into the
  * same schema (the store's own DDL) with the same pragmas, each into a fresh file; the order
- * alternates between repetitions and the median is reported.
+ * alternates between repetitions and the median is reported. A third side, `sealed`, is the store
+ * with content encryption on (each event's content sealed with its conversation's key from a
+ * key store file beside the log; ARBOR_ENCRYPTION=on, the default): its ratios to raw are held
+ * to the same targets, and sealed/store is the encryption's cost.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { type EventData, type EventMetadata, type EventStore } from '@arbor/event-store';
 import { openSqliteEventStore, type SynchronousMode } from '@arbor/event-store/sqlite';
+import { openSqliteKeyStore, withContentKeys } from '@arbor/event-store/crypto';
 import { applyPragmas, SCHEMA_SQL } from '@arbor/event-store/sqlite/schema';
 
 const EVENTS_PER_TURN = 4;
@@ -82,8 +86,9 @@ const makeTurns = (count: number): Turn[] => {
       expectedRevision: last ?? 'no_stream',
       events: Array.from({ length: EVENTS_PER_TURN }, (_, k) => ({
         id: randomUUID(),
-        type: k % 2 === 0 ? 'UserMessageAdded' : 'AssistantMessageAdded',
-        data: messageData(t, k),
+        // A content event, so the sealed side seals it (`message.content`).
+        type: 'MessageAppended',
+        data: { message: messageData(t, k) },
         metadata: metadata(t),
       })),
     };
@@ -106,6 +111,7 @@ const timed = async <T>(entry: { s: number; cpu: number }, work: () => Promise<T
 interface Rates {
   store: number;
   raw: number;
+  sealed: number;
   /** store/raw computed from CPU seconds instead of wall seconds. */
   cpuRatio: number;
 }
@@ -115,6 +121,7 @@ const rates = (count: number, sides: { name: string; s: number; cpu: number }[])
   return {
     store: count / side('store').s,
     raw: count / side('raw').s,
+    sealed: count / side('sealed').s,
     cpuRatio: side('raw').cpu / side('store').cpu,
   };
 };
@@ -129,8 +136,19 @@ const median = (values: number[]) => {
 const CHUNK = 100;
 
 /** Through the port: one appendToStream per turn with the exact expected revision. */
-const storeAppender = (file: string, sync: SynchronousMode) => {
-  const store = openSqliteEventStore({ path: file, synchronous: sync });
+const MASTER = randomBytes(32);
+
+/** The store as the app opens it with ARBOR_ENCRYPTION on: content sealed per conversation. */
+const sealedStore = (file: string, sync: SynchronousMode): EventStore =>
+  withContentKeys(
+    openSqliteEventStore({ path: file, synchronous: sync }),
+    openSqliteKeyStore(`${file}.keys`, MASTER),
+  );
+
+const storeAppender = (file: string, sync: SynchronousMode, sealed = false) => {
+  const store = sealed
+    ? sealedStore(file, sync)
+    : openSqliteEventStore({ path: file, synchronous: sync });
   return {
     run: async (turns: Turn[]) => {
       for (const turn of turns) {
@@ -195,6 +213,12 @@ const appendBoth = async (dir: string, rep: number, turns: Turn[], sync: Synchro
       cpu: 0,
     },
     { name: 'raw', side: rawAppender(path.join(dir, `raw-${rep}.sqlite`), sync), s: 0, cpu: 0 },
+    {
+      name: 'sealed',
+      side: storeAppender(path.join(dir, `sealed-${rep}.sqlite`), sync, true),
+      s: 0,
+      cpu: 0,
+    },
   ];
   if (rep % 2 === 1) sides.reverse();
   for (let i = 0; i < turns.length; i += CHUNK) {
@@ -211,8 +235,10 @@ const project = (counts: Map<string, number>, type: string, data: unknown) => {
 };
 
 /** Through the port: readAll in pages, as a projection rebuild would. */
-const storeReplayer = (file: string) => {
-  const store: EventStore = openSqliteEventStore({ path: file });
+const storeReplayer = (file: string, sealed = false) => {
+  const store: EventStore = sealed
+    ? sealedStore(file, 'FULL')
+    : openSqliteEventStore({ path: file });
   const counts = new Map<string, number>();
   let from: bigint | 'start' = 'start';
   let done = false;
@@ -268,10 +294,11 @@ const rawReplayer = (file: string) => {
 };
 
 /** Replays one file both ways, page by page in turn; returns events/s for each. */
-const replayBoth = async (file: string, rep: number, expected: number) => {
+const replayBoth = async (file: string, sealedFile: string, rep: number, expected: number) => {
   const sides = [
     { name: 'store', side: storeReplayer(file), s: 0, cpu: 0, more: true },
     { name: 'raw', side: rawReplayer(file), s: 0, cpu: 0, more: true },
+    { name: 'sealed', side: storeReplayer(sealedFile, true), s: 0, cpu: 0, more: true },
   ];
   if (rep % 2 === 1) sides.reverse();
   while (sides.some((e) => e.more)) {
@@ -309,6 +336,7 @@ const main = async () => {
       const a = await appendBoth(dir, rep, turns, args.sync);
       const r = await replayBoth(
         path.join(dir, `store-${rep}.sqlite`),
+        path.join(dir, `sealed-${rep}.sqlite`),
         rep,
         args.turns * EVENTS_PER_TURN,
       );
@@ -317,7 +345,9 @@ const main = async () => {
       console.log(
         `  rep ${rep + 1}: append store ${fmt(a.store)} / raw ${fmt(a.raw)} turns/s ` +
           `(${(a.store / a.raw).toFixed(2)}); replay store ${fmt(r.store)} / raw ${fmt(r.raw)} ` +
-          `events/s (${(r.store / r.raw).toFixed(2)})`,
+          `events/s (${(r.store / r.raw).toFixed(2)}); sealed append ${fmt(a.sealed)} turns/s ` +
+          `(${(a.sealed / a.raw).toFixed(2)} of raw), replay ${fmt(r.sealed)} events/s ` +
+          `(${(r.sealed / r.raw).toFixed(2)} of raw)`,
       );
       for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
     }
@@ -337,6 +367,17 @@ const main = async () => {
   console.log(`\nmedian of ${args.reps} repetitions:`);
   report('append', 'turns/s', append, APPEND_TARGET);
   report('replay', 'events/s', replay, REPLAY_TARGET);
+  const sealedReport = (what: string, unit: string, runs: Rates[], target: number) => {
+    const ratio = median(runs.map((x) => x.sealed / x.raw));
+    console.log(
+      `  ${what.padEnd(6)} sealed ${fmt(median(runs.map((x) => x.sealed)))} ${unit}  ` +
+        `ratio to raw ${ratio.toFixed(2)} (target >= ${target})  ${verdict(ratio, target)}  ` +
+        `encryption on/off ${median(runs.map((x) => x.sealed / x.store)).toFixed(2)}`,
+    );
+  };
+  console.log('encryption on (content sealed per conversation), same turns:');
+  sealedReport('append', 'turns/s', append, APPEND_TARGET);
+  sealedReport('replay', 'events/s', replay, REPLAY_TARGET);
 };
 
 main().catch((error: unknown) => {

@@ -7,12 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createClient } from 'redis';
-import { scanKeys } from '@arbor/projections';
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { pngHeader } from '@arbor/domain/testing/images';
 import { verifyStore } from '@arbor/audit';
 import { auditSecretOf, createEventStore, ErasureService } from '@arbor/application';
 import {
@@ -20,160 +16,19 @@ import {
   type RecordedRequest,
   startFakeProvider,
 } from '../libs/context/src/summary/testing/fake-provider';
-import {
-  assistant,
-  type Client,
-  clientFor,
-  msg,
-  text,
-  toolResult,
-  toolUse,
-  user,
-} from './support/api';
+import { assistant, type Client, clientFor, user } from './support/api';
+import { filesWith, redisKeysWith, seedMarked as seed, snapshotOf } from './support/erasure';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
 const KEY = 'sk-ant-test-erasure-key';
 
-/** Every way the marker can sit in a file: raw, and base64 at each of the three alignments. */
-const needles = (marker: string): Buffer[] => {
-  const raw = Buffer.from(marker, 'utf8');
-  const out = [raw];
-  for (let k = 0; k < 3; k++) {
-    const b64 = Buffer.concat([Buffer.alloc(k), raw]).toString('base64');
-    const core = b64.slice(Math.ceil((k * 4) / 3) + 1, b64.length - 4);
-    out.push(Buffer.from(core, 'utf8'));
-  }
-  return out;
-};
-
-const filesUnder = (dir: string): string[] =>
-  fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
-
-/** Files (relative names) holding any form of the marker. */
-const filesWith = (dir: string, marker: string): string[] => {
-  const forms = needles(marker);
-  return filesUnder(dir)
-    .filter((f) => {
-      const bytes = fs.readFileSync(f);
-      return forms.some((n) => bytes.includes(n));
-    })
-    .map((f) => path.relative(dir, f));
-};
-
-/** Redis keys under the harness's prefix whose name or value holds any form of the marker. */
-const redisWith = async (h: Harness, marker: string): Promise<string[]> => {
-  if (h.config.redisUrl === null) return [];
-  const client = createClient({ url: h.config.redisUrl });
-  await client.connect();
-  try {
-    const forms = needles(marker).map((n) => n.toString('utf8'));
-    const hits: string[] = [];
-    const keys = await scanKeys(
-      client as unknown as Parameters<typeof scanKeys>[0],
-      `${h.config.redisPrefix}:*`,
-    );
-    for (const key of keys) {
-      const type = await client.type(key);
-      let value: unknown = null;
-      if (type === 'string') value = await client.get(key);
-      else if (type === 'hash') value = await client.hGetAll(key);
-      else if (type === 'list') value = await client.lRange(key, 0, -1);
-      else if (type === 'zset') value = await client.zRange(key, 0, -1);
-      else if (type === 'set') value = await client.sMembers(key);
-      const text = key + JSON.stringify(value);
-      if (forms.some((f) => text.includes(f))) hits.push(key);
-    }
-    return hits;
-  } finally {
-    await client.quit();
-  }
-};
-
-/** Files and Redis keys holding the marker. */
+/** Files and Redis keys (under the harness's prefix) holding the marker. */
 const tracesOf = async (h: Harness, marker: string): Promise<string[]> => [
   ...filesWith(h.dataDir, marker),
-  ...(await redisWith(h, marker)),
+  ...(h.config.redisUrl === null
+    ? []
+    : await redisKeysWith(h.config.redisUrl, `${h.config.redisPrefix}:*`, marker)),
 ];
-
-const prose = (marker: string, i: number) =>
-  `Paragraph ${i} about ${marker}: the review went through the log, the projections and the ladder. `.repeat(
-    30,
-  );
-
-/** A conversation holding `marker` in every kind of content; returns its id. */
-async function seed(api: Client, marker: string): Promise<string> {
-  const id = await api.start({ title: `title ${marker}`, metadata: { note: marker } });
-  const image = Buffer.concat([pngHeader(2, 2), Buffer.from(`image bytes ${marker}`)]);
-  let tip = (
-    await api.turn(id, null, [
-      user(`The goal mentions ${marker}.`),
-      msg('assistant', [
-        { type: 'thinking', thinking: `thinking about ${marker}`, signature: 'sig-1' },
-        text('Running it.'),
-        toolUse('toolu_1', 'bash', { cmd: `grep ${marker}` }),
-      ]),
-      msg('user', [
-        toolResult('toolu_1', `result line with ${marker}`),
-        {
-          type: 'image',
-          source: { type: 'base64', media_type: 'image/png', data: image.toString('base64') },
-        },
-      ]),
-      assistant('Done.'),
-    ])
-  ).tip;
-  for (let i = 0; i < 40; i++) {
-    tip = (await api.turn(id, tip, [user(`question ${i}`), assistant(prose(marker, i))])).tip;
-  }
-  const failed = await api.post(api.conv(id, '/failures'), {
-    input: { messages: [{ role: 'user', content: [text(`failed turn ${marker}`)] }] },
-    error: { message: `overloaded ${marker}` },
-  });
-  expect(failed.status).toBe(201);
-  // A snapshot (its pages rendered from the source text) and a summary (the summarizer's text,
-  // recorded in the decision) of the middle.
-  const snap = await api.post(api.conv(id, '/context'), {
-    provider: 'anthropic',
-    model: 'claude-sonnet-4-5',
-    budgetTokens: 200_000,
-    mode: 'snapshot',
-    system: `system prompt ${marker}`,
-  });
-  expect(snap.status).toBe(200);
-  expect(
-    snap.body.receipt.rungs.some(
-      (r: { rung: string; applied: boolean }) => r.rung === 'snapshot' && r.applied,
-    ),
-  ).toBe(true);
-  const compact = await api.post(api.conv(id, '/context'), {
-    provider: 'anthropic',
-    model: 'claude-sonnet-4-5',
-    budgetTokens: 200_000,
-    mode: 'compact',
-  });
-  expect(compact.status).toBe(200);
-  const events = await api.events(id);
-  const summary = events.find(
-    (e) =>
-      e.type === 'CompactionApplied' && (e.data.decision as { rung: string }).rung === 'summary',
-  );
-  expect(JSON.stringify(summary?.data)).toContain(marker);
-  return id;
-}
-
-/** Every read of a conversation a client can make, as text, to compare before and after. */
-const snapshotOf = async (api: Client, id: string): Promise<string[]> => {
-  const urls = ['', '/messages', '/tree', '/events', '/checkpoints', '/replay?revision=3'];
-  const out: string[] = [];
-  for (const u of urls) {
-    const r = await api.get(api.conv(id, u));
-    out.push(`${u} ${r.status} ${r.text}`);
-  }
-  return out;
-};
 
 const verifyLog = async (h: Harness) => {
   const store = createEventStore(h.config);
@@ -363,7 +218,7 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     // Nothing is idle yet; the idle case runs through the service below with a later clock.
     const swept = await arbor(['sweep']);
     expect(swept.stdout).toMatch(
-      /retention: \d+ tenant\(s\) with a policy, 0 conversation\(s\) erased/,
+      /retention: \d+ tenant\(s\) with a policy, [1-9]\d* conversation\(s\) checked, 0 conversation\(s\) erased/,
     );
     await h.restart();
     expect((await c.get(c.conv(one))).status).toBe(410);

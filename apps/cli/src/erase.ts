@@ -17,7 +17,10 @@ import {
 } from '@arbor/application';
 import { LOCAL_TENANT_NAME, tenantsNamed } from './client/embedded';
 import { CliError, problemError, usageError } from './errors';
-import { createProgress } from './progress';
+import { createProgress, type GrowingProgress, type Progress } from './progress';
+
+/** Ids one `arbor erase` takes (a limit on every input). */
+const MAX_IDS = 10_000;
 
 const withApp = async <T>(
   config: ArborConfig,
@@ -70,7 +73,8 @@ export const eraseCommand = async (
     reason: { type: 'string' },
     forks: { type: 'string' },
   });
-  if (positionals.length !== 1) throw usageError('erase takes one conversation id');
+  if (positionals.length === 0) throw usageError('erase takes one or more conversation ids');
+  if (positionals.length > MAX_IDS) throw usageError(`erase takes at most ${MAX_IDS} ids`);
   const forks = values.forks ?? 'keep';
   if (forks !== 'keep' && forks !== 'erase') throw usageError('--forks must be keep or erase');
   const config = readConfig(envWith(values['data-dir']));
@@ -79,19 +83,45 @@ export const eraseCommand = async (
     if (tenantId === undefined) [tenantId] = await tenantsNamed(store, LOCAL_TENANT_NAME);
     if (tenantId === undefined)
       throw new CliError('tenant_not_found', 'no local tenant; pass --tenant');
-    const r = await erasure.eraseConversation(
-      { tenantId, keyId: 'cli-erase', actor: 'cli' },
-      positionals[0],
-      {
-        reason: typeof values.reason === 'string' ? values.reason : 'erased with arbor erase',
-        forks,
-      },
+    const reason = typeof values.reason === 'string' ? values.reason : 'erased with arbor erase';
+    // A bar once there is more than one conversation to erase (several ids, or a lineage):
+    // each id's lineage is found when its turn comes, so the total grows as they are.
+    let progress: GrowingProgress | null = null;
+    let before = 0;
+    let known = positionals.length;
+    let erasedCount = 0;
+    let keptCount = 0;
+    for (const id of positionals) {
+      const r = await erasure.eraseConversation(
+        { tenantId, keyId: 'cli-erase', actor: 'cli' },
+        id,
+        {
+          reason,
+          forks,
+          onProgress: (done, total) => {
+            if (done === 1) known += total - 1;
+            if (known > 1) {
+              progress ??= createProgress('erase', known);
+              progress.setTotal(known);
+              progress.update(before + done);
+            }
+          },
+        },
+      );
+      before += 1 + r.erasedForks.length;
+      erasedCount += 1 + r.erasedForks.length;
+      keptCount += r.keptForks.length;
+      out(
+        `erased ${r.conversationId} (tenant ${tenantId}) at ${r.erasedAt}: ${r.reason}\n` +
+          `  forks erased: ${r.erasedForks.length}${r.erasedForks.map((f) => ` ${f.conversationId}`).join('')}\n` +
+          `  forks kept: ${r.keptForks.length}${r.keptForks.map((f) => ` ${f}`).join('')}\n`,
+      );
+    }
+    (progress as Progress | null)?.finish(
+      `${erasedCount} conversation(s) erased, ${keptCount} fork(s) kept`,
     );
-    out(
-      `erased ${r.conversationId} (tenant ${tenantId}) at ${r.erasedAt}: ${r.reason}\n` +
-        `  forks erased: ${r.erasedForks.length}${r.erasedForks.map((f) => ` ${f.conversationId}`).join('')}\n` +
-        `  forks kept: ${r.keptForks.length}${r.keptForks.map((f) => ` ${f}`).join('')}\n`,
-    );
+    if (positionals.length > 1 || erasedCount > 1)
+      out(`erase: ${erasedCount} conversation(s) erased, ${keptCount} fork(s) kept\n`);
     return 0;
   });
 };
@@ -104,17 +134,25 @@ export const sweepCommand = async (
   if (positionals.length > 0) throw usageError('sweep takes no arguments');
   const config = readConfig(envWith(values['data-dir']));
   return withApp(config, async ({ erasure }) => {
-    let progress: ReturnType<typeof createProgress> | null = null;
+    let scan: Progress | null = null;
+    let checked = 0;
+    let progress: Progress | null = null;
     const r = await erasure.sweep({
       actor: 'cli',
+      onScan: (done, total) => {
+        checked = total;
+        scan ??= createProgress('sweep: checking', total);
+        scan.update(done);
+      },
       onProgress: (done, total) => {
-        progress ??= createProgress('sweep', total);
+        progress ??= createProgress('sweep: erasing', total);
         progress.update(done);
       },
     });
-    (progress as ReturnType<typeof createProgress> | null)?.finish(`${r.erased.length} erased`);
+    (scan as Progress | null)?.finish(`${checked} conversation(s) checked`);
+    (progress as Progress | null)?.finish(`${r.erased.length} erased`);
     out(
-      `retention: ${r.tenants} tenant(s) with a policy, ${r.erased.length} conversation(s) erased\n`,
+      `retention: ${r.tenants} tenant(s) with a policy, ${checked} conversation(s) checked, ${r.erased.length} conversation(s) erased\n`,
     );
     for (const e of r.erased) out(`  ${e.tenantId}/${e.conversationId} idle ${e.idleDays} days\n`);
     return 0;

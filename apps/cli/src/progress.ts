@@ -7,11 +7,17 @@ export interface Progress {
   finish(summary: string): void;
 }
 
+/** A bar whose total may grow (work found on the way, e.g. a lineage's forks). */
+export interface GrowingProgress extends Progress {
+  setTotal(total: number): void;
+}
+
 export const createProgress = (
   label: string,
-  total: number,
+  initialTotal: number,
   stream: NodeJS.WriteStream = process.stderr,
-): Progress => {
+): GrowingProgress => {
+  let total = initialTotal;
   const started = Date.now();
   let lastDraw = 0;
   const tty = Boolean(stream.isTTY);
@@ -29,6 +35,9 @@ export const createProgress = (
   };
   return {
     update: (done) => draw(done),
+    setTotal: (next) => {
+      total = next;
+    },
     finish(summary) {
       if (tty) stream.write('\r\x1b[2K');
       stream.write(`${label}: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -13,8 +13,9 @@ usage:
                                    their positions (exit code 4 when the log does not verify);
                                    a missing data directory, log or audit secret is an error
                                    (nothing is created)
-  arbor erase <conversation>       erase a conversation (its data key destroyed, ConversationErased
-                                   appended, read models dropped); prints what was erased
+  arbor erase <conversation>...    erase conversations (each data key destroyed, ConversationErased
+                                   appended, read models dropped); a progress bar when more than
+                                   one (ids or a lineage), prints what was erased
       --tenant <id>                the tenant (default: the local tenant)
       --reason <text>              recorded in the erasure event (in clear: no personal data)
       --forks keep|erase           keep the forks (default) or erase the lineage below it

@@ -12,6 +12,7 @@ import {
   ensureLiveGeneration,
   fenceKey,
   headChannel,
+  scanKeys,
   metaKey,
   partitionOf,
   type ProjectorPool,
@@ -62,6 +63,9 @@ export interface ProjectionProgress {
   }[];
   leaseChanges: { acquired: number; lost: number; released: number } | null;
 }
+
+/** Where processes sharing one Redis announce erasures (tenant and conversation ids only). */
+export const erasureChannel = (prefix: string): string => `${prefix}:erasures`;
 
 /** Redis: the generation is compare-and-set, so two rebuilds cannot both switch. */
 const SWITCH_SCRIPT = `
@@ -124,6 +128,57 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   private unregisterMetrics: (() => void)[] = [];
+
+  /** Who empties this process's caches when any process erases a conversation. */
+  private readonly erasureListeners: ((tenantId: string, conversationId: string) => void)[] = [];
+
+  /** `listener` runs for every erasure, this process's and (with Redis) every other's. */
+  onErasure(listener: (tenantId: string, conversationId: string) => void): void {
+    this.erasureListeners.push(listener);
+  }
+
+  private heardErasure(message: string): void {
+    try {
+      const { t, c } = JSON.parse(message) as { t: unknown; c: unknown };
+      if (typeof t !== 'string' || typeof c !== 'string') return;
+      for (const l of this.erasureListeners) l(t, c);
+    } catch {
+      // Not ours: ignored.
+    }
+  }
+
+  /**
+   * An erasure happened here: this process's listeners run now, and with Redis every other
+   * process's on `<prefix>:erasures`. Pub/sub may drop a message (a replica reconnecting);
+   * that only leaves content in that replica's memory, never in an answer: every route checks
+   * the shared key store's tombstone before any cache, and every log read asks the key store.
+   */
+  async announceErasure(tenantId: string, conversationId: string): Promise<void> {
+    const message = JSON.stringify({ t: tenantId, c: conversationId });
+    this.heardErasure(message);
+    if (this.redis !== null) {
+      await this.redis.publish(erasureChannel(this.config.redisPrefix), message);
+    }
+  }
+
+  /**
+   * Redis: every key of the conversation in every generation (the live one, one being rebuilt,
+   * one a failed rebuild left), except the content-free `:erased` marker the projector keeps.
+   * Run after the erasure was projected: the live generation is already clean, this catches the
+   * rest. A rebuild still running replays the erasure event itself (it is in the log after every
+   * content event of the conversation), so a batch it wrote from before the key was destroyed
+   * goes when it gets there.
+   */
+  async dropErasedRows(tenantId: string, conversationId: string): Promise<number> {
+    if (this.redis === null) return 0;
+    const keys = await scanKeys(
+      this.redis,
+      `${this.config.redisPrefix}:*:{${tenantId}:${conversationId}}:*`,
+    );
+    const drop = keys.filter((k) => !k.endsWith(':erased'));
+    await Promise.all(drop.map((k) => (this.redis as RedisClient).unlink(k)));
+    return drop.length;
+  }
 
   /**
    * Every projector partition's lag: log positions between its applied position and the head,
@@ -239,6 +294,9 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       // Every process's subscriptions wake on any process's append (the shared log's head).
       await subscriber.subscribe(headChannel(this.config.redisPrefix), () =>
         this.headSignal.wake(),
+      );
+      await subscriber.subscribe(erasureChannel(this.config.redisPrefix), (m: string) =>
+        this.heardErasure(m),
       );
       this.headSignal.publishTo((p) =>
         client.publish(headChannel(this.config.redisPrefix), p.toString()),
@@ -465,6 +523,12 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
 
   /** Waits until the read models have applied the log up to `position` (or 503). */
   async reach(position: bigint): Promise<void> {
+    // With Redis this process may project nothing (`--projector off`): wait for the live
+    // generation's partitions, as a read after a write does.
+    if (this.readSide !== null) {
+      await this.redisConsistent(position, null);
+      return;
+    }
     if (!(await this.projector.waitFor(position, this.config.readYourWritesTimeoutMs))) {
       throw new AppError('projection_lagging', 'Retry shortly.');
     }

@@ -64,7 +64,15 @@ export class ErasureService {
     private readonly readModels: ReadModelsService,
     private readonly context: ContextService,
     private readonly directory: TenantDirectoryService,
-  ) {}
+  ) {
+    // Any process's erasure (this one's, or another replica's over Redis) empties this
+    // process's caches that may hold the conversation's content.
+    this.readModels.onErasure((tenantId, conversationId) => {
+      this.repository.forget(tenantId, conversationId);
+      this.context.forgetCaches();
+      this.keys.dropCached(conversationStream(tenantId, conversationId));
+    });
+  }
 
   /** 410 `conversation_erased` when the caller's tenant erased `conversationId`. */
   assertNotErased(tenantId: string, conversationId: string): void {
@@ -98,12 +106,17 @@ export class ErasureService {
   async eraseConversation(
     caller: Caller,
     conversationId: string,
-    options: { reason: string; forks?: ForkPolicy },
+    options: {
+      reason: string;
+      forks?: ForkPolicy;
+      /** After each conversation of the lineage: (done, total), the source counted. */
+      onProgress?: (done: number, total: number) => void;
+    },
   ): Promise<ErasureResult> {
     const forks = await this.forksOf(caller, conversationId);
-    const erased = await this.eraseOne(caller, conversationId, options.reason, true);
-    const erasedForks: ErasedConversation[] = [];
-    const keptForks: string[] = [];
+    // The whole lineage first (from the read models, before any row is dropped), so progress
+    // has a total: forks of forks, breadth first, each once.
+    const lineage: string[] = [];
     if (options.forks === 'erase') {
       const pending = [...forks];
       const seen = new Set([conversationId]);
@@ -111,11 +124,20 @@ export class ErasureService {
         const fork = pending.shift() as string;
         if (seen.has(fork)) continue;
         seen.add(fork);
+        lineage.push(fork);
         pending.push(...(await this.forksOf(caller, fork)));
-        const one = await this.eraseOne(caller, fork, options.reason, false);
-        if (one !== null) erasedForks.push(one);
       }
-    } else keptForks.push(...forks);
+    }
+    const total = 1 + lineage.length;
+    const erased = await this.eraseOne(caller, conversationId, options.reason, true);
+    options.onProgress?.(1, total);
+    const erasedForks: ErasedConversation[] = [];
+    for (const [i, fork] of lineage.entries()) {
+      const one = await this.eraseOne(caller, fork, options.reason, false);
+      if (one !== null) erasedForks.push(one);
+      options.onProgress?.(i + 2, total);
+    }
+    const keptForks = options.forks === 'erase' ? [] : forks;
     this.readModels.compactAfterErasure();
     return { ...(erased as ErasedConversation), erasedForks, keptForks };
   }
@@ -152,14 +174,15 @@ export class ErasureService {
               reason: data.reason ?? reason,
             });
           }
-          this.forgetEverywhere(tenantId, conversationId);
+          await this.forgetEverywhere(tenantId, conversationId);
+          await this.readModels.dropErasedRows(tenantId, conversationId);
           return null;
         }
         const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
         const why = tombstone?.reason ?? reason;
         // The key first: from here on nothing of the content can be read, even if we die now.
         this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
-        this.forgetEverywhere(tenantId, conversationId);
+        await this.forgetEverywhere(tenantId, conversationId);
         try {
           const r = await this.store.appendToStream(
             stream,
@@ -181,7 +204,11 @@ export class ErasureService {
           );
           this.readModels.noteWrite(caller.keyId, r.position);
           await this.readModels.reach(r.position);
-          this.forgetEverywhere(tenantId, conversationId);
+          // Projected: the live generation holds only the `:erased` marker; now the rows of any
+          // other generation, and every process's caches once more (a read between the key and
+          // the event may have filled one with `[erased]` stand-ins or, before the key, content).
+          await this.readModels.dropErasedRows(tenantId, conversationId);
+          await this.forgetEverywhere(tenantId, conversationId);
           return {
             conversationId,
             erasedAt,
@@ -195,9 +222,14 @@ export class ErasureService {
     });
   }
 
-  private forgetEverywhere(tenantId: string, conversationId: string): void {
-    this.repository.forget(tenantId, conversationId);
-    this.context.forgetCaches();
+  /** This process's caches now, every other process's through the erasure announcement. */
+  private async forgetEverywhere(tenantId: string, conversationId: string): Promise<void> {
+    try {
+      await this.readModels.announceErasure(tenantId, conversationId);
+    } catch {
+      // Redis unreachable: this process's caches were emptied (announceErasure runs the local
+      // listeners first); the others cannot answer from theirs (the tombstone is checked first).
+    }
   }
 
   /** Every conversation stream of a tenant in the log (erased ones included). */
@@ -253,24 +285,30 @@ export class ErasureService {
       now?: Date;
       actor?: string;
       onProgress?: (done: number, total: number) => void;
+      /** While finding what is due: (conversations checked, conversations of those tenants). */
+      onScan?: (done: number, total: number) => void;
     } = {},
   ): Promise<SweepResult> {
     const now = (options.now ?? new Date()).getTime();
     const policies = this.directory.retentionPolicies();
     const due: { tenantId: string; conversationId: string; idleDays: number; days: number }[] = [];
+    const candidates: { tenantId: string; retentionDays: number; id: string }[] = [];
     for (const { tenantId, retentionDays } of policies) {
-      for (const id of await this.conversationsOf(tenantId)) {
-        const last = await this.lastEvent(conversationStream(tenantId, id));
-        if (last === null || last.type === CONVERSATION_ERASED) continue;
-        const idle = now - Date.parse(last.metadata.timestamp);
-        if (idle > retentionDays * DAY_MS) {
-          due.push({
-            tenantId,
-            conversationId: id,
-            idleDays: Math.floor(idle / DAY_MS),
-            days: retentionDays,
-          });
-        }
+      for (const id of await this.conversationsOf(tenantId))
+        candidates.push({ tenantId, retentionDays, id });
+    }
+    for (const [i, { tenantId, retentionDays, id }] of candidates.entries()) {
+      const last = await this.lastEvent(conversationStream(tenantId, id));
+      options.onScan?.(i + 1, candidates.length);
+      if (last === null || last.type === CONVERSATION_ERASED) continue;
+      const idle = now - Date.parse(last.metadata.timestamp);
+      if (idle > retentionDays * DAY_MS) {
+        due.push({
+          tenantId,
+          conversationId: id,
+          idleDays: Math.floor(idle / DAY_MS),
+          days: retentionDays,
+        });
       }
     }
     const erased: SweepResult['erased'] = [];

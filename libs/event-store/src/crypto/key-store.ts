@@ -4,6 +4,10 @@
  * deletes its wrapped key (with `secure_delete`, so SQLite overwrites the freed bytes, and a
  * rollback journal that is removed at commit) and keeps a content-free tombstone (who, when, why).
  * Unwrapped keys live only in memory (a bounded LRU), never in a file.
+ *
+ * Shared by every process on one data dir (replicas, workers, the CLI): a rollback journal with a
+ * busy timeout (a writer waits for another's transaction instead of failing), and every lookup
+ * reads the row, so an erasure committed by one process is seen by the next read of any other.
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
@@ -40,6 +44,8 @@ export interface KeyStore {
   /** Destroys the key (idempotent) and records why; true when this call destroyed it. */
   erase(stream: string, record: Omit<ErasureRecord, 'stream'>): boolean;
   erasure(stream: string): ErasureRecord | null;
+  /** Forgets (and zeroes) this process's unwrapped copy of the key, if any. */
+  dropCached(stream: string): void;
   /** Tombstones of every stream starting with `prefix`. */
   erasures(prefix: string): ErasureRecord[];
   /** How many live (not erased) keys are stored. */
@@ -101,13 +107,27 @@ export const openSqliteKeyStore = (
     return key;
   };
 
-  const existingKey = (stream: string): Buffer | 'erased' | null => {
+  const dropCached = (stream: string): void => {
     const cached = cache.get(stream);
-    if (cached !== undefined) return cached;
+    cache.delete(stream);
+    cached?.fill(0);
+  };
+
+  // The row is read on every call, the cache only spares the unwrap: several processes share
+  // this file (replicas, projector workers, the CLI), and a key another process erased must
+  // stop opening content here at once — a cached key alone would keep opening it until evicted.
+  // One indexed point read on a local file; the sealed store asks once per stream per read call.
+  const existingKey = (stream: string): Buffer | 'erased' | null => {
     const row = s.get.get(stream) as Row | undefined;
-    if (row === undefined) return null;
-    if (row.erased_at !== null || row.wrapped === null) return 'erased';
-    return unwrap(stream, row.wrapped);
+    if (row === undefined) {
+      dropCached(stream);
+      return null;
+    }
+    if (row.erased_at !== null || row.wrapped === null) {
+      dropCached(stream);
+      return 'erased';
+    }
+    return cache.get(stream) ?? unwrap(stream, row.wrapped);
   };
 
   return {
@@ -125,10 +145,9 @@ export const openSqliteKeyStore = (
       return again;
     },
     existingKey,
+    dropCached,
     erase(stream, record) {
-      const cached = cache.get(stream);
-      cache.delete(stream);
-      cached?.fill(0);
+      dropCached(stream);
       const r = s.erase.run({ stream, now: Date.now(), ...record, at: record.erasedAt });
       return r.changes > 0;
     },

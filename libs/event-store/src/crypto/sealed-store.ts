@@ -39,15 +39,30 @@ export const withContentKeys = (
   const encrypt = options.encrypt ?? true;
   const isContentStream = options.isContentStream ?? isConversationStream;
 
-  const openEvent = (event: RecordedEvent): RecordedEvent => {
-    if (sealedBoxOf(event.data) === null) return event;
-    const key = keys.existingKey(event.streamName);
-    const usable = key === 'erased' || key === null ? null : key;
-    return {
-      ...event,
-      data: openData(event.type, event.data, usable, event.streamName, event.revision),
+  /**
+   * Opens events with their stream's key, asked of the key store once per stream per read call
+   * (`memo` lives for one call): the key store reads its row each time, so a key erased by any
+   * process stops opening content from the next read call on.
+   */
+  const opener = () => {
+    const memo = new Map<string, Buffer | null>();
+    const keyOf = (stream: string): Buffer | null => {
+      if (memo.has(stream)) return memo.get(stream) ?? null;
+      const key = keys.existingKey(stream);
+      const usable = key === 'erased' || key === null ? null : key;
+      memo.set(stream, usable);
+      return usable;
+    };
+    return (event: RecordedEvent): RecordedEvent => {
+      if (sealedBoxOf(event.data) === null) return event;
+      const key = keyOf(event.streamName);
+      return {
+        ...event,
+        data: openData(event.type, event.data, key, event.streamName, event.revision),
+      };
     };
   };
+  const openEvent = (event: RecordedEvent): RecordedEvent => opener()(event);
 
   const headRevision = async (streamName: string): Promise<bigint> => {
     try {
@@ -122,8 +137,8 @@ export const withContentKeys = (
       });
     },
     readStream: async (streamName, readOptions) =>
-      (await store.readStream(streamName, readOptions)).map(openEvent),
-    readAll: async (readOptions) => (await store.readAll(readOptions)).map(openEvent),
+      (await store.readStream(streamName, readOptions)).map(opener()),
+    readAll: async (readOptions) => (await store.readAll(readOptions)).map(opener()),
     subscribeToAll: (subscribeOptions) => openSubscription(store.subscribeToAll(subscribeOptions)),
     headPosition: () => store.headPosition(),
     close: async () => {
