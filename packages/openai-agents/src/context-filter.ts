@@ -107,11 +107,50 @@ export const fromResponsesInput = (input: readonly Json[]): AgentInputItem[] => 
   return out as unknown as AgentInputItem[];
 };
 
+type Expected = { type: string; optional: boolean };
+
+/** What Arbor's openai-responses encoder makes of the appended messages, in order. */
+const expectedWire = (messages: ReturnType<typeof toArbor>): Expected[] => {
+  const out: Expected[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      for (const b of m.content)
+        if (b.type === 'tool_result') out.push({ type: 'function_call_output', optional: false });
+      if (m.content.some((b) => b.type === 'image' || (b.type === 'text' && b.text.trim())))
+        out.push({ type: 'message', optional: false });
+    } else if (m.role === 'system') {
+      out.push({ type: 'message', optional: true });
+    } else {
+      for (const b of m.content) {
+        if (b.type === 'tool_use') out.push({ type: 'function_call', optional: false });
+        else if (b.type === 'text') out.push({ type: 'message', optional: true });
+        else if (b.type === 'reasoning') out.push({ type: 'reasoning', optional: true });
+        else if (b.type === 'provider') out.push({ type: String(b.item.type), optional: true });
+      }
+    }
+  }
+  return out;
+};
+
+/** How many items at the end of `input` are the appended messages' (-1: they do not line up). */
+const appendedCount = (input: readonly Json[], expected: readonly Expected[]): number => {
+  let j = input.length - 1;
+  for (let k = expected.length - 1; k >= 0; k--) {
+    const item = input[j];
+    const type = isObj(item) ? (item.type ?? 'message') : undefined;
+    if (j >= 0 && type === expected[k].type) j--;
+    else if (!expected[k].optional) return -1;
+  }
+  return input.length - 1 - j;
+};
+
 /**
  * The filter: `Runner.run(agent, input, { session, callModelInputFilter: arborContext(session,
  * {budgetTokens}) })`. The first `n` items of the model input are the session's committed
- * history (as the runner prepares them); the rest (the draft, the new input, this run's items)
- * go to Arbor as `append`.
+ * history (as the runner prepares them): those are replaced by Arbor's fitted context. The rest
+ * (the draft, the new input, this run's items) go to Arbor as `append`, so they count in the
+ * budget, and are passed on as the very items the runner gave (it tracks them by identity to
+ * know what to persist).
  */
 export const arborContext = (
   session: ArborSession,
@@ -123,13 +162,14 @@ export const arborContext = (
     const model =
       options.model ?? (typeof agent.model === 'string' && agent.model ? agent.model : 'gpt-4.1');
     const conversationId = await session.currentConversationId();
+    const append = toArbor(tail, { model });
     const answer = await session.client.context(conversationId, {
       provider: 'openai-responses',
       model,
       budgetTokens: options.budgetTokens,
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
       ...(modelData.instructions ? { system: modelData.instructions } : {}),
-      ...(tail.length > 0 ? { append: toArbor(tail, { model }) } : {}),
+      ...(append.length > 0 ? { append } : {}),
     });
     options.onContext?.({
       contextId: answer.contextId,
@@ -138,8 +178,13 @@ export const arborContext = (
     });
     const body = answer.body;
     const input = Array.isArray(body.input) ? body.input : [];
+    const appended = appendedCount(input, expectedWire(append));
+    if (appended < 0)
+      throw new Error(
+        `@arbor/openai-agents: the context ${answer.contextId} does not end with the appended items`,
+      );
     return {
-      input: fromResponsesInput(input),
+      input: [...fromResponsesInput(input.slice(0, input.length - appended)), ...tail],
       ...(typeof body.instructions === 'string'
         ? { instructions: body.instructions }
         : modelData.instructions !== undefined

@@ -2,7 +2,7 @@
  * A local server speaking OpenAI's Responses API (`POST /v1/responses`), JSON or SSE stream
  * (`stream: true`: response.created, output_item.added/done, output_text.delta,
  * response.completed), scripted like a tiny model. On a user message: "fail" answers a 400
- * error object; "delete <name>" calls `delete_file`; capitalised city names get a reasoning item
+ * error object; "delete <name>" calls `delete_file`; a weather question gets, for its capitalised city names, a reasoning item
  * (id, summary, encrypted_content) and one parallel `get_weather` call per city; anything else
  * is echoed. After tool outputs it answers in text with what the tools said. It keeps every
  * request body.
@@ -60,7 +60,7 @@ export const startMockResponses = async () => {
         const said = last ? text(last) : '';
         if (/\bfail\b/i.test(said)) return fail(400, 'mock model: refused on purpose', 'mock_refusal');
         const del = /delete (\w+)/i.exec(said);
-        const cities = [...said.matchAll(/\b([A-Z][a-z]+)\b/g)]
+        const cities = [...(/weather/i.test(said) ? said : '').matchAll(/\b([A-Z][a-z]+)\b/g)]
           .map((m) => m[1])
           .filter((c) => !STOP.has(c));
         if (del) {

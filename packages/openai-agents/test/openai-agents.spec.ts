@@ -172,4 +172,220 @@ describe('@arbor/openai-agents', () => {
     expect(await draftOf('approve-1')).toBeNull();
     expect(await s2.getItems()).toEqual([...s1.added, ...s2.added]);
   });
+
+  it('keeps a run that stops on a tool result as a draft; the next run commits it in its turn', async () => {
+    const s = session('stop-1');
+    const a = agent({ toolUseBehavior: 'stop_on_first_tool' });
+    const first = await runner.run(a, 'Weather in Lima?', { session: s });
+    expect(first.finalOutput).toBe('Lima: 12 °C');
+    expect(await stored('stop-1')).toEqual([]);
+    expect((await draftOf('stop-1'))?.messages.map(shape)).toEqual([
+      'user:text',
+      'assistant:reasoning+tool_use',
+      'user:tool_result',
+    ]);
+    expect(await session('stop-1').getItems()).toEqual(s.added);
+
+    const second = await runner.run(agent(), 'Thanks', { session: s });
+    expect(second.finalOutput).toBe('You said: Thanks');
+    expect((await stored('stop-1')).map(shape)).toEqual([
+      'user:text',
+      'assistant:reasoning+tool_use',
+      'user:tool_result+text',
+      'assistant:text',
+    ]);
+    expect(await draftOf('stop-1')).toBeNull();
+    expect(await session('stop-1').getItems()).toEqual(s.added);
+  });
+
+  it('pops into the middle of a parallel batch by moving the tip; nothing is destroyed', async () => {
+    const s = session('pop-1');
+    await runner.run(agent(), 'Hello', { session: s });
+    await runner.run(agent(), 'Weather in Paris and Oslo?', { session: s });
+    const before = await stored('pop-1');
+    expect(before.map(shape)).toEqual([
+      'user:text',
+      'assistant:text',
+      'user:text',
+      'assistant:reasoning+tool_use+tool_use',
+      'user:tool_result+tool_result',
+      'assistant:text',
+    ]);
+    const all = s.added;
+
+    expect(await s.popItem()).toEqual(all[all.length - 1]); // the answer
+    expect(await s.popItem()).toEqual(all[all.length - 2]); // Oslo's result: half the batch
+    // A new process: the popped state is durable. The tip is back on the first turn, the
+    // second turn minus two items is the draft (Paris's result kept with it).
+    const again = session('pop-1');
+    expect(await again.getItems()).toEqual(all.slice(0, -2));
+    expect((await stored('pop-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
+    expect((await draftOf('pop-1'))?.messages.map(shape)).toEqual([
+      'user:text',
+      'assistant:reasoning+tool_use+tool_use',
+    ]);
+    // The old turn is still in the tree.
+    const old = before[before.length - 1].id!;
+    expect((await client().getMessage('pop-1', old)).id).toBe(old);
+
+    // Answer the batch again and finish: a new turn on a new branch.
+    const redo = all.slice(-2).map((i) => JSON.parse(JSON.stringify(i)) as AgentInputItem);
+    (redo[0] as { output: unknown }).output = { type: 'text', text: 'Oslo: 99 °C' };
+    await again.addItems(redo);
+    expect(await again.getItems()).toEqual([...all.slice(0, -2), ...redo]);
+    expect((await stored('pop-1')).map(shape)).toEqual(before.map(shape));
+    expect(await draftOf('pop-1')).toBeNull();
+    expect((await client().getMessage('pop-1', old)).id).toBe(old);
+
+    // Popping every item empties the session; the first turn's pop starts a fresh conversation.
+    for (let i = (await again.getItems()).length; i > 0; i--) await again.popItem();
+    expect(await again.getItems()).toEqual([]);
+    expect(await again.popItem()).toBeUndefined();
+    expect((await stored('pop-1')).length).toBeGreaterThan(0); // kept, not deleted
+  });
+
+  it('clears a session without deleting anything, durably', async () => {
+    const s = session('clear-1');
+    await runner.run(agent(), 'Hello', { session: s });
+    await s.clearSession();
+    expect(await s.getItems()).toEqual([]);
+    expect(await session('clear-1').getItems()).toEqual([]);
+    await runner.run(agent(), 'Again', { session: session('clear-1') });
+    expect(await session('clear-1').getItems()).toEqual([
+      { type: 'message', role: 'user', content: 'Again' },
+      expect.objectContaining({ role: 'assistant' }),
+    ]);
+    expect((await stored('clear-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
+    expect((await stored('clear-1')).map((m) => m.content[0])).toEqual([
+      expect.objectContaining({ text: 'Hello' }),
+      expect.objectContaining({ text: 'You said: Hello' }),
+    ]);
+  });
+
+  it('a model error stores no broken turn; the next run commits a valid one', async () => {
+    const s = session('error-1');
+    await runner.run(agent(), 'Hello', { session: s });
+    await expect(runner.run(agent(), 'Now fail please', { session: s })).rejects.toThrow(
+      /refused on purpose/,
+    );
+    expect((await stored('error-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
+    const streamed = await runner.run(agent(), 'fail streaming too', { session: s, stream: true });
+    await expect(streamed.completed).rejects.toThrow(/refused on purpose/);
+    expect((await stored('error-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
+    const ok = await runner.run(agent(), 'Hello again', { session: s });
+    expect(ok.finalOutput).toBe('You said: Hello again');
+    const last = (await stored('error-1')).slice(-2);
+    expect(last.map(shape)).toEqual([expect.stringMatching(/^user:text/), 'assistant:text']);
+    expect(await session('error-1').getItems()).toEqual(await s.getItems());
+  });
+
+  it('round-trips every item kind byte for byte through Arbor', async () => {
+    const items = [
+      { role: 'user', content: 'plain' },
+      {
+        type: 'message',
+        role: 'user',
+        id: 'u1',
+        content: [
+          { type: 'input_text', text: 'look', providerData: { x: 1 } },
+          { type: 'input_image', image: 'https://example.com/a.png', detail: 'high' },
+          { type: 'input_image', image: { id: 'file-1' } },
+          { type: 'input_image', image: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==' },
+        ],
+      },
+      {
+        type: 'reasoning',
+        id: 'rs_9',
+        content: [{ type: 'input_text', text: 'thinking', providerData: { k: 'v' } }],
+        providerData: { encrypted_content: 'enc_9', other: [1, 2] },
+      },
+      { type: 'reasoning', content: [] },
+      {
+        type: 'function_call',
+        id: 'fc_1',
+        callId: 'c1',
+        name: 'f',
+        arguments: '{ "a": 1 }',
+        status: 'completed',
+        providerData: { p: true },
+      },
+      { type: 'function_call', callId: 'c2', name: 'g', arguments: '[1]' },
+      {
+        type: 'hosted_tool_call',
+        id: 'ws_1',
+        name: 'web_search_call',
+        status: 'completed',
+        providerData: { action: { query: 'q' } },
+      },
+      { type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: 'ok' },
+      {
+        type: 'function_call_result',
+        callId: 'c2',
+        name: 'g',
+        status: 'incomplete',
+        output: [{ type: 'input_text', text: 'partial' }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: 'msg_1',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: 'done', annotations: [], providerData: { logprobs: [] } },
+          { type: 'refusal', refusal: 'not that' },
+        ],
+        providerData: { phase: 'final' },
+      },
+    ] as unknown as AgentInputItem[];
+    expect(fromArbor(toArbor(items))).toEqual(items);
+    const s = session('kinds-1');
+    await s.addItems(items);
+    expect((await stored('kinds-1')).map(shape)).toEqual([
+      'user:text+text+image+image+image',
+      'assistant:reasoning+reasoning+tool_use+tool_use+provider',
+      'user:tool_result+tool_result',
+      'assistant:text+text',
+    ]);
+    expect(await session('kinds-1').getItems()).toEqual(items);
+  });
+
+  it('sends the model the context Arbor fitted (openai-responses), the open turn appended', async () => {
+    const s = session('ctx-1');
+    const long = 'word '.repeat(1500);
+    for (const q of ['One', 'Two', 'Three']) await runner.run(agent(), `${q} ${long}`, { session: s });
+    const contexts: { contextId: string; estimatedTokens: number }[] = [];
+    const filter = arborContext(s, {
+      budgetTokens: 4000,
+      maxTokens: 512,
+      onContext: (c) => contexts.push(c),
+    });
+    const from = mock.requests.length;
+    const result = await runner.run(agent(), 'Weather in Bern?', {
+      session: s,
+      callModelInputFilter: filter,
+    });
+    expect(result.finalOutput).toBe('Forecast: Bern: 12 °C');
+    expect(contexts).toHaveLength(2); // one per model call
+    expect(contexts.every((c) => c.estimatedTokens <= 4000 - 512)).toBe(true);
+    const [call1, call2] = mock.requests.slice(from).map((r) => r.input);
+    // The stored history holds 9,000 words (over the budget): the model got what the ladder
+    // left of it, then the new question.
+    const words = (v: unknown) => JSON.stringify(v).split('word').length - 1;
+    expect(words(await s.getItems())).toBe(9000);
+    expect(words(call1)).toBeGreaterThan(0);
+    expect(words(call1)).toBeLessThan(4000);
+    expect(call1[call1.length - 1]).toMatchObject({ role: 'user' });
+    expect(JSON.stringify(call1[call1.length - 1])).toContain('Weather in Bern?');
+    // The second call carried the open turn (reasoning, call, output) after the fitted history.
+    expect(call2.slice(-3).map((i) => i.type)).toEqual([
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
+    const receipt = await client().call('reproduceContext', {
+      path: { id: 'ctx-1', contextId: contexts[0].contextId },
+    });
+    expect(receipt).toBeTruthy();
+    expect((await stored('ctx-1')).length).toBe(10);
+  });
 });
