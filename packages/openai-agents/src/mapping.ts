@@ -124,7 +124,10 @@ const messageParts = (
 
 /** One item as blocks of one side. */
 export const encodeItem = (input: AgentInputItem): Encoded => {
-  const item = toJson(input, `a ${String((input as { type?: string }).type)} item with binary data`);
+  const item = toJson(
+    input,
+    `a ${String((input as { type?: string }).type)} item with binary data`,
+  );
   const type = item.type;
   if (type === undefined || type === 'message') {
     const role = String(item.role);

@@ -311,7 +311,9 @@ export class ArborSession implements Session {
 
   private async nextGeneration(current: string): Promise<string> {
     const n =
-      current === this.sessionId ? 1 : Number(current.slice(current.lastIndexOf(GENERATION_SEP) + 2)) + 1;
+      current === this.sessionId
+        ? 1
+        : Number(current.slice(current.lastIndexOf(GENERATION_SEP) + 2)) + 1;
     const next = `${this.sessionId}${GENERATION_SEP}${n}`;
     await this.client.call('ensureConversation', {
       path: { id: next },

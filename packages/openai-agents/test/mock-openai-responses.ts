@@ -38,7 +38,9 @@ export const startMockResponses = async () => {
     req.on('end', () => {
       const fail = (status: number, message: string, code: string) => {
         res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } }));
+        res.end(
+          JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } }),
+        );
       };
       if (req.method !== 'POST' || !req.url?.endsWith('/responses'))
         return fail(404, 'not found', 'not_found');
@@ -58,7 +60,8 @@ export const startMockResponses = async () => {
         output.push(message(id(), `Forecast: ${results.join('; ')}`));
       } else {
         const said = last ? text(last) : '';
-        if (/\bfail\b/i.test(said)) return fail(400, 'mock model: refused on purpose', 'mock_refusal');
+        if (/\bfail\b/i.test(said))
+          return fail(400, 'mock model: refused on purpose', 'mock_refusal');
         const del = /delete (\w+)/i.exec(said);
         const cities = [...(/weather/i.test(said) ? said : '').matchAll(/\b([A-Z][a-z]+)\b/g)]
           .map((m) => m[1])
@@ -106,7 +109,9 @@ export const startMockResponses = async () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       let seq = 0;
       const send = (type: string, data: object) =>
-        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+        res.write(
+          `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`,
+        );
       send('response.created', { response: { ...response, status: 'in_progress', output: [] } });
       output.forEach((item, index) => {
         send('response.output_item.added', { output_index: index, item });

@@ -290,7 +290,11 @@ describe('@arbor/openai-agents', () => {
           { type: 'input_text', text: 'look', providerData: { x: 1 } },
           { type: 'input_image', image: 'https://example.com/a.png', detail: 'high' },
           { type: 'input_image', image: { id: 'file-1' } },
-          { type: 'input_image', image: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==' },
+          {
+            type: 'input_image',
+            image:
+              'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+          },
         ],
       },
       {
@@ -352,7 +356,8 @@ describe('@arbor/openai-agents', () => {
   it('sends the model the context Arbor fitted (openai-responses), the open turn appended', async () => {
     const s = session('ctx-1');
     const long = 'word '.repeat(1500);
-    for (const q of ['One', 'Two', 'Three']) await runner.run(agent(), `${q} ${long}`, { session: s });
+    for (const q of ['One', 'Two', 'Three'])
+      await runner.run(agent(), `${q} ${long}`, { session: s });
     const contexts: { contextId: string; estimatedTokens: number }[] = [];
     const filter = arborContext(s, {
       budgetTokens: 4000,
