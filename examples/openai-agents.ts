@@ -5,15 +5,7 @@
  * its serialized state with a new Session object, and a last run whose model input is Arbor's
  * fitted context. Prints the conversation Arbor stored.
  */
-import {
-  Agent,
-  OpenAIResponsesModel,
-  Runner,
-  RunState,
-  setTracingDisabled,
-  tool,
-} from '@openai/agents';
-import OpenAI from 'openai';
+import { Agent, OpenAIProvider, Runner, RunState, setTracingDisabled, tool } from '@openai/agents';
 import { ArborClient, ArborProblemError } from '@arbor/client';
 import { ArborSession, arborContext } from '@arbor/openai-agents';
 import { startMockResponses } from '../packages/openai-agents/test/mock-openai-responses';
@@ -55,13 +47,16 @@ const main = async () => {
   const agent = new Agent({
     name: 'assistant',
     instructions: 'Be brief.',
-    model: new OpenAIResponsesModel(
-      new OpenAI({ baseURL: mock.baseURL, apiKey: 'mock' }),
-      'gpt-5-mini',
-    ),
+    model: 'gpt-5-mini',
     tools: [get_weather, delete_file],
   });
-  const runner = new Runner();
+  const runner = new Runner({
+    modelProvider: new OpenAIProvider({
+      baseURL: mock.baseURL,
+      apiKey: 'mock',
+      useResponses: true,
+    }),
+  });
 
   const session = newSession();
   const streamed = await runner.run(agent, 'Weather in Paris and Oslo?', { session, stream: true });

@@ -8,7 +8,12 @@
  * and is committed with the rest of its turn when the run resumes. `popItem` moves the tip back
  * one turn and keeps that turn minus its last item as the draft; nothing is deleted.
  */
-import { type AgentInputItem, type Session } from '@openai/agents';
+import { createHash } from 'node:crypto';
+import {
+  type AgentInputItem,
+  type SessionHistoryTransactionArgs,
+  type SessionHistoryTransactionAwareSession,
+} from '@openai/agents';
 import {
   type ArborClient,
   ArborProblemError,
@@ -72,7 +77,46 @@ const sameMessages = (a: readonly MessageInput[], b: readonly MessageInput[]): b
   JSON.stringify(a.map((m) => [m.role, m.content])) ===
   JSON.stringify(b.map((m) => [m.role, m.content]));
 
-export class ArborSession implements Session {
+/** A transaction's record on the messages it wrote: its operation id and a hash of it. */
+interface OpMarker {
+  [key: string]: JsonValue;
+  id: string;
+  tx: string;
+}
+
+interface StoreOptions {
+  /** Build on this message instead of the tip (null: the conversation is new). */
+  base?: string | null;
+  /** The transaction this write applies. */
+  op?: OpMarker;
+}
+
+/** The turnId of the k-th turn an operation commits: the same on every retry. */
+const derivedId = (operationId: string, k: number): string =>
+  `op-${createHash('sha256').update(`${operationId}\n${k}`).digest('hex').slice(0, 48)}`;
+
+const opOf = (m: { clientData?: { [key: string]: JsonValue } }): OpMarker | undefined => {
+  const data = m.clientData?.[CLIENT_KEY];
+  const op =
+    typeof data === 'object' && data !== null && !Array.isArray(data) ? data.op : undefined;
+  return typeof op === 'object' && op !== null && !Array.isArray(op) && typeof op.id === 'string'
+    ? (op as OpMarker)
+    : undefined;
+};
+
+/** The JSON form of items (what is stored), for comparing them. */
+const snapshot = (v: unknown): string => JSON.stringify(v, Object.keys(flatKeys(v)).sort());
+const flatKeys = (v: unknown, acc: Record<string, true> = {}): Record<string, true> => {
+  if (Array.isArray(v)) v.forEach((x) => flatKeys(x, acc));
+  else if (typeof v === 'object' && v !== null)
+    for (const [k, x] of Object.entries(v)) {
+      acc[k] = true;
+      flatKeys(x, acc);
+    }
+  return acc;
+};
+
+export class ArborSession implements SessionHistoryTransactionAwareSession {
   readonly client: ArborClient;
   readonly sessionId: string;
   private readonly model?: string;
@@ -170,14 +214,26 @@ export class ArborSession implements Session {
    * Commit the whole turns at the start of `pending` (the items after the tip), keep the rest as
    * the draft on the new tip.
    */
-  private async store(state: Loaded, pending: readonly AgentInputItem[]): Promise<void> {
+  private async store(
+    state: Loaded,
+    pending: readonly AgentInputItem[],
+    options: StoreOptions = {},
+  ): Promise<void> {
     const id = state.conversationId;
-    let tip = state.tip;
-    let draft = state.draft;
+    // Where the items go on: the tip, or an earlier turn's end (a suffix replaced).
+    const base = options.base !== undefined ? options.base : state.tip;
+    let tip = base;
+    let current = state.tip;
+    let draft = base === state.tip ? state.draft : null;
     let anyDraft = state.anyDraft;
     let start = 0;
+    let turns = 0;
     const flush = async (end: number) => {
       const turn = toArbor(pending.slice(start, end), { model: this.model });
+      if (options.op) turn[0].clientData = { [CLIENT_KEY]: { op: options.op } };
+      const turnId = options.op
+        ? derivedId(options.op.id, turns++)
+        : globalThis.crypto.randomUUID();
       if (
         draft !== null &&
         !hasTrailing(draft) &&
@@ -187,11 +243,7 @@ export class ArborSession implements Session {
         // The draft is the start of this turn: commit it with the rest, atomically.
         const done = await this.client.call('commitDraft', {
           path: { id },
-          body: {
-            messages: turn.slice(draft.messages.length),
-            expectedTip: tip,
-            turnId: globalThis.crypto.randomUUID(),
-          },
+          body: { messages: turn.slice(draft.messages.length), expectedTip: current, turnId },
           retry: true,
         });
         anyDraft = false;
@@ -200,10 +252,12 @@ export class ArborSession implements Session {
         const done = await this.client.commitTurn(id, {
           messages: turn,
           parentId: tip,
-          expectedTip: tip,
+          expectedTip: current,
+          turnId,
         });
         tip = done.tip;
       }
+      current = tip;
       draft = null;
       start = end;
     };
@@ -221,10 +275,14 @@ export class ArborSession implements Session {
       if (isFinalAnswer({ role: 'assistant', content: group })) await flush(i + 1);
     }
     const rest = pending.slice(start);
+    // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
     if (rest.length > 0) {
-      await this.saveDraft(id, tip, rest);
+      await this.saveDraft(id, tip, rest, options.op);
     } else if (anyDraft) {
       await this.client.call('discardDraft', { path: { id } });
+    }
+    if (tip !== current && tip !== null) {
+      await this.client.moveTip(id, { messageId: tip, expectedTip: current });
     }
   }
 
@@ -233,7 +291,12 @@ export class ArborSession implements Session {
    * part of a parallel batch (a pop into the middle of one) cannot be an Arbor message yet: they
    * are kept, as items, in the clientData of the draft's last message.
    */
-  private async saveDraft(id: string, parentId: string | null, items: readonly AgentInputItem[]) {
+  private async saveDraft(
+    id: string,
+    parentId: string | null,
+    items: readonly AgentInputItem[],
+    op?: OpMarker,
+  ) {
     let split = items.length;
     const messages = toArbor(items, { model: this.model });
     const last = messages[messages.length - 1];
@@ -249,11 +312,15 @@ export class ArborSession implements Session {
       }
     }
     const trailing = items.slice(split);
-    if (trailing.length > 0) {
+    if (trailing.length > 0 || op) {
       const top = messages[messages.length - 1];
       top.clientData = {
-        ...(top.clientData ?? {}),
-        [CLIENT_KEY]: { trailing: JSON.parse(JSON.stringify(trailing)) as JsonValue },
+        [CLIENT_KEY]: {
+          ...(trailing.length > 0
+            ? { trailing: JSON.parse(JSON.stringify(trailing)) as JsonValue }
+            : {}),
+          ...(op ? { op } : {}),
+        },
       };
     }
     await this.client.call('saveDraft', { path: { id }, body: { parentId, messages } });
@@ -324,6 +391,89 @@ export class ArborSession implements Session {
     });
     this.conversationId = next;
     return next;
+  }
+
+  /**
+   * The SDK's atomic, idempotent history change (`SessionHistoryTransactionAwareSession`). The
+   * operation id becomes the `turnId` of each turn it commits (`op-<sha256>`, the same on every
+   * retry) and is recorded, with a hash of the transaction, in the clientData of the messages
+   * it wrote: repeating it is a no-op, reusing it for another transaction throws, both checked
+   * against the draft and the branch's last 64 messages. `replace_suffix` checks the suffix, then
+   * builds on the end of the last turn before it (a new branch: the old turns stay in the tree).
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    const { operationId, transaction } = args;
+    if (typeof operationId !== 'string' || operationId.trim() === '')
+      throw new Error('@arbor/openai-agents: operationId must be a non-empty string');
+    if (transaction.type !== 'append_items' && transaction.type !== 'replace_suffix')
+      throw new Error('@arbor/openai-agents: unsupported session history transaction');
+    const items =
+      transaction.type === 'append_items'
+        ? transaction.items
+        : [...transaction.expectedSuffix, ...transaction.replacement];
+    for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
+    const op: OpMarker = {
+      id: operationId,
+      tx: createHash('sha256').update(snapshot(transaction)).digest('hex'),
+    };
+    const state = await this.load();
+    const recent: { clientData?: { [key: string]: JsonValue } }[] = [
+      ...(state.draft?.messages ?? []),
+      ...(state.tip === null ? [] : await this.branch(state.conversationId, 64)),
+    ];
+    const seen = recent.map(opOf).find((o) => o?.id === operationId);
+    if (seen !== undefined) {
+      if (seen.tx !== op.tx)
+        throw new Error(
+          '@arbor/openai-agents: this operationId was applied with a different transaction',
+        );
+      return;
+    }
+    if (transaction.type === 'append_items') {
+      if (transaction.items.length === 0) return;
+      const pending = [...(state.draft ? draftItems(state.draft) : []), ...transaction.items];
+      return this.store(state, pending, { op });
+    }
+    // replace_suffix: the current items must end with expectedSuffix.
+    const history =
+      state.tip === null ? [] : ((await this.branch(state.conversationId)) as BranchMessage[]);
+    const current = [
+      ...fromArbor(history as MessageInput[]),
+      ...(state.draft ? draftItems(state.draft) : []),
+    ];
+    const k = transaction.expectedSuffix.length;
+    if (
+      k > current.length ||
+      snapshot(current.slice(current.length - k)) !==
+        snapshot(JSON.parse(JSON.stringify(transaction.expectedSuffix)))
+    )
+      throw new Error('@arbor/openai-agents: the session no longer ends with the expected suffix');
+    const keep = current.length - k;
+    // The last turn that ends at or before `keep` items: the new items go on from its end.
+    let base: string | null = null;
+    let counted = 0;
+    for (let i = 0; i < history.length;) {
+      let j = i;
+      while (j + 1 < history.length && history[j + 1].turnId === history[i].turnId) j++;
+      const n = fromArbor(history.slice(i, j + 1) as MessageInput[]).length;
+      if (counted + n > keep) break;
+      counted += n;
+      base = history[j].id;
+      i = j + 1;
+    }
+    const pending = [...current.slice(counted, keep), ...transaction.replacement];
+    if (base === null && state.tip !== null) {
+      // Everything is replaced: go on in a fresh conversation (the old one is kept whole).
+      const next = await this.nextGeneration(state.conversationId);
+      return this.store(
+        { conversationId: next, tip: null, draft: null, anyDraft: false },
+        pending,
+        {
+          op,
+        },
+      );
+    }
+    return this.store(state, pending, { base, op });
   }
 
   /** How many items the committed history (the branch, without the draft) holds. */

@@ -6,13 +6,12 @@
 import {
   Agent,
   type AgentInputItem,
-  OpenAIResponsesModel,
+  OpenAIProvider,
   Runner,
   RunState,
   setTracingDisabled,
   tool,
 } from '@openai/agents';
-import OpenAI from 'openai';
 import { ArborClient, ArborProblemError, type MessageInput } from '@arbor/client';
 import { type Harness, startHarness } from '../../../test/support/harness';
 import { ArborSession, arborContext, fromArbor, toArbor } from '../src';
@@ -66,10 +65,17 @@ describe('@arbor/openai-agents', () => {
   let h: Harness;
   let mock: Awaited<ReturnType<typeof startMockResponses>>;
   let apiKey: string;
-  const runner = new Runner();
+  let runner: Runner;
   beforeAll(async () => {
     h = await startHarness();
     mock = await startMockResponses();
+    runner = new Runner({
+      modelProvider: new OpenAIProvider({
+        baseURL: mock.baseURL,
+        apiKey: 'test',
+        useResponses: true,
+      }),
+    });
     apiKey = (await h.createTenant('openai-agents')).apiKey;
   });
   afterAll(async () => {
@@ -84,10 +90,7 @@ describe('@arbor/openai-agents', () => {
     new Agent({
       name: 'assistant',
       instructions: 'Be brief.',
-      model: new OpenAIResponsesModel(
-        new OpenAI({ baseURL: mock.baseURL, apiKey: 'test', maxRetries: 0 }),
-        'gpt-5-mini',
-      ),
+      model: 'gpt-5-mini',
       tools: [weather, deleteFile],
       ...extra,
     });
@@ -392,5 +395,90 @@ describe('@arbor/openai-agents', () => {
     });
     expect(receipt).toBeTruthy();
     expect((await stored('ctx-1')).length).toBe(10);
+  });
+
+  it('applies history transactions once per operationId, as turns with derived turnIds', async () => {
+    const s = session('tx-1');
+    const user = (text: string) =>
+      ({ type: 'message', role: 'user', content: text }) as AgentInputItem;
+    const answer = (text: string) =>
+      ({
+        type: 'message',
+        role: 'assistant',
+        id: `msg_${text}`,
+        status: 'completed',
+        content: [{ type: 'output_text', text }],
+      }) as AgentInputItem;
+    const call = {
+      type: 'function_call',
+      callId: 'call_tx',
+      name: 'delete_file',
+      arguments: '{"path":"a"}',
+      status: 'completed',
+    } as AgentInputItem;
+    const events = async () => {
+      let n = 0;
+      for await (const _ of client().events('tx-1')) n++;
+      return n;
+    };
+    const first = { type: 'append_items' as const, items: [user('hi'), answer('hello')] };
+    await s.applyHistoryTransaction({ operationId: 'run1:1:append', transaction: first });
+    const after = await events();
+    await s.applyHistoryTransaction({ operationId: 'run1:1:append', transaction: first });
+    await session('tx-1').applyHistoryTransaction({
+      operationId: 'run1:1:append',
+      transaction: first,
+    });
+    expect(await events()).toBe(after); // nothing appended by the repeats
+    await expect(
+      s.applyHistoryTransaction({
+        operationId: 'run1:1:append',
+        transaction: { type: 'append_items', items: [user('other'), answer('x')] },
+      }),
+    ).rejects.toThrow(/different transaction/);
+    const turn = await stored('tx-1');
+    expect(turn.map(shape)).toEqual(['user:text', 'assistant:text']);
+    expect((turn[0] as { turnId?: string }).turnId).toMatch(/^op-[0-9a-f]{48}$/);
+
+    // An open turn: kept as the draft, and a repeat does not add its items twice.
+    const open = { type: 'append_items' as const, items: [user('delete a'), call] };
+    await s.applyHistoryTransaction({ operationId: 'run2:1:append', transaction: open });
+    await s.applyHistoryTransaction({ operationId: 'run2:1:append', transaction: open });
+    expect(await s.getItems()).toEqual([user('hi'), answer('hello'), user('delete a'), call]);
+
+    // replace_suffix inside the draft, then across a committed turn (a new branch).
+    await s.applyHistoryTransaction({
+      operationId: 'run2:1:replace',
+      transaction: {
+        type: 'replace_suffix',
+        expectedSuffix: [user('delete a'), call],
+        replacement: [user('delete a'), answer('blocked')],
+      },
+    });
+    expect(await s.getItems()).toEqual([
+      user('hi'),
+      answer('hello'),
+      user('delete a'),
+      answer('blocked'),
+    ]);
+    expect(await draftOf('tx-1')).toBeNull();
+    const before = await stored('tx-1');
+    await expect(
+      s.applyHistoryTransaction({
+        operationId: 'run3:1:replace',
+        transaction: { type: 'replace_suffix', expectedSuffix: [answer('nope')], replacement: [] },
+      }),
+    ).rejects.toThrow(/expected suffix/);
+    expect(await stored('tx-1')).toEqual(before);
+    const replace = {
+      type: 'replace_suffix' as const,
+      expectedSuffix: [answer('hello'), user('delete a'), answer('blocked')],
+      replacement: [answer('hello again')],
+    };
+    await s.applyHistoryTransaction({ operationId: 'run3:1:replace', transaction: replace });
+    await s.applyHistoryTransaction({ operationId: 'run3:1:replace', transaction: replace });
+    expect(await session('tx-1').getItems()).toEqual([user('hi'), answer('hello again')]);
+    // The replaced turns are still in the tree.
+    for (const m of before) expect((await client().getMessage('tx-1', m.id!)).id).toBe(m.id);
   });
 });
