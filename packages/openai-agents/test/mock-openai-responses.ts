@@ -1,7 +1,7 @@
 /**
  * A local server speaking OpenAI's Responses API (`POST /v1/responses`), JSON or SSE stream
  * (`stream: true`: response.created, output_item.added/done, output_text.delta,
- * response.completed), scripted like a tiny model. On a user message: "fail" answers a 400
+ * response.completed; "midstream" in a streamed question ends in `response.failed`), scripted like a tiny model. On a user message: "fail" answers a 400
  * error object; "delete <name>" calls `delete_file`; a weather question gets, for its capitalised city names, a reasoning item
  * (id, summary, encrypted_content) and one parallel `get_weather` call per city; anything else
  * is echoed. After tool outputs it answers in text with what the tools said. It keeps every
@@ -108,11 +108,30 @@ export const startMockResponses = async () => {
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       let seq = 0;
+      const said = last ? text(last) : '';
       const send = (type: string, data: object) =>
         res.write(
           `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`,
         );
       send('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+      if (/\bmidstream\b/i.test(said)) {
+        // The stream starts, then the model fails: a `response.failed` terminal event.
+        send('response.output_text.delta', {
+          item_id: 'msg_x',
+          output_index: 0,
+          content_index: 0,
+          delta: 'Par',
+        });
+        send('response.failed', {
+          response: {
+            ...response,
+            status: 'failed',
+            output: [],
+            error: { code: 'server_error', message: 'mock model: failed mid-stream' },
+          },
+        });
+        return res.end();
+      }
       output.forEach((item, index) => {
         send('response.output_item.added', { output_index: index, item });
         if (item.type === 'message') {

@@ -275,6 +275,9 @@ describe('@arbor/openai-agents', () => {
     const streamed = await runner.run(agent(), 'fail streaming too', { session: s, stream: true });
     await expect(streamed.completed).rejects.toThrow(/refused on purpose/);
     expect((await stored('error-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
+    const broken = await runner.run(agent(), 'Weather midstream', { session: s, stream: true });
+    await expect(broken.completed).rejects.toThrow(/failed/i);
+    expect((await stored('error-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
     const ok = await runner.run(agent(), 'Hello again', { session: s });
     expect(ok.finalOutput).toBe('You said: Hello again');
     const last = (await stored('error-1')).slice(-2);

@@ -67,5 +67,5 @@ describe('@arbor/openai-agents package', () => {
       },
     );
     expect(loaded.trim()).toBe('function function user');
-  });
+  }, 300_000); // two builds and two packs on a shared 2-core machine
 });
