@@ -4,6 +4,7 @@ import { fingerprint } from '../fingerprint';
 import { type Message, type MessageInput } from '../messages';
 import {
   type ConversationState,
+  continuesAfter,
   getNode,
   getTurn,
   hasMessage,
@@ -96,6 +97,7 @@ export const decideCommitTurn = (
   if (parentProblem !== null) return parentProblem;
   const violations = checkTurn(cmd.messages, {
     atRoot: cmd.parentId === null,
+    continues: cmd.parentId !== null && continuesAfter(getNode(state, cmd.parentId)),
     idExists: (id) => hasMessage(state, id),
   });
   if (violations.length > 0) return invalidTurn(violations);
@@ -104,11 +106,13 @@ export const decideCommitTurn = (
   const createdAt = deps.now();
   const appended: MessageAppended[] = [];
   let parentId = cmd.parentId;
-  for (const input of cmd.messages) {
+  cmd.messages.forEach((input, i) => {
     const message = toMessage(input, input.id ?? deps.newId(), parentId, turnId, createdAt);
-    appended.push(event('MessageAppended', { message }));
+    // A turn ending on tool results says so (an assistant answer ends its turn by itself).
+    const closes = i === cmd.messages.length - 1 && message.role === 'user';
+    appended.push(event('MessageAppended', closes ? { message, turnEnd: true } : { message }));
     parentId = message.id;
-  }
+  });
   const messageIds = appended.map((e) => e.data.message.id);
   const tip = messageIds[messageIds.length - 1];
   const committed = event('TurnCommitted', {

@@ -10,6 +10,7 @@ import { event } from '../events';
 import { fingerprint } from '../fingerprint';
 import {
   type ConversationState,
+  continuesAfter,
   getNode,
   getTurn,
   hasMessage,
@@ -28,6 +29,7 @@ const draftViolations = (state: ConversationState, cmd: SaveDraftCommand) => {
   const last = cmd.messages.length - 1;
   return checkTurn(cmd.messages, {
     atRoot: cmd.parentId === null,
+    continues: cmd.parentId !== null && continuesAfter(getNode(state, cmd.parentId)),
     idExists: (id) => hasMessage(state, id),
   }).filter(
     (v) =>
