@@ -33,7 +33,7 @@ type Action =
   | { kind: 'commit'; turn: MessageInput[]; pick: number; fromTip: boolean; turnId: boolean }
   | { kind: 'broken'; turn: MessageInput[]; pick: number; dropResult: boolean }
   | { kind: 'retry' }
-  | { kind: 'move'; pick: number }
+  | { kind: 'move'; pick: number; none: boolean }
   | { kind: 'checkpoint'; label: string; pick: number; replace: boolean }
   | { kind: 'rewind'; pick: number }
   | { kind: 'resume'; keepMessages?: number; keepTokens?: number }
@@ -62,7 +62,15 @@ const arbAction: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'retry' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('move' as const),
+      pick: fc.nat(),
+      // Now and then to none: an empty branch, the next commit from the tip a new root.
+      none: fc.nat({ max: 5 }).map((n) => n === 0),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -106,7 +114,7 @@ const commitCommand = (
   action: { turn: MessageInput[]; pick: number; fromTip?: boolean },
 ) => {
   const { state } = run.session;
-  const atRoot = run.ids.length === 0;
+  const atRoot = run.ids.length === 0 || (action.fromTip === true && state.tip === null);
   const candidates = branchableIds(state, run.ids);
   const tipNode = state.tip === null ? undefined : getNode(state, state.tip);
   const parentId = atRoot
@@ -183,7 +191,7 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
     }
     case 'move': {
       if (run.ids.length === 0) break;
-      const to = run.ids[action.pick % run.ids.length];
+      const to = action.none ? null : run.ids[action.pick % run.ids.length];
       const d = exec(s, { type: 'moveTip', messageId: to });
       // (b) exactly one TipMoved (none when the tip is already there), and no message changed.
       expect(d.ok && d.events).toEqual(

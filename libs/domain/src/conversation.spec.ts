@@ -374,6 +374,39 @@ describe('moveTip', () => {
     expect(s.state.tip).toBe('m1');
   });
 
+  it('moves to none: an empty branch, the old path kept, the next turn a new root', () => {
+    const s = started();
+    const messagesBefore = s.state.messages;
+    const d = exec(s, { type: 'moveTip', messageId: null, expectedTip: 'm2' });
+    expect(d).toEqual({
+      ok: true,
+      events: [{ type: 'TipMoved', data: { from: 'm2', to: null, reason: 'branch' } }],
+      result: { tip: null, revision: 4 },
+    });
+    expect(s.state.messages).toBe(messagesBefore);
+    expect(activeBranch(s.state)).toEqual([]);
+    // Again: nothing to record.
+    expect(exec(s, { type: 'moveTip', messageId: null })).toMatchObject({ ok: true, events: [] });
+    // Nothing to resume from on an empty branch.
+    expect(errorCode(s, { type: 'resume', keepMessages: 2 })).toBe('invalid_resume');
+    // A new root, with a system message even; the old path is still there to move back to.
+    const r = ok(s, {
+      type: 'commitTurn',
+      parentId: null,
+      expectedTip: null,
+      messages: [{ role: 'system', content: [text('be brief')] }, ...qa('again', 'yes')],
+    });
+    expect(branchPath(s.state, r.tip)).toEqual(r.messageIds);
+    expect(branchPath(s.state, 'm2')).toEqual(['m1', 'm2']);
+    // With a tip, a second root is refused as before.
+    expect(errorCode(s, { type: 'commitTurn', parentId: null, messages: qa('a', 'b') })).toBe(
+      'invalid_turn',
+    );
+    ok(s, { type: 'moveTip', messageId: 'm2' });
+    expect(activeBranch(s.state)).toEqual(['m1', 'm2']);
+    expect(activeBranch(foldEvents(s.log))).toEqual(['m1', 'm2']);
+  });
+
   it('fails on an unknown message or a stale tip', () => {
     const s = started();
     expect(errorCode(s, { type: 'moveTip', messageId: 'zz' })).toBe('message_not_found');

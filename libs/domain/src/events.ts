@@ -69,7 +69,12 @@ export type TipMoveReason = 'branch' | 'rewind' | 'fork';
 
 export type TipMoved = DomainEvent<
   'TipMoved',
-  { readonly from: string | null; readonly to: string; readonly reason: TipMoveReason }
+  {
+    readonly from: string | null;
+    /** null: the tip moved to none (an empty active branch; `reason` is `branch`). */
+    readonly to: string | null;
+    readonly reason: TipMoveReason;
+  }
 >;
 
 /** On the source stream: a fork was made of the path ending at `fromMessageId`. */
