@@ -76,7 +76,15 @@ export const CommitDraftBody = z
   .meta({ id: 'CommitDraftBody' });
 
 export const MoveTipBody = z
-  .strictObject({ messageId: Id, expectedTip: Id.nullable().optional() })
+  .strictObject({
+    messageId: Id.nullable().meta({
+      description:
+        'The message the tip moves to; `null`: no tip — the active branch is empty (every ' +
+        'message stays in the tree; move the tip back to reach it again) and the next turn ' +
+        'commits with `parentId: null` as a new root.',
+    }),
+    expectedTip: Id.nullable().optional(),
+  })
   .meta({ id: 'MoveTipBody' });
 
 export const ForkBody = z

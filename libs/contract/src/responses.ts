@@ -64,6 +64,13 @@ export const TurnAnswerSchema = z
 
 export const TipAnswerSchema = z.object({ tip: Id, revision: Revision }).meta({ id: 'TipAnswer' });
 
+export const MoveTipAnswerSchema = z
+  .object({
+    tip: Id.nullable().meta({ description: '`null`: no tip (the active branch is empty)' }),
+    revision: Revision,
+  })
+  .meta({ id: 'MoveTipAnswer' });
+
 export const ForkAnswerSchema = z
   .object({
     id: Id.meta({ description: 'The new conversation' }),

@@ -25,7 +25,8 @@ export interface CommitTurnCommand {
 
 export interface MoveTipCommand {
   readonly type: 'moveTip';
-  readonly messageId: string;
+  /** null: no tip — the active branch is empty (every message stays in the tree). */
+  readonly messageId: string | null;
   readonly expectedTip?: string | null;
 }
 
@@ -142,7 +143,7 @@ export interface CommandResults {
     /** True when this turnId was already committed with the same content (no new events). */
     replayed: boolean;
   };
-  moveTip: { tip: string; revision: number };
+  moveTip: { tip: string | null; revision: number };
   fork: {
     forkConversationId: string;
     idMap: IdMap;
