@@ -70,6 +70,19 @@ const draftItems = (draft: Draft): AgentInputItem[] => {
   return Array.isArray(extra) ? [...items, ...(extra as unknown as AgentInputItem[])] : items;
 };
 
+/** A user message of tool results answering every call of the assistant message before it. */
+const endsOnAnsweredResults = (messages: readonly MessageInput[]): boolean => {
+  const last = messages[messages.length - 1];
+  const before = messages[messages.length - 2];
+  if (last?.role !== 'user' || before?.role !== 'assistant') return false;
+  if (!last.content.every((b) => b.type === 'tool_result')) return false;
+  const answered = new Set(
+    last.content.map((b) => (b.type === 'tool_result' ? b.tool_use_id : '')),
+  );
+  const asked = before.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+  return asked.length > 0 && asked.every((a) => answered.has(a));
+};
+
 const hasTrailing = (draft: Draft): boolean =>
   draftItems(draft).length > fromArbor(draft.messages).length;
 
@@ -206,8 +219,35 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (items.length === 0) return;
     for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
     const state = await this.load();
+    if (state.draft === null && state.tip !== null && encodeItem(items[0]).side === 'user') {
+      const tip = await this.client.getMessage(state.conversationId, state.tip);
+      if (tip.role === 'user') {
+        // The last turn ended on tool results (a run stopped on one): the new input belongs in
+        // that user message, so the turn is committed again with it, on a new branch from the
+        // turn's parent (the old turn stays in the tree).
+        const { turn, parent } = await this.lastTurn(state.conversationId);
+        const pending = [...fromArbor(turn as MessageInput[]), ...items];
+        if (parent !== null) return this.store(state, pending, { base: parent });
+        await this.client.moveTip(state.conversationId, {
+          messageId: null,
+          expectedTip: state.tip,
+        });
+        return this.store({ ...state, tip: null, draft: null }, pending);
+      }
+    }
     const pending = [...(state.draft ? draftItems(state.draft) : []), ...items];
     await this.store(state, pending);
+  }
+
+  /** The last turn of the branch (the tail sharing the tip's turnId) and its parent. */
+  private async lastTurn(id: string): Promise<{ turn: BranchMessage[]; parent: string | null }> {
+    let tail = await this.branch(id, 64);
+    const turnId = tail[tail.length - 1].turnId;
+    if (tail.length === 64 && tail.every((m) => m.turnId === turnId)) tail = await this.branch(id);
+    let first = tail.length - 1;
+    while (first > 0 && tail[first - 1].turnId === turnId) first--;
+    const turn = tail.slice(first);
+    return { turn, parent: turn[0].parentId };
   }
 
   /**
@@ -274,6 +314,9 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
       if (next !== undefined && next.side === 'assistant') continue;
       if (isFinalAnswer({ role: 'assistant', content: group })) await flush(i + 1);
     }
+    // Items ending on tool results that answer every call of the batch end a turn too.
+    if (start < pending.length && endsOnAnsweredResults(toArbor(pending.slice(start))))
+      await flush(pending.length);
     const rest = pending.slice(start);
     // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
     if (rest.length > 0) {
@@ -337,15 +380,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
       return popped;
     }
     if (state.tip === null) return undefined;
-    // The last turn: the tail of messages sharing the tip's turnId.
-    let tail = await this.branch(id, 64);
-    const turnId = tail[tail.length - 1].turnId;
-    if (tail.every((m) => m.turnId === turnId) && tail[0].parentId !== null && tail.length === 64)
-      tail = await this.branch(id);
-    let first = tail.length - 1;
-    while (first > 0 && tail[first - 1].turnId === turnId) first--;
-    const turn = tail.slice(first);
-    const parent = turn[0].parentId;
+    const { turn, parent } = await this.lastTurn(id);
     const items = fromArbor(turn as MessageInput[]);
     const popped = items.pop();
     if (parent === null) {

@@ -176,17 +176,18 @@ describe('@arbor/openai-agents', () => {
     expect(await s2.getItems()).toEqual([...s1.added, ...s2.added]);
   });
 
-  it('keeps a run that stops on a tool result as a draft; the next run commits it in its turn', async () => {
+  it('commits a run that stops on a tool result as a turn; the next input joins it on a new branch', async () => {
     const s = session('stop-1');
     const a = agent({ toolUseBehavior: 'stop_on_first_tool' });
     const first = await runner.run(a, 'Weather in Lima?', { session: s });
     expect(first.finalOutput).toBe('Lima: 12 °C');
-    expect(await stored('stop-1')).toEqual([]);
-    expect((await draftOf('stop-1'))?.messages.map(shape)).toEqual([
+    const ended = await stored('stop-1');
+    expect(ended.map(shape)).toEqual([
       'user:text',
       'assistant:reasoning+tool_use',
       'user:tool_result',
     ]);
+    expect(await draftOf('stop-1')).toBeNull();
     expect(await session('stop-1').getItems()).toEqual(s.added);
 
     const second = await runner.run(agent(), 'Thanks', { session: s });
@@ -199,6 +200,9 @@ describe('@arbor/openai-agents', () => {
     ]);
     expect(await draftOf('stop-1')).toBeNull();
     expect(await session('stop-1').getItems()).toEqual(s.added);
+    // The turn that ended on the tool result is still in the tree.
+    const old = ended[ended.length - 1].id!;
+    expect((await client().getMessage('stop-1', old)).id).toBe(old);
   });
 
   it('pops into the middle of a parallel batch by moving the tip; nothing is destroyed', async () => {
