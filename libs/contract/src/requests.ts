@@ -80,7 +80,12 @@ export const MAX_BRANCH_SUMMARY_INSTRUCTION = 4000;
 
 export const MoveTipBody = z
   .strictObject({
-    messageId: Id,
+    messageId: Id.nullable().meta({
+      description:
+        'The message the tip moves to; `null`: no tip — the active branch is empty (every ' +
+        'message stays in the tree; move the tip back to reach it again) and the next turn ' +
+        'commits with `parentId: null` as a new root.',
+    }),
     expectedTip: Id.nullable().optional(),
     summarize: z
       .union([
@@ -96,8 +101,12 @@ export const MoveTipBody = z
           'right after the branch point. `{instruction}` adds to what the summarizer is asked. ' +
           'No summarizer: 422 summarizer_not_configured; a summarizer failure: 502 ' +
           'summarizer_failed; moving down the current path: 422 nothing_to_summarize. In each ' +
-          'case the tip does not move.',
+          'case the tip does not move. Not with `messageId: null` (no branch to carry it).',
       }),
+  })
+  .refine((b) => b.messageId !== null || b.summarize === undefined || b.summarize === false, {
+    path: ['summarize'],
+    message: 'summarize needs a message to move to: with messageId null no branch carries it',
   })
   .meta({ id: 'MoveTipBody' });
 

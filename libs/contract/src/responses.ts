@@ -66,6 +66,13 @@ export const TipAnswerSchema = z
   .object({
     tip: Id,
     revision: Revision,
+  })
+  .meta({ id: 'TipAnswer' });
+
+export const MoveTipAnswerSchema = z
+  .object({
+    tip: Id.nullable().meta({ description: '`null`: no tip (the active branch is empty)' }),
+    revision: Revision,
     branchSummary: z
       .object({
         summaryId: z.string(),
@@ -78,7 +85,7 @@ export const TipAnswerSchema = z
       .optional()
       .meta({ description: 'With `summarize`: the summary recorded' }),
   })
-  .meta({ id: 'TipAnswer' });
+  .meta({ id: 'MoveTipAnswer' });
 
 export const ForkAnswerSchema = z
   .object({

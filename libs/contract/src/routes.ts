@@ -382,7 +382,10 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'tenant',
     summary: 'Commit one whole turn atomically (idempotent by turnId)',
     description:
-      'The messages chain from `parentId` (an earlier message starts a new branch). `409 ' +
+      'The messages chain from `parentId` (an earlier message starts a new branch; `null` on ' +
+      "an empty conversation or an empty branch, a new root). A turn ends on the assistant's " +
+      'answer or on tool results that answer every call of its last tool round; after such a ' +
+      'turn the next one opens with the assistant continuing. `409 ' +
       'stale_tip` when `expectedTip` is not the tip; `422 invalid_turn` when the turn leaves a ' +
       'tool_use unanswered or has a tool_result without its call; `413 payload_too_large` for ' +
       'an image over the cap.',
@@ -413,11 +416,15 @@ export const ROUTES: readonly RouteSpec[] = [
     tag: 'conversations',
     auth: 'tenant',
     summary:
-      'Branch: move the tip to any message; appends exactly one TipMoved (with `summarize`, ' +
-      'also one BranchSummarized)',
+      'Branch: move the tip to any message, or to none; appends exactly one TipMoved (with ' +
+      '`summarize`, also one BranchSummarized)',
+    description:
+      '`messageId: null` empties the active branch: nothing is removed (the old path stays in ' +
+      'the tree and the tip can move back), a context on it has an empty history, and the next ' +
+      'turn commits with `parentId: null` as a new root.',
     params: conversation,
     body: { schema: Q.MoveTipBody, required: true },
-    responses: { 200: { description: 'Moved', schema: R.TipAnswerSchema } },
+    responses: { 200: { description: 'Moved', schema: R.MoveTipAnswerSchema } },
     errors: [
       ...missing,
       'message_not_found',

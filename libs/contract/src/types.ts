@@ -14,6 +14,7 @@ export type StartedAnswer = z.infer<typeof R.StartedAnswerSchema>;
 export type Conversation = z.infer<typeof R.ConversationSchema>;
 export type TurnAnswer = z.infer<typeof R.TurnAnswerSchema>;
 export type TipAnswer = z.infer<typeof R.TipAnswerSchema>;
+export type MoveTipAnswer = z.infer<typeof R.MoveTipAnswerSchema>;
 export type ForkAnswer = z.infer<typeof R.ForkAnswerSchema>;
 export type Checkpoint = z.infer<typeof R.CheckpointSchema>;
 export type TreeNode = z.infer<typeof R.TreeNodeSchema>;

@@ -26,7 +26,8 @@ export interface CommitTurnCommand {
 
 export interface MoveTipCommand {
   readonly type: 'moveTip';
-  readonly messageId: string;
+  /** null: no tip — the active branch is empty (every message stays in the tree). */
+  readonly messageId: string | null;
   readonly expectedTip?: string | null;
   /**
    * The summary of the path this move leaves (made by the application from the tip it read):
@@ -149,7 +150,7 @@ export interface CommandResults {
     /** True when this turnId was already committed with the same content (no new events). */
     replayed: boolean;
   };
-  moveTip: { tip: string; revision: number };
+  moveTip: { tip: string | null; revision: number };
   fork: {
     forkConversationId: string;
     idMap: IdMap;

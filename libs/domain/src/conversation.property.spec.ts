@@ -21,7 +21,7 @@ import {
 } from './state';
 import { activeBranch, branchPath } from './tree';
 import { forkPathIds } from './decide/fork';
-import { arbTurn } from './testing/arbitraries';
+import { arbTurn, continuing, endsOnToolResults } from './testing/arbitraries';
 import {
   deepFreeze,
   invalidCommittedTurns,
@@ -34,7 +34,7 @@ type Action =
   | { kind: 'commit'; turn: MessageInput[]; pick: number; fromTip: boolean; turnId: boolean }
   | { kind: 'broken'; turn: MessageInput[]; pick: number; dropResult: boolean }
   | { kind: 'retry' }
-  | { kind: 'move'; pick: number }
+  | { kind: 'move'; pick: number; none: boolean }
   | { kind: 'checkpoint'; label: string; pick: number; replace: boolean }
   | { kind: 'rewind'; pick: number }
   | { kind: 'resume'; keepMessages?: number; keepTokens?: number }
@@ -47,7 +47,7 @@ const arbAction: fc.Arbitrary<Action> = fc.oneof(
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('commit' as const),
-      turn: arbTurn({ withSystem: true }),
+      turn: arbTurn({ withSystem: true, openEnds: true }),
       pick: fc.nat(),
       fromTip: fc.boolean(),
       turnId: fc.boolean(),
@@ -57,13 +57,21 @@ const arbAction: fc.Arbitrary<Action> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('broken' as const),
-      turn: arbTurn(),
+      turn: arbTurn({ openEnds: true }),
       pick: fc.nat(),
       dropResult: fc.boolean(),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'retry' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('move' as const),
+      pick: fc.nat(),
+      // Now and then to none: an empty branch, the next commit from the tip a new root.
+      none: fc.nat({ max: 5 }).map((n) => n === 0),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -107,8 +115,7 @@ const commitCommand = (
   action: { turn: MessageInput[]; pick: number; fromTip?: boolean },
 ) => {
   const { state } = run.session;
-  const atRoot = run.ids.length === 0;
-  const turn = atRoot ? action.turn : action.turn.filter((m) => m.role !== 'system');
+  const atRoot = run.ids.length === 0 || (action.fromTip === true && state.tip === null);
   const candidates = branchableIds(state, run.ids);
   const tipNode = state.tip === null ? undefined : getNode(state, state.tip);
   const parentId = atRoot
@@ -116,7 +123,21 @@ const commitCommand = (
     : action.fromTip && tipNode !== undefined && isBranchable(tipNode)
       ? state.tip
       : candidates[action.pick % candidates.length];
-  return { turn, parentId };
+  return { turn: fitTurn(state, parentId, action.turn), parentId };
+};
+
+/**
+ * A generated turn as it may hang on `parentId`: whole at the root; without a system message
+ * elsewhere; opening with the assistant after a turn that ended on tool results.
+ */
+const fitTurn = (
+  state: ConversationState,
+  parentId: string | null,
+  turn: MessageInput[],
+): MessageInput[] => {
+  if (parentId === null) return turn;
+  if (getNode(state, parentId)?.role === 'user') return continuing(turn);
+  return turn.filter((m) => m.role !== 'system');
 };
 
 /** Run one action; returns the events it appended. Asserts the per-command invariants. */
@@ -147,11 +168,18 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
       if (run.ids.length === 0) break;
       const { turn, parentId } = commitCommand(run, action);
       const withResult = turn.findIndex((m) => m.content.some((b) => b.type === 'tool_result'));
-      // Drop a tool_result (an unanswered tool_use), or the final answer (a turn left open).
+      const calls = turn.flatMap((m, i) =>
+        m.content.some((b) => b.type === 'tool_use') ? [i] : [],
+      );
+      const lastCall = calls.length === 0 ? -1 : calls[calls.length - 1];
+      // Drop a tool_result (an unanswered tool_use); or stop right after a tool call (its results
+      // missing), else before the answer (a prompt with no answer, or nothing at all).
       const broken =
         action.dropResult && withResult >= 0
           ? turn.map((m, i) => (i === withResult ? { ...m, content: m.content.slice(1) } : m))
-          : turn.slice(0, -1);
+          : lastCall >= 0
+            ? turn.slice(0, lastCall + 1)
+            : turn.slice(0, -1);
       const d = exec(s, { type: 'commitTurn', parentId, messages: broken });
       expect(d).toMatchObject({ ok: false, error: { code: 'invalid_turn' } });
       break;
@@ -164,7 +192,7 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
     }
     case 'move': {
       if (run.ids.length === 0) break;
-      const to = run.ids[action.pick % run.ids.length];
+      const to = action.none ? null : run.ids[action.pick % run.ids.length];
       const d = exec(s, { type: 'moveTip', messageId: to });
       // (b) exactly one TipMoved (none when the tip is already there), and no message changed.
       expect(d.ok && d.events).toEqual(
@@ -334,11 +362,19 @@ describe('conversation invariants over random command sequences', () => {
         const { log, state } = run.session;
         expect(invalidCommittedTurns(log)).toEqual([]);
         const messages = messagesOf(log);
+        const turnEnds = new Set(
+          log.flatMap((e) =>
+            e.type === 'MessageAppended' && e.data.turnEnd === true ? [e.data.message.id] : [],
+          ),
+        );
+        const tips = new Set(log.flatMap((e) => (e.type === 'TurnCommitted' ? [e.data.tip] : [])));
         for (const [id, node] of pmapEntries(state.messages)) {
+          // A message ends a turn exactly when it is the tip of a committed turn.
+          expect({ id, boundary: node.boundary }).toEqual({ id, boundary: tips.has(id) });
           if (!node.boundary) continue;
           const path = (branchPath(state, id) ?? []).map((m) => messages.get(m) as Message);
           expect(transcriptProblems(path)).toEqual([]);
-          expect(nodeOf(messages.get(id) as Message)).toEqual(node);
+          expect(nodeOf(messages.get(id) as Message, turnEnds.has(id))).toEqual(node);
         }
       }),
       { numRuns: 60 },
@@ -349,8 +385,8 @@ describe('conversation invariants over random command sequences', () => {
     fc.assert(
       fc.property(
         fc.array(arbAction, { minLength: 1, maxLength: 12 }),
-        fc.array(arbTurn(), { minLength: 1, maxLength: 3 }),
-        fc.array(arbTurn(), { minLength: 1, maxLength: 3 }),
+        fc.array(arbTurn({ openEnds: true }), { minLength: 1, maxLength: 3 }),
+        fc.array(arbTurn({ openEnds: true }), { minLength: 1, maxLength: 3 }),
         (actions, sourceTurns, forkTurns) => {
           const run = newRun();
           for (const action of actions) step(run, action);
@@ -379,6 +415,10 @@ describe('conversation invariants over random command sequences', () => {
             expect(copy.parentId).toBe(
               original.parentId === null ? null : idMap[original.parentId],
             );
+            // Turn ends stay turn ends, those on tool results too.
+            expect(getNode(fork.state, copy.id)?.boundary).toBe(
+              getNode(src.state, original.id)?.boundary,
+            );
           }
           expect(fork.state.tip).toBe(idMap[end]);
           for (const c of listCheckpoints(fork.state))
@@ -387,7 +427,8 @@ describe('conversation invariants over random command sequences', () => {
           const commitAll = (side: Session, turns: MessageInput[][], from: string) => {
             let parentId = from;
             return turns.flatMap((turn) => {
-              const r = exec(side, { type: 'commitTurn', parentId, messages: turn });
+              const messages = fitTurn(side.state, parentId, turn);
+              const r = exec(side, { type: 'commitTurn', parentId, messages });
               if (!r.ok) throw new Error(r.error.message);
               parentId = r.result.tip;
               return r.result.messageIds;
@@ -410,10 +451,13 @@ describe('conversation invariants over random command sequences', () => {
 
 describe('resume cuts over random paths', () => {
   const arbPath: fc.Arbitrary<CutNode[]> = fc
-    .array(arbTurn({ maxToolRounds: 3 }), { minLength: 1, maxLength: 6 })
+    .array(arbTurn({ maxToolRounds: 3, openEnds: true }), { minLength: 1, maxLength: 6 })
     .map((turns) => {
       let parentId: string | null = null;
-      return turns.flat().map((input, i) => {
+      const chained = turns.map((t, k) =>
+        k > 0 && endsOnToolResults(turns[k - 1]) ? continuing(t) : t,
+      );
+      return chained.flat().map((input, i) => {
         const id = `n${i}`;
         const node = nodeOf({ ...input, id, parentId, turnId: 't', createdAt: '' });
         parentId = id;

@@ -283,6 +283,83 @@ describe('commitTurn', () => {
   });
 });
 
+describe('turns that end on answered tool results', () => {
+  /** t1 = [m1, m2]; t2 = [q user, c assistant calls x and y, r user answers both]. */
+  const paused = (): Session => {
+    const s = started();
+    ok(s, {
+      type: 'commitTurn',
+      turnId: 't2',
+      parentId: 'm2',
+      messages: [
+        { id: 'q', ...user(text('go')) },
+        { id: 'c', ...assistant(toolUse('x'), toolUse('y')) },
+        { id: 'r', ...user(toolResult('x'), toolResult('y')) },
+      ],
+    });
+    return s;
+  };
+
+  it('commit, mark the tool results as the turn end, and say so in the MessageAppended', () => {
+    const s = paused();
+    expect(s.state.tip).toBe('r');
+    expect(getNode(s.state, 'r')?.boundary).toBe(true);
+    expect(getNode(s.state, 'c')?.boundary).toBe(false);
+    const appended = s.log.filter((e) => e.type === 'MessageAppended').slice(-3);
+    expect(appended.map((e) => (e.data as { turnEnd?: true }).turnEnd)).toEqual([
+      undefined,
+      undefined,
+      true,
+    ]);
+    // Replay folds the same turn end.
+    expect(getNode(foldEvents(s.log), 'r')?.boundary).toBe(true);
+  });
+
+  it('still refuse a call left unanswered', () => {
+    const s = started();
+    const d = exec(s, {
+      type: 'commitTurn',
+      parentId: 'm2',
+      messages: [user(text('go')), assistant(toolUse('x'), toolUse('y')), user(toolResult('x'))],
+    });
+    expect(d).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_turn',
+        details: { violations: [{ code: 'unanswered_tool_use', path: 'messages[1].content[1]' }] },
+      },
+    });
+  });
+
+  it('the next turn is the assistant continuing; a new prompt there is refused', () => {
+    const s = paused();
+    expect(errorCode(s, { type: 'commitTurn', parentId: 'r', messages: qa('again', 'no') })).toBe(
+      'invalid_turn',
+    );
+    const r = ok(s, {
+      type: 'commitTurn',
+      parentId: 'r',
+      messages: [{ id: 'd', ...assistant(text('both done')) }],
+    });
+    expect(r.tip).toBe('d');
+    expect(activeBranch(s.state)).toEqual(['m1', 'm2', 'q', 'c', 'r', 'd']);
+    // A prompt chains from the answer as always; the tool results stay a branch point.
+    ok(s, { type: 'commitTurn', parentId: 'd', messages: qa('next', 'ok') });
+    ok(s, { type: 'commitTurn', parentId: 'r', messages: [assistant(text('other answer'))] });
+  });
+
+  it('a checkpoint and a fork may end there; the fork keeps it a turn end', () => {
+    const s = paused();
+    ok(s, { type: 'setCheckpoint', label: 'paused' });
+    expect(getCheckpoint(s.state, 'paused')?.messageId).toBe('r');
+    const f = ok(s, forkCommand(s, 'r'));
+    const fork = foldEvents(f.forkEvents);
+    const copy = f.idMap.r;
+    expect(fork.tip).toBe(copy);
+    expect(getNode(fork, copy)?.boundary).toBe(true);
+  });
+});
+
 describe('moveTip', () => {
   it('appends exactly one TipMoved, to any message, and changes nothing else', () => {
     const s = started();
@@ -295,6 +372,39 @@ describe('moveTip', () => {
     });
     expect(s.state.messages).toBe(messagesBefore);
     expect(s.state.tip).toBe('m1');
+  });
+
+  it('moves to none: an empty branch, the old path kept, the next turn a new root', () => {
+    const s = started();
+    const messagesBefore = s.state.messages;
+    const d = exec(s, { type: 'moveTip', messageId: null, expectedTip: 'm2' });
+    expect(d).toEqual({
+      ok: true,
+      events: [{ type: 'TipMoved', data: { from: 'm2', to: null, reason: 'branch' } }],
+      result: { tip: null, revision: 4 },
+    });
+    expect(s.state.messages).toBe(messagesBefore);
+    expect(activeBranch(s.state)).toEqual([]);
+    // Again: nothing to record.
+    expect(exec(s, { type: 'moveTip', messageId: null })).toMatchObject({ ok: true, events: [] });
+    // Nothing to resume from on an empty branch.
+    expect(errorCode(s, { type: 'resume', keepMessages: 2 })).toBe('invalid_resume');
+    // A new root, with a system message even; the old path is still there to move back to.
+    const r = ok(s, {
+      type: 'commitTurn',
+      parentId: null,
+      expectedTip: null,
+      messages: [{ role: 'system', content: [text('be brief')] }, ...qa('again', 'yes')],
+    });
+    expect(branchPath(s.state, r.tip)).toEqual(r.messageIds);
+    expect(branchPath(s.state, 'm2')).toEqual(['m1', 'm2']);
+    // With a tip, a second root is refused as before.
+    expect(errorCode(s, { type: 'commitTurn', parentId: null, messages: qa('a', 'b') })).toBe(
+      'invalid_turn',
+    );
+    ok(s, { type: 'moveTip', messageId: 'm2' });
+    expect(activeBranch(s.state)).toEqual(['m1', 'm2']);
+    expect(activeBranch(foldEvents(s.log))).toEqual(['m1', 'm2']);
   });
 
   it('fails on an unknown message or a stale tip', () => {

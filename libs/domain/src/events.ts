@@ -38,7 +38,19 @@ export type ConversationStarted = DomainEvent<
 
 /** One committed message, whole. Always followed (same append) by the TurnCommitted of its turn,
  * except in a fork's opening batch, where copied messages are closed by a TipMoved `fork`. */
-export type MessageAppended = DomainEvent<'MessageAppended', { readonly message: Message }>;
+export type MessageAppended = DomainEvent<
+  'MessageAppended',
+  {
+    readonly message: Message;
+    /**
+     * The message ends its turn although it is not an assistant answer: a user message whose
+     * tool results close a turn (an open turn paused on answered tool calls). Set only then —
+     * an assistant message without tool_use ends its turn by itself — so the tree's turn ends
+     * fold from MessageAppended alone (a fork's copies carry it too). Absent before open turns.
+     */
+    readonly turnEnd?: true;
+  }
+>;
 
 export type TurnCommitted = DomainEvent<
   'TurnCommitted',
@@ -58,7 +70,12 @@ export type TipMoveReason = 'branch' | 'rewind' | 'fork';
 
 export type TipMoved = DomainEvent<
   'TipMoved',
-  { readonly from: string | null; readonly to: string; readonly reason: TipMoveReason }
+  {
+    readonly from: string | null;
+    /** null: the tip moved to none (an empty active branch; `reason` is `branch`). */
+    readonly to: string | null;
+    readonly reason: TipMoveReason;
+  }
 >;
 
 /** On the source stream: a fork was made of the path ending at `fromMessageId`. */

@@ -39,7 +39,8 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
     case 'MessageAppended': {
       const m = e.data.message;
       const rootId = s.rootId === null && m.parentId === null ? m.id : s.rootId;
-      return calibrateFrom({ ...s, rootId, messages: pmapSet(s.messages, m.id, nodeOf(m)) }, m);
+      const node = nodeOf(m, e.data.turnEnd === true);
+      return calibrateFrom({ ...s, rootId, messages: pmapSet(s.messages, m.id, node) }, m);
     }
     case 'TurnCommitted': {
       const { turnId, parentId, messageIds, tip, contentHash } = e.data;

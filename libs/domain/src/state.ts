@@ -14,7 +14,10 @@ import { toolResultIdsOf, toolUseIdsOf } from './turn-rules';
 export interface MessageNode {
   readonly parentId: string | null;
   readonly role: Role;
-  /** Ends a turn: an assistant message without tool_use (see turn-rules.ts). */
+  /**
+   * Ends a turn: an assistant message without tool_use, or a user message whose tool results
+   * closed a turn (see turn-rules.ts).
+   */
   readonly boundary: boolean;
   readonly tokens: number;
   readonly toolUseIds: readonly string[];
@@ -151,13 +154,17 @@ const NONE: readonly string[] = Object.freeze([]);
 
 const idsOrNone = (ids: string[]): readonly string[] => (ids.length === 0 ? NONE : ids);
 
-/** The compact node kept for a committed message. */
-export const nodeOf = (message: Message): MessageNode => {
+/**
+ * The compact node kept for a committed message. `turnEnd`: the MessageAppended says this
+ * message closes its turn (a turn ending on tool results); an assistant message without
+ * tool_use always does.
+ */
+export const nodeOf = (message: Message, turnEnd = false): MessageNode => {
   const toolUseIds = idsOrNone(toolUseIdsOf(message.content));
   return {
     parentId: message.parentId,
     role: message.role,
-    boundary: message.role === 'assistant' && toolUseIds.length === 0,
+    boundary: turnEnd || (message.role === 'assistant' && toolUseIds.length === 0),
     tokens: estimateTokens(message.content),
     toolUseIds,
     toolResultIds: idsOrNone(toolResultIdsOf(message.content)),
@@ -171,6 +178,13 @@ export const hasMessage = (state: ConversationState, id: string): boolean =>
   pmapHas(state.messages, id);
 
 export const messageCount = (state: ConversationState): number => state.messages.size;
+
+/**
+ * A turn hanging on this node continues the assistant's tool loop (the node is a turn end on
+ * tool results) instead of opening with a user message.
+ */
+export const continuesAfter = (node: MessageNode | undefined): boolean =>
+  node !== undefined && node.role === 'user';
 
 /** A new turn may hang here: the end of a turn, or a system message at the root. */
 export const isBranchable = (node: MessageNode): boolean =>

@@ -16,12 +16,12 @@ const codes = (messages: MessageInput[], atRoot = false, idExists?: (id: string)
 describe('checkTurn', () => {
   it('accepts every valid generated turn, at the root or not', () => {
     fc.assert(
-      fc.property(arbTurn({ withSystem: true }), (turn) => {
+      fc.property(arbTurn({ withSystem: true, openEnds: true }), (turn) => {
         expect(checkTurn(turn, { atRoot: true })).toEqual([]);
       }),
     );
     fc.assert(
-      fc.property(arbTurn(), (turn) => {
+      fc.property(arbTurn({ openEnds: true }), (turn) => {
         expect(checkTurn(turn, { atRoot: false })).toEqual([]);
       }),
     );
@@ -66,8 +66,29 @@ describe('checkTurn', () => {
     );
   });
 
-  it('requires the turn to end with an assistant message', () => {
+  it('requires the turn to end with an assistant message or with answered tool results', () => {
     expect(codes([u(text('a'))])).toEqual(['messages[0]:must_end_with_assistant']);
+    // Tool results that answer every call of the message before end a turn too.
+    expect(codes([u(text('go')), a(use('x'), use('y')), u(result('x'), result('y'))])).toEqual([]);
+    expect(codes([u(text('go')), a(use('x')), u(result('x'), text('note'))])).toEqual([]);
+    // ...but every call must still be answered, and a plain user message never ends a turn.
+    expect(codes([u(text('go')), a(use('x'), use('y')), u(result('x'))])).toEqual([
+      'messages[1].content[1]:unanswered_tool_use',
+    ]);
+    expect(codes([u(text('go')), a(use('x')), u(result('x')), a(text('b')), u(text('c'))])).toEqual(
+      ['messages[4]:must_end_with_assistant', 'messages[3]:multiple_turns'],
+    );
+  });
+
+  it('after a turn that ended on tool results, the next opens with the assistant continuing', () => {
+    const after = (messages: MessageInput[]) =>
+      checkTurn(messages, { atRoot: false, continues: true }).map((v) => `${v.path}:${v.code}`);
+    expect(after([a(text('done'))])).toEqual([]);
+    expect(after([a(use('z')), u(result('z')), a(text('done'))])).toEqual([]);
+    expect(after([a(use('z')), u(result('z'))])).toEqual([]);
+    expect(after([u(text('q')), a(text('x'))])).toEqual(['messages[0].role:role_order']);
+    // Without `continues`, an assistant opening is refused as before.
+    expect(codes([a(text('done'))])).toEqual(['messages[0].role:role_order']);
   });
 
   it('rejects a final answer in the middle of a turn', () => {

@@ -2,9 +2,14 @@
  * The rules a turn (the messages committed together after a parent) must satisfy so that every
  * path through the tree stays a transcript providers accept. Pure; returns every violation.
  *
- * A turn is `[system?] user (assistant+tool_use, user+tool_result)* assistant`:
- * - it starts with a user message; a system message may lead only at the very root;
- * - roles alternate user/assistant after that; it ends with an assistant message;
+ * A turn is `[system?] user (assistant+tool_use, user+tool_result)* [assistant]`, or — after a
+ * turn that ended on tool results — the same without its leading user message (the assistant
+ * continues from the results):
+ * - it starts with a user message (a system message may lead only at the very root), or with an
+ *   assistant message when its parent is a user message carrying tool results (`continues`);
+ * - roles alternate user/assistant after that; it ends with an assistant message, or with the
+ *   user message whose tool_results answer the tool calls of the assistant message before it
+ *   (an open turn paused on answered tool results: the next turn is the assistant continuing);
  * - every tool_use is answered by a tool_result in the very next message (parallel calls: all in
  *   that one message) and every tool_result answers a tool_use of the message just before it;
  * - in a message carrying tool_results, they come before any other block;
@@ -35,6 +40,12 @@ export type TurnViolation = Violation<TurnViolationCode>;
 export interface TurnContext {
   /** The turn is the conversation's first (no parent): a leading system message is allowed. */
   atRoot: boolean;
+  /**
+   * The parent is a user message carrying tool results (the previous turn ended on them): this
+   * turn opens with the assistant continuing. Default false (the parent is a final answer, a
+   * root system message, or there is none).
+   */
+  continues?: boolean;
   /** Whether an id is already taken in the conversation. */
   idExists?: (id: string) => boolean;
   /** Path prefix for violations. Default `messages`. */
@@ -63,40 +74,59 @@ const checkEmpty = (messages: readonly MessageInput[], p: string, out: Out): voi
   });
 };
 
-const expectedRole = (prev: MessageInput | undefined, atRoot: boolean): string => {
-  if (prev === undefined) return atRoot ? 'user (or system at the root)' : 'user';
+interface Opening {
+  atRoot: boolean;
+  continues: boolean;
+}
+
+const expectedRole = (prev: MessageInput | undefined, o: Opening): string => {
+  if (prev === undefined) {
+    if (o.continues) return 'assistant (the parent ends on tool results)';
+    return o.atRoot ? 'user (or system at the root)' : 'user';
+  }
   return prev.role === 'user' ? 'assistant' : 'user';
 };
 
-const roleFits = (m: MessageInput, prev: MessageInput | undefined, atRoot: boolean): boolean => {
-  if (prev === undefined) return m.role === 'user' || (m.role === 'system' && atRoot);
+const roleFits = (m: MessageInput, prev: MessageInput | undefined, o: Opening): boolean => {
+  if (prev === undefined) {
+    if (o.continues) return m.role === 'assistant';
+    return m.role === 'user' || (m.role === 'system' && o.atRoot);
+  }
   if (m.role === 'system') return false;
   return prev.role === 'user' ? m.role === 'assistant' : m.role === 'user';
 };
 
-const checkRoles = (
-  messages: readonly MessageInput[],
-  atRoot: boolean,
-  p: string,
-  out: Out,
-): void => {
+/**
+ * A turn may end here: on an assistant message, or on a user message carrying tool_results
+ * after an assistant message that called tools (whether every call is answered is
+ * `unanswered_tool_use`'s to say).
+ */
+export const endsTurn = (last: MessageInput, before: MessageInput | undefined): boolean =>
+  last.role === 'assistant' ||
+  (last.role === 'user' &&
+    toolResultIdsOf(last.content).length > 0 &&
+    before?.role === 'assistant' &&
+    toolUseIdsOf(before.content).length > 0);
+
+const checkRoles = (messages: readonly MessageInput[], o: Opening, p: string, out: Out): void => {
   messages.forEach((m, i) => {
     const prev = i === 0 ? undefined : messages[i - 1];
-    if (!roleFits(m, prev, atRoot)) {
+    if (!roleFits(m, prev, o)) {
       const where = m.role === 'system' ? '; a system message may only open the conversation' : '';
       out.push({
         path: at(p, i, '.role'),
         code: 'role_order',
-        message: `expected ${expectedRole(prev, atRoot)}, got ${m.role}${where}`,
+        message: `expected ${expectedRole(prev, o)}, got ${m.role}${where}`,
       });
     }
   });
   const last = messages.length - 1;
-  if (last >= 0 && messages[last].role !== 'assistant') {
+  if (last >= 0 && !endsTurn(messages[last], messages[last - 1])) {
     out.push({
       path: at(p, last),
       code: 'must_end_with_assistant',
-      message: 'a turn ends with the assistant message that answers it',
+      message:
+        'a turn ends with the assistant message that answers it, or with the tool results that answer its tool calls',
     });
   }
 };
@@ -206,13 +236,13 @@ export const checkTurn = (messages: readonly MessageInput[], ctx: TurnContext): 
       {
         path: p,
         code: 'empty_turn',
-        message: 'a turn needs at least a user and an assistant message',
+        message: 'a turn needs at least one message',
       },
     ];
   }
   const out: Out = [];
   checkEmpty(messages, p, out);
-  checkRoles(messages, ctx.atRoot, p, out);
+  checkRoles(messages, { atRoot: ctx.atRoot, continues: ctx.continues ?? false }, p, out);
   checkFinalAnswers(messages, p, out);
   checkToolUses(messages, p, out);
   checkToolResults(messages, p, out);

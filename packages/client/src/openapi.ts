@@ -298,7 +298,7 @@ export interface paths {
     put?: never;
     /**
      * Commit one whole turn atomically (idempotent by turnId)
-     * @description The messages chain from `parentId` (an earlier message starts a new branch). `409 stale_tip` when `expectedTip` is not the tip; `422 invalid_turn` when the turn leaves a tool_use unanswered or has a tool_result without its call; `413 payload_too_large` for an image over the cap.
+     * @description The messages chain from `parentId` (an earlier message starts a new branch; `null` on an empty conversation or an empty branch, a new root). A turn ends on the assistant's answer or on tool results that answer every call of its last tool round; after such a turn the next one opens with the assistant continuing. `409 stale_tip` when `expectedTip` is not the tip; `422 invalid_turn` when the turn leaves a tool_use unanswered or has a tool_result without its call; `413 payload_too_large` for an image over the cap.
      */
     post: operations['commitTurn'];
     delete?: never;
@@ -315,7 +315,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Branch: move the tip to any message; appends exactly one TipMoved (with `summarize`, also one BranchSummarized) */
+    /**
+     * Branch: move the tip to any message, or to none; appends exactly one TipMoved (with `summarize`, also one BranchSummarized)
+     * @description `messageId: null` empties the active branch: nothing is removed (the old path stays in the tree and the tip can move back), a context on it has an empty history, and the next turn commits with `parentId: null` as a new root.
+     */
     put: operations['moveTip'];
     post?: never;
     delete?: never;
@@ -1075,9 +1078,10 @@ export interface components {
       };
     };
     MoveTipBody: {
-      messageId: components['schemas']['Id'];
+      /** @description The message the tip moves to; `null`: no tip — the active branch is empty (every message stays in the tree; move the tip back to reach it again) and the next turn commits with `parentId: null` as a new root. */
+      messageId: components['schemas']['Id'] | null;
       expectedTip?: components['schemas']['Id'] | null;
-      /** @description Summarize the path this move leaves (common ancestor of the old and new tip, exclusive, to the old tip) with the configured summarizer, and record it (`BranchSummarized`, with the `TipMoved`): later contexts on the new branch carry it right after the branch point. `{instruction}` adds to what the summarizer is asked. No summarizer: 422 summarizer_not_configured; a summarizer failure: 502 summarizer_failed; moving down the current path: 422 nothing_to_summarize. In each case the tip does not move. */
+      /** @description Summarize the path this move leaves (common ancestor of the old and new tip, exclusive, to the old tip) with the configured summarizer, and record it (`BranchSummarized`, with the `TipMoved`): later contexts on the new branch carry it right after the branch point. `{instruction}` adds to what the summarizer is asked. No summarizer: 422 summarizer_not_configured; a summarizer failure: 502 summarizer_failed; moving down the current path: 422 nothing_to_summarize. In each case the tip does not move. Not with `messageId: null` (no branch to carry it). */
       summarize?:
         | boolean
         | {
@@ -1366,8 +1370,9 @@ export interface components {
       /** @description True (status 200) when this turnId was committed before with the same messages */
       replayed: boolean;
     };
-    TipAnswer: {
-      tip: components['schemas']['Id'];
+    MoveTipAnswer: {
+      /** @description `null`: no tip (the active branch is empty) */
+      tip: components['schemas']['Id'] | null;
       /** @description Stream revision of the conversation (0 = its first event) */
       revision: number;
       /** @description With `summarize`: the summary recorded */
@@ -1414,6 +1419,11 @@ export interface components {
       reason?: string;
       /** @description Kept by the last rewind */
       digest?: string;
+    };
+    TipAnswer: {
+      tip: components['schemas']['Id'];
+      /** @description Stream revision of the conversation (0 = its first event) */
+      revision: number;
     };
     ResumeAnswer: {
       /** @description The first message of the kept window */
@@ -8491,7 +8501,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TipAnswer'];
+          'application/json': components['schemas']['MoveTipAnswer'];
         };
       };
       /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit */

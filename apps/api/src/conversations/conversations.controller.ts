@@ -165,7 +165,7 @@ export class ConversationsController {
   async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
     parseOrThrow(S.Id, id, 'params');
-    if (b.summarize !== undefined && b.summarize !== false) {
+    if (b.summarize !== undefined && b.summarize !== false && b.messageId !== null) {
       return this.branchSummaries.moveTip(caller, id, {
         messageId: b.messageId,
         ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),

@@ -51,7 +51,7 @@ export interface ArborClient {
     id: string,
     body: { turnId?: string; parentId: string | null; messages: MessageInput[] },
   ): Promise<CommitResult>;
-  moveTip(id: string, messageId: string): Promise<{ tip: string; revision: number }>;
+  moveTip(id: string, messageId: string): Promise<{ tip: string | null; revision: number }>;
   setCheckpoint(id: string, label: string, messageId: string): Promise<void>;
   conversation(id: string): Promise<ConversationInfo>;
   tree(id: string): Promise<TreeView>;

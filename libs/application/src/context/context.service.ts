@@ -93,6 +93,8 @@ const appendedMessages = (
   const ids = new Set(window.map((m) => m.id));
   const violations = checkTurn(append, {
     atRoot: window.length === 0,
+    // After a tip on tool results the assistant continues: an append opens with it.
+    continues: window[window.length - 1]?.role === 'user',
     idExists: (id) => ids.has(id),
     path: 'body.append',
   }).filter((v) => v.code !== 'must_end_with_assistant');

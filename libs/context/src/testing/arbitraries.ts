@@ -1,7 +1,9 @@
 /**
  * fast-check generators of valid neutral conversations: every tool_use answered in the next
  * message (results in any order), no result without its call, turns starting with the user,
- * system messages only between turns, thinking first in assistant messages.
+ * system messages only between turns, thinking first in assistant messages. A turn with a tool
+ * step may end on its tool results (an open turn); the next turn then opens with the assistant
+ * continuing, and a conversation may end there (the model continues after the results).
  */
 import fc from 'fast-check';
 import type { Block, ImageBlock, TextBlock } from '@arbor/domain/messages';
@@ -95,6 +97,8 @@ const turn = fc.record({
   final: textBlock,
   finalModel: model,
   systemAfter: fc.option(textBlock, { freq: 4, nil: undefined }),
+  /** With a tool step: end on its results, no answer (one turn in four). */
+  open: fc.boolean().chain((a) => (a ? fc.boolean() : fc.constant(false))),
 });
 
 /** Valid neutral conversations, as committed messages (root → tip). */
@@ -103,8 +107,9 @@ export const validConversation = fc
   .map(([system, turns]) => {
     const specs: MessageSpec[] = system ? [{ role: 'system', content: [system] }] : [];
     let nextId = 0;
+    let continues = false;
     for (const t of turns) {
-      specs.push({ role: 'user', content: t.user });
+      if (!continues) specs.push({ role: 'user', content: t.user });
       for (const s of t.steps) {
         const ids = Array.from({ length: s.calls }, () => `call_${++nextId}`);
         specs.push({
@@ -134,6 +139,8 @@ export const validConversation = fc
           ],
         });
       }
+      continues = t.open && t.steps.length > 0;
+      if (continues) continue;
       specs.push({
         role: 'assistant',
         ...(t.finalModel !== undefined ? { model: t.finalModel } : {}),

@@ -4,6 +4,7 @@ import { fingerprint } from '../fingerprint';
 import { type Message, type MessageInput } from '../messages';
 import {
   type ConversationState,
+  continuesAfter,
   getNode,
   getTurn,
   hasMessage,
@@ -11,6 +12,7 @@ import {
   messageCount,
 } from '../state';
 import { checkTurn, type TurnViolation } from '../turn-rules';
+import { domainError, type DomainError } from '../errors';
 import { badId, fail, failWith, staleTip, succeed } from './common';
 
 type Result = ResultOf<'commitTurn'>;
@@ -21,8 +23,8 @@ export const turnContentHash = (
   messages: readonly MessageInput[],
 ): string => fingerprint({ parentId, messages });
 
-const invalidTurn = (violations: TurnViolation[]): Decision<Result> =>
-  fail('invalid_turn', 'the turn breaks the turn rules', { violations });
+const invalidTurn = (violations: TurnViolation[], what = 'turn'): DomainError =>
+  domainError('invalid_turn', `the ${what} breaks the turn rules`, { violations });
 
 /** Replay of a known turnId: the original result, or a conflict when the content differs. */
 const replay = (
@@ -41,31 +43,70 @@ const replay = (
   return succeed([], { turnId, messageIds, tip, revision, replayed: true });
 };
 
-/** Where the turn may hang: null parent only on an empty conversation, else the end of a turn. */
-const checkParent = (
+/**
+ * Where a turn may hang: a null parent on an empty conversation or an empty branch (the tip
+ * moved to none: a new root), else the end of a turn.
+ */
+const parentError = (
   state: ConversationState,
   parentId: string | null,
-): Decision<Result> | null => {
+  what: string,
+): DomainError | null => {
   if (parentId === null) {
-    if (messageCount(state) === 0) return null;
-    return invalidTurn([
-      {
-        path: 'parentId',
-        code: 'root_exists',
-        message: 'only the first turn has no parent; chain from an existing message',
-      },
-    ]);
+    if (messageCount(state) === 0 || state.tip === null) return null;
+    return invalidTurn(
+      [
+        {
+          path: 'parentId',
+          code: 'root_exists',
+          message:
+            'only the first turn (or one on an empty branch) has no parent; chain from an existing message',
+        },
+      ],
+      what,
+    );
   }
   const parent = getNode(state, parentId);
   if (parent === undefined) {
-    return fail('parent_not_found', 'no such parent message in this conversation', { parentId });
+    return domainError('parent_not_found', 'no such parent message in this conversation', {
+      parentId,
+    });
   }
   if (!isBranchable(parent)) {
-    return fail('not_a_turn_boundary', 'a turn must chain from the end of a turn', {
+    return domainError('not_a_turn_boundary', 'a turn must chain from the end of a turn', {
       messageId: parentId,
     });
   }
   return null;
+};
+
+/**
+ * The one validation path of a turn and of a draft: where it hangs, then the turn rules with
+ * the parent's opening (after tool results the assistant continues) and the conversation's ids.
+ * A draft (`open`) need not be finished: it may end on any message, and its last message's tool
+ * calls may wait for their results (an approval pause).
+ */
+export const turnError = (
+  state: ConversationState,
+  parentId: string | null,
+  messages: readonly MessageInput[],
+  open = false,
+): DomainError | null => {
+  const what = open ? 'draft' : 'turn';
+  const where = parentError(state, parentId, what);
+  if (where !== null) return where;
+  const last = messages.length - 1;
+  const violations = checkTurn(messages, {
+    atRoot: parentId === null,
+    continues: parentId !== null && continuesAfter(getNode(state, parentId)),
+    idExists: (id) => hasMessage(state, id),
+  }).filter(
+    (v) =>
+      !open ||
+      (v.code !== 'must_end_with_assistant' &&
+        !(v.code === 'unanswered_tool_use' && v.path.startsWith(`messages[${last}].`))),
+  );
+  return violations.length > 0 ? invalidTurn(violations, what) : null;
 };
 
 const toMessage = (
@@ -92,23 +133,20 @@ export const decideCommitTurn = (
   if (replayed !== null) return replayed;
   const stale = staleTip(state, cmd.expectedTip);
   if (stale !== null) return failWith(stale);
-  const parentProblem = checkParent(state, cmd.parentId);
-  if (parentProblem !== null) return parentProblem;
-  const violations = checkTurn(cmd.messages, {
-    atRoot: cmd.parentId === null,
-    idExists: (id) => hasMessage(state, id),
-  });
-  if (violations.length > 0) return invalidTurn(violations);
+  const invalid = turnError(state, cmd.parentId, cmd.messages);
+  if (invalid !== null) return failWith(invalid);
 
   const turnId = cmd.turnId ?? deps.newId();
   const createdAt = deps.now();
   const appended: MessageAppended[] = [];
   let parentId = cmd.parentId;
-  for (const input of cmd.messages) {
+  cmd.messages.forEach((input, i) => {
     const message = toMessage(input, input.id ?? deps.newId(), parentId, turnId, createdAt);
-    appended.push(event('MessageAppended', { message }));
+    // A turn ending on tool results says so (an assistant answer ends its turn by itself).
+    const closes = i === cmd.messages.length - 1 && message.role === 'user';
+    appended.push(event('MessageAppended', closes ? { message, turnEnd: true } : { message }));
     parentId = message.id;
-  }
+  });
   const messageIds = appended.map((e) => e.data.message.id);
   const tip = messageIds[messageIds.length - 1];
   const committed = event('TurnCommitted', {

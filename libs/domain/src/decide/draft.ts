@@ -8,63 +8,9 @@ import {
 } from '../commands';
 import { event } from '../events';
 import { fingerprint } from '../fingerprint';
-import {
-  type ConversationState,
-  getNode,
-  getTurn,
-  hasMessage,
-  isBranchable,
-  messageCount,
-} from '../state';
-import { checkTurn } from '../turn-rules';
+import { type ConversationState, getTurn } from '../state';
 import { badId, fail, failWith, succeed } from './common';
-import { decideCommitTurn } from './commit-turn';
-
-/**
- * What a draft may be: the turn rules, except that it need not be finished — it may end on any
- * message, and the last message's tool calls may wait for their results (an approval pause).
- */
-const draftViolations = (state: ConversationState, cmd: SaveDraftCommand) => {
-  const last = cmd.messages.length - 1;
-  return checkTurn(cmd.messages, {
-    atRoot: cmd.parentId === null,
-    idExists: (id) => hasMessage(state, id),
-  }).filter(
-    (v) =>
-      v.code !== 'must_end_with_assistant' &&
-      !(v.code === 'unanswered_tool_use' && v.path.startsWith(`messages[${last}].`)),
-  );
-};
-
-/** Where the draft hangs must be where its turn could: the root when empty, else a turn's end. */
-const parentProblem = (
-  state: ConversationState,
-  parentId: string | null,
-): Decision<ResultOf<'saveDraft'>> | null => {
-  if (parentId === null) {
-    return messageCount(state) === 0
-      ? null
-      : fail('invalid_turn', 'the draft breaks the turn rules', {
-          violations: [
-            {
-              path: 'parentId',
-              code: 'root_exists',
-              message: 'only the first turn has no parent; chain from an existing message',
-            },
-          ],
-        });
-  }
-  const parent = getNode(state, parentId);
-  if (parent === undefined) {
-    return fail('parent_not_found', 'no such parent message in this conversation', { parentId });
-  }
-  if (!isBranchable(parent)) {
-    return fail('not_a_turn_boundary', 'a turn must chain from the end of a turn', {
-      messageId: parentId,
-    });
-  }
-  return null;
-};
+import { decideCommitTurn, turnError } from './commit-turn';
 
 /** Save (replace) the draft: one DraftSaved; the same draft again appends nothing. */
 export const decideSaveDraft = (
@@ -74,12 +20,8 @@ export const decideSaveDraft = (
 ): Decision<ResultOf<'saveDraft'>> => {
   const bad = badId('draftId', cmd.draftId);
   if (bad !== null) return failWith(bad);
-  const where = parentProblem(state, cmd.parentId);
-  if (where !== null) return where;
-  const violations = draftViolations(state, cmd);
-  if (violations.length > 0) {
-    return fail('invalid_turn', 'the draft breaks the turn rules', { violations });
-  }
+  const invalid = turnError(state, cmd.parentId, cmd.messages, true);
+  if (invalid !== null) return failWith(invalid);
   const current = state.draft;
   if (
     current !== null &&

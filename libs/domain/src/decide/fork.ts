@@ -127,7 +127,12 @@ const forkStream = (
       carriedCompactions: carriedIds,
       lineage: state.lineage ?? sourceConversationId,
     }),
-    ...messages.map((message) => event('MessageAppended', { message })),
+    // A copy of a turn end on tool results stays a turn end (see MessageAppended.turnEnd).
+    ...messages.map((message, i) =>
+      message.role === 'user' && getNode(state, cmd.path[i].id)?.boundary === true
+        ? event('MessageAppended', { message, turnEnd: true })
+        : event('MessageAppended', { message }),
+    ),
     ...checkpoints,
     ...carried.map((decision) => event('CompactionApplied', { decision })),
     event('TipMoved', { from: null, to: idMap[end], reason: 'fork' }),

@@ -5,9 +5,11 @@ import { type ConversationState, hasMessage } from '../state';
 import { fail, failWith, staleTip, succeed } from './common';
 
 /**
- * Branching: the pointer moves to any existing message; exactly one TipMoved, nothing else. A move
- * to where the tip already is changes nothing, so it appends nothing (a TipMoved with from = to
- * would be a fact about nothing) and answers the current tip and revision.
+ * Branching: the pointer moves to any existing message, or to none (`messageId: null`: the active
+ * branch is empty, every message stays in the tree and the tip can move back; the next turn
+ * is a new root); exactly one TipMoved, nothing else. A move to where the tip already is changes
+ * nothing, so it appends nothing (a TipMoved with from = to would be a fact about nothing) and
+ * answers the current tip and revision.
  */
 export const decideMoveTip = (
   cmd: MoveTipCommand,
@@ -15,7 +17,7 @@ export const decideMoveTip = (
 ): Decision<ResultOf<'moveTip'>> => {
   const stale = staleTip(state, cmd.expectedTip);
   if (stale !== null) return failWith(stale);
-  if (!hasMessage(state, cmd.messageId)) {
+  if (cmd.messageId !== null && !hasMessage(state, cmd.messageId)) {
     return fail('message_not_found', 'no such message in this conversation', {
       messageId: cmd.messageId,
     });
@@ -29,7 +31,10 @@ export const decideMoveTip = (
     return succeed([moved], { tip: cmd.messageId, revision: state.revision + 1 });
   }
   // Made from the tip the application read: it must still be the path this move leaves.
-  const path = state.tip === null ? null : abandonedPath(state, state.tip, cmd.messageId);
+  const path =
+    state.tip === null || cmd.messageId === null
+      ? null
+      : abandonedPath(state, state.tip, cmd.messageId);
   if (
     path === null ||
     !path.ok ||

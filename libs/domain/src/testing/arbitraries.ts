@@ -71,9 +71,19 @@ export interface TurnShape {
   /** Allow a leading system message (only valid at the root). */
   withSystem?: boolean;
   maxToolRounds?: number;
+  /**
+   * Sometimes end on the tool results of the last round instead of an answer (a turn ending on
+   * answered tool calls; the next turn is the assistant continuing: chain with `continuing`).
+   * Default false, so callers that chain turns naively get whole question–answer turns.
+   */
+  openEnds?: boolean;
 }
 
-/** A valid turn: [system?] user, (assistant tool_use, user tool_result)*, assistant answer. */
+/**
+ * A valid turn: [system?] user, (assistant tool_use, user tool_result)*, then the assistant's
+ * answer — or, when there was a tool round and `openEnds`, sometimes no answer (the turn ends on
+ * the last round's tool results).
+ */
 export const arbTurn = (shape: TurnShape = {}): fc.Arbitrary<MessageInput[]> =>
   fc
     .record({
@@ -92,8 +102,9 @@ export const arbTurn = (shape: TurnShape = {}): fc.Arbitrary<MessageInput[]> =>
       ),
       rounds: fc.integer({ min: 0, max: shape.maxToolRounds ?? 2 }),
       answer: fc.tuple(fc.option(arbThinking, { nil: undefined }), arbText),
+      open: shape.openEnds === true ? fc.boolean() : fc.constant(false),
     })
-    .chain(({ tag, system, prompt, rounds, answer }) =>
+    .chain(({ tag, system, prompt, rounds, answer, open }) =>
       fc
         .tuple(...Array.from({ length: rounds }, (_, r) => arbToolRound(r, tag)))
         .map((toolRounds) => {
@@ -102,8 +113,23 @@ export const arbTurn = (shape: TurnShape = {}): fc.Arbitrary<MessageInput[]> =>
             ...(system ? [{ role: 'system' as const, content: [system] }] : []),
             { role: 'user', content: prompt },
             ...toolRounds.flat(),
-            { role: 'assistant', content: thinking ? [thinking, final] : [final] },
           ];
+          if (!(open && rounds > 0))
+            messages.push({ role: 'assistant', content: thinking ? [thinking, final] : [final] });
           return messages;
         }),
     );
+
+/** Whether a turn ends on tool results (the next turn continues with the assistant). */
+export const endsOnToolResults = (turn: readonly MessageInput[]): boolean =>
+  turn[turn.length - 1]?.role === 'user';
+
+/**
+ * The turn as it hangs after a turn that ended on tool results: without its leading system and
+ * user messages, so it opens with the assistant continuing. Never empty for an `arbTurn` (the
+ * first tool round's call, else the answer, remains).
+ */
+export const continuing = (turn: readonly MessageInput[]): MessageInput[] => {
+  const first = turn.findIndex((m) => m.role === 'assistant');
+  return turn.slice(first);
+};

@@ -75,7 +75,11 @@ export const invalidCommittedTurns = (log: readonly ConversationEvent[]): string
     });
     const parsed = parseMessages(JSON.parse(JSON.stringify(inputs)));
     if (!parsed.ok) problems.push(`${e.data.turnId}: ${JSON.stringify(parsed.errors)}`);
-    const violations = checkTurn(inputs, { atRoot: e.data.parentId === null });
+    const parent = e.data.parentId === null ? undefined : byId.get(e.data.parentId);
+    const violations = checkTurn(inputs, {
+      atRoot: e.data.parentId === null,
+      continues: parent?.role === 'user',
+    });
     if (violations.length > 0) problems.push(`${e.data.turnId}: ${JSON.stringify(violations)}`);
   }
   return problems;

@@ -1,0 +1,520 @@
+/**
+ * An `@openai/agents` `Session` stored in Arbor.
+ *
+ * The items a session holds are the active branch's whole turns plus the conversation's draft
+ * (the turn in progress). `addItems` commits every whole turn the items complete (a turn ends on
+ * an assistant answer without tool calls) and keeps the rest — a run paused for approval
+ * (`user + function_call`), a run stopped on a tool result — as the Arbor draft, which is durable
+ * and is committed with the rest of its turn when the run resumes. `popItem` moves the tip back
+ * one turn and keeps that turn minus its last item as the draft; nothing is deleted.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type AgentInputItem,
+  type SessionHistoryTransactionArgs,
+  type SessionHistoryTransactionAwareSession,
+} from '@openai/agents';
+import {
+  type ArborClient,
+  ArborProblemError,
+  type Block,
+  type BranchMessage,
+  type JsonValue,
+  type MessageInput,
+} from '@arbor/client';
+import { CLIENT_KEY, encodeItem, fromArbor, toArbor } from './mapping';
+
+export interface ArborSessionOptions {
+  client: ArborClient;
+  /** Your session id: the Arbor conversation id (created on first use). 1-100 of [A-Za-z0-9_-]. */
+  sessionId: string;
+  /** Stored as `model` on assistant messages: reasoning items go back only to that model family. */
+  model?: string;
+  /** Title of the conversation when it is created. */
+  title?: string;
+}
+
+interface Draft {
+  parentId: string | null;
+  messages: MessageInput[];
+}
+
+interface Loaded {
+  conversationId: string;
+  tip: string | null;
+  /** The draft when it hangs on the tip (a draft left behind by a crash elsewhere is ignored). */
+  draft: Draft | null;
+  /** A draft exists (on the tip or not). */
+  anyDraft: boolean;
+}
+
+/** How many messages one `?last=` read asks for (the API's page limit). */
+const LAST_MAX = 1000;
+/** A cleared session continues in `<sessionId>--<n>`: Arbor's tip cannot point at nothing yet. */
+const GENERATION_SEP = '--';
+
+const isFinalAnswer = (m: MessageInput): boolean =>
+  m.role === 'assistant' &&
+  !m.content.some((b) => b.type === 'tool_use') &&
+  m.content.some((b) => b.type === 'text');
+
+/** The items of a draft: its messages' items, then the trailing ones kept in clientData. */
+const draftItems = (draft: Draft): AgentInputItem[] => {
+  const items = fromArbor(draft.messages);
+  const last = draft.messages[draft.messages.length - 1];
+  const trailing = last?.clientData?.[CLIENT_KEY];
+  const extra =
+    typeof trailing === 'object' && trailing !== null && !Array.isArray(trailing)
+      ? (trailing as { trailing?: JsonValue }).trailing
+      : undefined;
+  return Array.isArray(extra) ? [...items, ...(extra as unknown as AgentInputItem[])] : items;
+};
+
+/** A user message of tool results answering every call of the assistant message before it. */
+const endsOnAnsweredResults = (messages: readonly MessageInput[]): boolean => {
+  const last = messages[messages.length - 1];
+  const before = messages[messages.length - 2];
+  if (last?.role !== 'user' || before?.role !== 'assistant') return false;
+  if (!last.content.every((b) => b.type === 'tool_result')) return false;
+  const answered = new Set(
+    last.content.map((b) => (b.type === 'tool_result' ? b.tool_use_id : '')),
+  );
+  const asked = before.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+  return asked.length > 0 && asked.every((a) => answered.has(a));
+};
+
+const hasTrailing = (draft: Draft): boolean =>
+  draftItems(draft).length > fromArbor(draft.messages).length;
+
+const sameMessages = (a: readonly MessageInput[], b: readonly MessageInput[]): boolean =>
+  JSON.stringify(a.map((m) => [m.role, m.content])) ===
+  JSON.stringify(b.map((m) => [m.role, m.content]));
+
+/** A transaction's record on the messages it wrote: its operation id and a hash of it. */
+interface OpMarker {
+  [key: string]: JsonValue;
+  id: string;
+  tx: string;
+}
+
+interface StoreOptions {
+  /** Build on this message instead of the tip (null: the conversation is new). */
+  base?: string | null;
+  /** The transaction this write applies. */
+  op?: OpMarker;
+}
+
+/** The turnId of the k-th turn an operation commits: the same on every retry. */
+const derivedId = (operationId: string, k: number): string =>
+  `op-${createHash('sha256').update(`${operationId}\n${k}`).digest('hex').slice(0, 48)}`;
+
+const opOf = (m: { clientData?: { [key: string]: JsonValue } }): OpMarker | undefined => {
+  const data = m.clientData?.[CLIENT_KEY];
+  const op =
+    typeof data === 'object' && data !== null && !Array.isArray(data) ? data.op : undefined;
+  return typeof op === 'object' && op !== null && !Array.isArray(op) && typeof op.id === 'string'
+    ? (op as OpMarker)
+    : undefined;
+};
+
+/** The JSON form of items (what is stored), for comparing them. */
+const snapshot = (v: unknown): string => JSON.stringify(v, Object.keys(flatKeys(v)).sort());
+const flatKeys = (v: unknown, acc: Record<string, true> = {}): Record<string, true> => {
+  if (Array.isArray(v)) v.forEach((x) => flatKeys(x, acc));
+  else if (typeof v === 'object' && v !== null)
+    for (const [k, x] of Object.entries(v)) {
+      acc[k] = true;
+      flatKeys(x, acc);
+    }
+  return acc;
+};
+
+export class ArborSession implements SessionHistoryTransactionAwareSession {
+  readonly client: ArborClient;
+  readonly sessionId: string;
+  private readonly model?: string;
+  private readonly title?: string;
+  private conversationId: string | null = null;
+
+  constructor(options: ArborSessionOptions) {
+    this.client = options.client;
+    this.sessionId = options.sessionId;
+    this.model = options.model;
+    this.title = options.title;
+  }
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  /** The Arbor conversation holding the session now (it changes on `clearSession`). */
+  async currentConversationId(): Promise<string> {
+    if (this.conversationId !== null) return this.conversationId;
+    await this.client.call('ensureConversation', {
+      path: { id: this.sessionId },
+      body: this.title ? { title: this.title } : {},
+    });
+    let id = this.sessionId;
+    for (let n = 1; ; n++) {
+      const next = `${this.sessionId}${GENERATION_SEP}${n}`;
+      try {
+        await this.client.getConversation(next);
+      } catch (e) {
+        if (e instanceof ArborProblemError && e.code === 'conversation_not_found') break;
+        throw e;
+      }
+      id = next;
+    }
+    this.conversationId = id;
+    return id;
+  }
+
+  private async load(): Promise<Loaded> {
+    const conversationId = await this.currentConversationId();
+    try {
+      const d = await this.client.call('getDraft', { path: { id: conversationId } });
+      const onTip = d.parentId === d.tip;
+      return {
+        conversationId,
+        tip: d.tip,
+        draft: onTip ? { parentId: d.parentId, messages: d.messages as MessageInput[] } : null,
+        anyDraft: true,
+      };
+    } catch (e) {
+      if (!(e instanceof ArborProblemError) || e.code !== 'draft_not_found') throw e;
+    }
+    const c = await this.client.getConversation(conversationId);
+    return { conversationId, tip: c.tip, draft: null, anyDraft: false };
+  }
+
+  /** The last `count` messages of the branch (all when `count` is undefined), root → tip. */
+  private async branch(conversationId: string, count?: number): Promise<BranchMessage[]> {
+    if (count !== undefined && count <= LAST_MAX) {
+      const page = await this.client.call('activeBranch', {
+        path: { id: conversationId },
+        query: { last: count },
+      });
+      return page.items;
+    }
+    const all: BranchMessage[] = [];
+    for await (const m of this.client.messages(conversationId, LAST_MAX)) all.push(m);
+    return all;
+  }
+
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    if (limit !== undefined && limit <= 0) return [];
+    const state = await this.load();
+    const pending = state.draft ? draftItems(state.draft) : [];
+    // Every message holds at least one item, so `limit` messages hold at least `limit` items.
+    const need = limit === undefined ? undefined : Math.max(limit - pending.length, 0);
+    const history =
+      state.tip === null || need === 0
+        ? []
+        : fromArbor((await this.branch(state.conversationId, need)) as MessageInput[]);
+    const items = [...history, ...pending];
+    return limit === undefined ? items : items.slice(-limit);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) return;
+    for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
+    const state = await this.load();
+    if (state.draft === null && state.tip !== null && encodeItem(items[0]).side === 'user') {
+      const tip = await this.client.getMessage(state.conversationId, state.tip);
+      if (tip.role === 'user') {
+        // The last turn ended on tool results (a run stopped on one): the new input belongs in
+        // that user message, so the turn is committed again with it, on a new branch from the
+        // turn's parent (the old turn stays in the tree).
+        const { turn, parent } = await this.lastTurn(state.conversationId);
+        const pending = [...fromArbor(turn as MessageInput[]), ...items];
+        if (parent !== null) return this.store(state, pending, { base: parent });
+        await this.client.moveTip(state.conversationId, {
+          messageId: null,
+          expectedTip: state.tip,
+        });
+        return this.store({ ...state, tip: null, draft: null }, pending);
+      }
+    }
+    const pending = [...(state.draft ? draftItems(state.draft) : []), ...items];
+    await this.store(state, pending);
+  }
+
+  /** The last turn of the branch (the tail sharing the tip's turnId) and its parent. */
+  private async lastTurn(id: string): Promise<{ turn: BranchMessage[]; parent: string | null }> {
+    let tail = await this.branch(id, 64);
+    const turnId = tail[tail.length - 1].turnId;
+    if (tail.length === 64 && tail.every((m) => m.turnId === turnId)) tail = await this.branch(id);
+    let first = tail.length - 1;
+    while (first > 0 && tail[first - 1].turnId === turnId) first--;
+    const turn = tail.slice(first);
+    return { turn, parent: turn[0].parentId };
+  }
+
+  /**
+   * Commit the whole turns at the start of `pending` (the items after the tip), keep the rest as
+   * the draft on the new tip.
+   */
+  private async store(
+    state: Loaded,
+    pending: readonly AgentInputItem[],
+    options: StoreOptions = {},
+  ): Promise<void> {
+    const id = state.conversationId;
+    // Where the items go on: the tip, or an earlier turn's end (a suffix replaced).
+    const base = options.base !== undefined ? options.base : state.tip;
+    let tip = base;
+    let current = state.tip;
+    let draft = base === state.tip ? state.draft : null;
+    let anyDraft = state.anyDraft;
+    let start = 0;
+    let turns = 0;
+    const flush = async (end: number) => {
+      const turn = toArbor(pending.slice(start, end), { model: this.model });
+      if (options.op) turn[0].clientData = { [CLIENT_KEY]: { op: options.op } };
+      const turnId = options.op
+        ? derivedId(options.op.id, turns++)
+        : globalThis.crypto.randomUUID();
+      if (
+        draft !== null &&
+        !hasTrailing(draft) &&
+        draft.messages.length < turn.length &&
+        sameMessages(draft.messages, turn.slice(0, draft.messages.length))
+      ) {
+        // The draft is the start of this turn: commit it with the rest, atomically.
+        const done = await this.client.call('commitDraft', {
+          path: { id },
+          body: { messages: turn.slice(draft.messages.length), expectedTip: current, turnId },
+          retry: true,
+        });
+        anyDraft = false;
+        tip = done.tip;
+      } else {
+        const done = await this.client.commitTurn(id, {
+          messages: turn,
+          parentId: tip,
+          expectedTip: current,
+          turnId,
+        });
+        tip = done.tip;
+      }
+      current = tip;
+      draft = null;
+      start = end;
+    };
+    // A turn closes after the last assistant-side item of a message that answers (text, no calls).
+    const sides = pending.map((item) => encodeItem(item));
+    let group: Block[] = [];
+    for (let i = 0; i < pending.length; i++) {
+      if (sides[i].side !== 'assistant') {
+        group = [];
+        continue;
+      }
+      group.push(...sides[i].blocks);
+      const next = sides[i + 1];
+      if (next !== undefined && next.side === 'assistant') continue;
+      if (isFinalAnswer({ role: 'assistant', content: group })) await flush(i + 1);
+    }
+    // Items ending on tool results that answer every call of the batch end a turn too.
+    if (start < pending.length && endsOnAnsweredResults(toArbor(pending.slice(start))))
+      await flush(pending.length);
+    const rest = pending.slice(start);
+    // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
+    if (rest.length > 0) {
+      await this.saveDraft(id, tip, rest, options.op);
+    } else if (anyDraft) {
+      await this.client.call('discardDraft', { path: { id } });
+    }
+    if (tip !== current && tip !== null) {
+      await this.client.moveTip(id, { messageId: tip, expectedTip: current });
+    }
+  }
+
+  /**
+   * Save `items` (a turn in progress) as the draft on `parentId`. Tool results that answer only
+   * part of a parallel batch (a pop into the middle of one) cannot be an Arbor message yet: they
+   * are kept, as items, in the clientData of the draft's last message.
+   */
+  private async saveDraft(
+    id: string,
+    parentId: string | null,
+    items: readonly AgentInputItem[],
+    op?: OpMarker,
+  ) {
+    let split = items.length;
+    const messages = toArbor(items, { model: this.model });
+    const last = messages[messages.length - 1];
+    const before = messages[messages.length - 2];
+    if (last?.role === 'user' && before?.role === 'assistant') {
+      const asked = before.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+      const answered = new Set(
+        last.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+      );
+      if (asked.some((a) => !answered.has(a))) {
+        messages.pop();
+        split = items.length - fromArbor([last]).length;
+      }
+    }
+    const trailing = items.slice(split);
+    if (trailing.length > 0 || op) {
+      const top = messages[messages.length - 1];
+      top.clientData = {
+        [CLIENT_KEY]: {
+          ...(trailing.length > 0
+            ? { trailing: JSON.parse(JSON.stringify(trailing)) as JsonValue }
+            : {}),
+          ...(op ? { op } : {}),
+        },
+      };
+    }
+    await this.client.call('saveDraft', { path: { id }, body: { parentId, messages } });
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const state = await this.load();
+    const id = state.conversationId;
+    if (state.draft !== null) {
+      const items = draftItems(state.draft);
+      const popped = items.pop();
+      if (items.length > 0) await this.saveDraft(id, state.draft.parentId, items);
+      else await this.client.call('discardDraft', { path: { id } });
+      return popped;
+    }
+    if (state.tip === null) return undefined;
+    const { turn, parent } = await this.lastTurn(id);
+    const items = fromArbor(turn as MessageInput[]);
+    const popped = items.pop();
+    if (parent === null) {
+      // The first turn: the session continues in a fresh conversation (the old one is kept).
+      const next = await this.nextGeneration(id);
+      if (items.length > 0) await this.saveDraft(next, null, items);
+      return popped;
+    }
+    // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
+    if (items.length > 0) await this.saveDraft(id, parent, items);
+    else if (state.anyDraft) await this.client.call('discardDraft', { path: { id } });
+    await this.client.moveTip(id, { messageId: parent, expectedTip: state.tip });
+    return popped;
+  }
+
+  /** Empty the session: it continues in a fresh Arbor conversation; the old one is kept whole. */
+  async clearSession(): Promise<void> {
+    const id = await this.currentConversationId();
+    const c = await this.client.getConversation(id);
+    let hasDraft = true;
+    try {
+      await this.client.call('getDraft', { path: { id } });
+    } catch (e) {
+      if (!(e instanceof ArborProblemError) || e.code !== 'draft_not_found') throw e;
+      hasDraft = false;
+    }
+    if (c.tip === null && !hasDraft) return;
+    await this.nextGeneration(id);
+  }
+
+  private async nextGeneration(current: string): Promise<string> {
+    const n =
+      current === this.sessionId
+        ? 1
+        : Number(current.slice(current.lastIndexOf(GENERATION_SEP) + 2)) + 1;
+    const next = `${this.sessionId}${GENERATION_SEP}${n}`;
+    await this.client.call('ensureConversation', {
+      path: { id: next },
+      body: {
+        ...(this.title ? { title: this.title } : {}),
+        metadata: { clearedFrom: current, session: this.sessionId },
+      },
+    });
+    this.conversationId = next;
+    return next;
+  }
+
+  /**
+   * The SDK's atomic, idempotent history change (`SessionHistoryTransactionAwareSession`). The
+   * operation id becomes the `turnId` of each turn it commits (`op-<sha256>`, the same on every
+   * retry) and is recorded, with a hash of the transaction, in the clientData of the messages
+   * it wrote: repeating it is a no-op, reusing it for another transaction throws, both checked
+   * against the draft and the branch's last 64 messages. `replace_suffix` checks the suffix, then
+   * builds on the end of the last turn before it (a new branch: the old turns stay in the tree).
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    const { operationId, transaction } = args;
+    if (typeof operationId !== 'string' || operationId.trim() === '')
+      throw new Error('@arbor/openai-agents: operationId must be a non-empty string');
+    if (transaction.type !== 'append_items' && transaction.type !== 'replace_suffix')
+      throw new Error('@arbor/openai-agents: unsupported session history transaction');
+    const items =
+      transaction.type === 'append_items'
+        ? transaction.items
+        : [...transaction.expectedSuffix, ...transaction.replacement];
+    for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
+    const op: OpMarker = {
+      id: operationId,
+      tx: createHash('sha256').update(snapshot(transaction)).digest('hex'),
+    };
+    const state = await this.load();
+    const recent: { clientData?: { [key: string]: JsonValue } }[] = [
+      ...(state.draft?.messages ?? []),
+      ...(state.tip === null ? [] : await this.branch(state.conversationId, 64)),
+    ];
+    const seen = recent.map(opOf).find((o) => o?.id === operationId);
+    if (seen !== undefined) {
+      if (seen.tx !== op.tx)
+        throw new Error(
+          '@arbor/openai-agents: this operationId was applied with a different transaction',
+        );
+      return;
+    }
+    if (transaction.type === 'append_items') {
+      if (transaction.items.length === 0) return;
+      const pending = [...(state.draft ? draftItems(state.draft) : []), ...transaction.items];
+      return this.store(state, pending, { op });
+    }
+    // replace_suffix: the current items must end with expectedSuffix.
+    const history =
+      state.tip === null ? [] : ((await this.branch(state.conversationId)) as BranchMessage[]);
+    const current = [
+      ...fromArbor(history as MessageInput[]),
+      ...(state.draft ? draftItems(state.draft) : []),
+    ];
+    const k = transaction.expectedSuffix.length;
+    if (
+      k > current.length ||
+      snapshot(current.slice(current.length - k)) !==
+        snapshot(JSON.parse(JSON.stringify(transaction.expectedSuffix)))
+    )
+      throw new Error('@arbor/openai-agents: the session no longer ends with the expected suffix');
+    const keep = current.length - k;
+    // The last turn that ends at or before `keep` items: the new items go on from its end.
+    let base: string | null = null;
+    let counted = 0;
+    for (let i = 0; i < history.length;) {
+      let j = i;
+      while (j + 1 < history.length && history[j + 1].turnId === history[i].turnId) j++;
+      const n = fromArbor(history.slice(i, j + 1) as MessageInput[]).length;
+      if (counted + n > keep) break;
+      counted += n;
+      base = history[j].id;
+      i = j + 1;
+    }
+    const pending = [...current.slice(counted, keep), ...transaction.replacement];
+    if (base === null && state.tip !== null) {
+      // Everything is replaced: go on in a fresh conversation (the old one is kept whole).
+      const next = await this.nextGeneration(state.conversationId);
+      return this.store(
+        { conversationId: next, tip: null, draft: null, anyDraft: false },
+        pending,
+        {
+          op,
+        },
+      );
+    }
+    return this.store(state, pending, { base, op });
+  }
+
+  /** How many items the committed history (the branch, without the draft) holds. */
+  async committedItemCount(): Promise<number> {
+    const state = await this.load();
+    if (state.tip === null) return 0;
+    return fromArbor((await this.branch(state.conversationId)) as MessageInput[]).length;
+  }
+}
