@@ -28,6 +28,7 @@ import {
 } from './store/head-signal';
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { AdminReadsService } from './tenants/admin-reads.service';
 import { ErasureService } from './erasure/erasure.service';
 import { MetricsService } from './metrics/metrics.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
@@ -67,6 +68,7 @@ export class ApplicationModule {
       StoreLifecycle,
       MetricsService,
       TenantDirectoryService,
+      AdminReadsService,
       ConversationRepository,
       ReadModelsService,
       ConversationWriter,
@@ -95,6 +97,7 @@ export class ApplicationModule {
         SEALED_EVENT_STORE,
         KEY_STORE,
         TenantDirectoryService,
+        AdminReadsService,
         ConversationRepository,
         ReadModelsService,
         ContextService,
