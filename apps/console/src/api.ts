@@ -16,8 +16,7 @@ export class ApiError extends Error {
 
 const KEY = 'arbor.console.key';
 const ROLE = 'arbor.console.role';
-const ADMIN = 'arbor.console.adminKey';
-const ACTING = 'arbor.console.actingKey';
+const TENANT = 'arbor.console.tenant';
 
 export type Role = 'tenant' | 'admin';
 
@@ -25,31 +24,35 @@ export type Role = 'tenant' | 'admin';
 export const session = {
   key: (): string | null => sessionStorage.getItem(KEY),
   role: (): Role | null => sessionStorage.getItem(ROLE) as Role | null,
-  /** The admin key while the admin looks at one tenant through a console key issued for it. */
-  adminKey: (): string | null => sessionStorage.getItem(ADMIN),
-  acting: (): { tenantId: string; keyId: string } | null => {
-    const raw = sessionStorage.getItem(ACTING);
-    return raw ? (JSON.parse(raw) as { tenantId: string; keyId: string }) : null;
-  },
+  /** The tenant whose data the admin is reading (through the admin's own routes), or null. */
+  viewing: (): string | null => sessionStorage.getItem(TENANT),
   set(key: string, role: Role): void {
     sessionStorage.setItem(KEY, key);
     sessionStorage.setItem(ROLE, role);
   },
-  actAs(adminKey: string, tenantKey: string, tenantId: string, keyId: string): void {
-    sessionStorage.setItem(ADMIN, adminKey);
-    sessionStorage.setItem(ACTING, JSON.stringify({ tenantId, keyId }));
-    this.set(tenantKey, 'tenant');
-  },
-  stopActing(): void {
-    const admin = sessionStorage.getItem(ADMIN);
-    sessionStorage.removeItem(ADMIN);
-    sessionStorage.removeItem(ACTING);
-    if (admin) this.set(admin, 'admin');
+  view(tenantId: string | null): void {
+    if (tenantId === null) sessionStorage.removeItem(TENANT);
+    else sessionStorage.setItem(TENANT, tenantId);
   },
   clear(): void {
     sessionStorage.clear();
   },
 };
+
+/**
+ * Where this tab reads conversations: the tenant's own routes, or, for the admin reading a
+ * tenant, the admin's read-only routes `/v1/admin/tenants/{tenantId}/conversations…` (each read
+ * recorded by the server as an `AdminDataRead` event, actor admin).
+ */
+export const conversationsBase = (): string => {
+  const tenant = session.role() === 'admin' ? session.viewing() : null;
+  return tenant === null
+    ? '/v1/conversations'
+    : `/v1/admin/tenants/${encodeURIComponent(tenant)}/conversations`;
+};
+
+/** True while the admin reads a tenant's data: the routes are read-only, so no actions. */
+export const readOnly = (): boolean => session.role() === 'admin' && session.viewing() !== null;
 
 const toProblem = (status: number, text: string): Problem => {
   let body: Record<string, unknown> = {};
@@ -98,7 +101,8 @@ export const json = async <T>(
 export const get = <T>(path: string) => json<T>('GET', path);
 export const text = async (path: string): Promise<string> => (await request('GET', path)).text();
 
-export const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
+export const conv = (id: string, rest = '') =>
+  `${conversationsBase()}/${encodeURIComponent(id)}${rest}`;
 
 // --- Wire shapes the console reads (the fields it uses; the server may send more) ---
 

@@ -11,6 +11,7 @@ import {
   get,
   json,
   type Message,
+  readOnly,
   type Replay,
   text,
   type Tree,
@@ -441,6 +442,7 @@ const Actions = ({
   const [done, setDone] = useState<string | null>(null);
   const [label, setLabel] = useState('');
   const [keep, setKeep] = useState('20');
+  const ro = readOnly();
   const act = async (what: string, f: () => Promise<unknown>) => {
     setError(null);
     setDone(null);
@@ -484,66 +486,79 @@ const Actions = ({
           </span>
         ) : null}
       </h3>
+      {ro ? (
+        <p class="muted" data-testid="read-only">
+          Read-only: the admin reads this tenant's data through its own routes (each read is
+          recorded in the tenant's log); changes are made with the tenant's keys.
+        </p>
+      ) : (
+        <div class="toolbar">
+          <button
+            data-testid="move-tip"
+            disabled={!selected || selected === tree.tip}
+            onClick={() =>
+              act('tip moved', () =>
+                json('PUT', conv(id, '/tip'), { messageId: selected, expectedTip: tree.tip }),
+              )
+            }
+          >
+            move tip here
+          </button>
+          <button
+            data-testid="fork"
+            disabled={!selected}
+            onClick={() =>
+              act('forked', async () => {
+                const r = await json<{ id: string }>('POST', conv(id, '/forks'), {
+                  messageId: selected,
+                });
+                setTimeout(() => go('c', r.id, 'tree'), 0);
+                return r;
+              })
+            }
+          >
+            fork from here
+          </button>
+          <input
+            data-testid="checkpoint-label"
+            placeholder="checkpoint label"
+            value={label}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+          />
+          <button
+            data-testid="set-checkpoint"
+            disabled={!selected || label === ''}
+            onClick={() =>
+              act('checkpoint set', () =>
+                json('POST', conv(id, '/checkpoints'), { label, messageId: selected }),
+              )
+            }
+          >
+            set checkpoint
+          </button>
+        </div>
+      )}
       <div class="toolbar">
-        <button
-          data-testid="move-tip"
-          disabled={!selected || selected === tree.tip}
-          onClick={() =>
-            act('tip moved', () =>
-              json('PUT', conv(id, '/tip'), { messageId: selected, expectedTip: tree.tip }),
-            )
-          }
-        >
-          move tip here
-        </button>
-        <button
-          data-testid="fork"
-          disabled={!selected}
-          onClick={() =>
-            act('forked', async () => {
-              const r = await json<{ id: string }>('POST', conv(id, '/forks'), {
-                messageId: selected,
-              });
-              setTimeout(() => go('c', r.id, 'tree'), 0);
-              return r;
-            })
-          }
-        >
-          fork from here
-        </button>
-        <input
-          data-testid="checkpoint-label"
-          placeholder="checkpoint label"
-          value={label}
-          onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
-        />
-        <button
-          data-testid="set-checkpoint"
-          disabled={!selected || label === ''}
-          onClick={() =>
-            act('checkpoint set', () =>
-              json('POST', conv(id, '/checkpoints'), { label, messageId: selected }),
-            )
-          }
-        >
-          set checkpoint
-        </button>
-      </div>
-      <div class="toolbar">
-        <input
-          data-testid="keep-messages"
-          size={5}
-          value={keep}
-          onInput={(e) => setKeep((e.target as HTMLInputElement).value)}
-        />
-        <button
-          data-testid="resume"
-          onClick={() =>
-            act('resumed', () => json('POST', conv(id, '/resume'), { keepMessages: Number(keep) }))
-          }
-        >
-          resume (keep N messages)
-        </button>
+        {ro ? null : (
+          <>
+            <input
+              data-testid="keep-messages"
+              size={5}
+              value={keep}
+              onInput={(e) => setKeep((e.target as HTMLInputElement).value)}
+            />
+            <button
+              data-testid="resume"
+              onClick={() =>
+                act('resumed', () =>
+                  json('POST', conv(id, '/resume'), { keepMessages: Number(keep) }),
+                )
+              }
+            >
+              resume (keep N messages)
+            </button>
+          </>
+        )}
         <span class="muted">export</span>
         <button data-testid="export-jsonl" onClick={() => void exportText('jsonl')}>
           jsonl
@@ -575,20 +590,22 @@ const Actions = ({
                   {cp.reason ? ` — ${cp.reason}` : ''}
                 </td>
                 <td>
-                  <button
-                    data-testid={`rewind-${cp.label}`}
-                    onClick={() =>
-                      act('rewound', () =>
-                        json(
-                          'POST',
-                          conv(id, `/checkpoints/${encodeURIComponent(cp.label)}/rewind`),
-                          { expectedTip: tree.tip },
-                        ),
-                      )
-                    }
-                  >
-                    rewind
-                  </button>
+                  {ro ? null : (
+                    <button
+                      data-testid={`rewind-${cp.label}`}
+                      onClick={() =>
+                        act('rewound', () =>
+                          json(
+                            'POST',
+                            conv(id, `/checkpoints/${encodeURIComponent(cp.label)}/rewind`),
+                            { expectedTip: tree.tip },
+                          ),
+                        )
+                      }
+                    >
+                      rewind
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

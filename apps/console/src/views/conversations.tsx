@@ -1,6 +1,6 @@
 /** The tenant's conversations: one page at a time (cursor paging), filtered and sorted in the page. */
 import { useMemo, useState } from 'preact/hooks';
-import { type Conversation, get, type Page } from '../api';
+import { type Conversation, conversationsBase, get, type Page } from '../api';
 import { href, ProblemBox, short, useAsync } from '../ui';
 
 type SortKey = 'created' | 'activity' | 'size' | 'title';
@@ -16,7 +16,7 @@ export const ConversationsView = () => {
   const page = useAsync(
     () =>
       get<Page<Conversation>>(
-        `/v1/conversations?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        `${conversationsBase()}?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       ),
     [cursor],
   );
