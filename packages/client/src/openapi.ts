@@ -6783,8 +6783,15 @@ export interface operations {
   listConversations: {
     parameters: {
       query?: {
+        /** @description The `next` of the previous page, unchanged (opaque) */
         cursor?: string;
         limit?: number;
+        /** @description Only conversations whose title starts with this (exact and case-sensitive, UTF-8 byte order); answered by the title index, so it goes with `sort=title` (the default when `q` is given) */
+        q?: string;
+        /** @description The order: creation (default), last activity (the last event), or title (untitled as ""); ties by creation. Keyset pages: a cursor continues after the last item of its page under the same sort, order and `q`, so an item is never listed twice or skipped unless it changed meanwhile (new activity moves a conversation) */
+        sort?: 'created' | 'lastActivity' | 'title';
+        /** @description Ascending (default) or descending */
+        order?: 'asc' | 'desc';
       };
       header?: never;
       path?: never;
@@ -17066,8 +17073,15 @@ export interface operations {
   adminListConversations: {
     parameters: {
       query?: {
+        /** @description The `next` of the previous page, unchanged (opaque) */
         cursor?: string;
         limit?: number;
+        /** @description Only conversations whose title starts with this (exact and case-sensitive, UTF-8 byte order); answered by the title index, so it goes with `sort=title` (the default when `q` is given) */
+        q?: string;
+        /** @description The order: creation (default), last activity (the last event), or title (untitled as ""); ties by creation. Keyset pages: a cursor continues after the last item of its page under the same sort, order and `q`, so an item is never listed twice or skipped unless it changed meanwhile (new activity moves a conversation) */
+        sort?: 'created' | 'lastActivity' | 'title';
+        /** @description Ascending (default) or descending */
+        order?: 'asc' | 'desc';
       };
       header?: never;
       path: {
