@@ -249,13 +249,52 @@ describeWithBrowser('operator console (Chromium)', () => {
     }[];
     expect(ids.sort()).toEqual(listed.map((c) => c.id).sort());
     for (const b of bIds) expect(ids).not.toContain(b);
-    await page.selectOption('[data-testid=sort]', 'size');
-    const first = await page.getAttribute('[data-testid=conversation-row]', 'data-id');
-    expect(first).toBe([...listed].sort((x, y) => y.counts.messages - x.counts.messages)[0].id);
+    // Sort and filter are the server's (`?sort&order&q`): the rows are its answer, in its order.
+    const idsOf = async (query: string) =>
+      (
+        (await api('GET', `/v1/conversations?limit=50&${query}`, keyA)).items as { id: string }[]
+      ).map((c) => c.id);
+    const rowIds = () =>
+      page.$$eval('[data-testid=conversation-row]', (rows) =>
+        rows.map((r) => r.getAttribute('data-id')),
+      );
+    const rowsEqual = async (want: string[]) => {
+      await page.waitForFunction(
+        (w) =>
+          [
+            ...(
+              globalThis as unknown as {
+                document: {
+                  querySelectorAll(s: string): Iterable<{ getAttribute(a: string): string }>;
+                };
+              }
+            ).document.querySelectorAll('[data-testid=conversation-row]'),
+          ]
+            .map((r) => r.getAttribute('data-id'))
+            .join(',') === w,
+        want.join(','),
+      );
+      expect(await rowIds()).toEqual(want);
+    };
+    await page.selectOption('[data-testid=sort]', 'title');
+    await rowsEqual(await idsOf('sort=title'));
+    await page.selectOption('[data-testid=order]', 'desc');
+    await rowsEqual(await idsOf('sort=title&order=desc'));
+    await page.selectOption('[data-testid=sort]', 'lastActivity');
+    await rowsEqual(await idsOf('sort=lastActivity&order=desc'));
     await shot('conversations');
-    await page.fill('[data-testid=filter]', 'large-session');
-    await rowsAre('[data-testid=conversation-row]', 1);
-    expect(await page.getAttribute('[data-testid=conversation-row]', 'data-id')).toBe(pi);
+    await page.selectOption('[data-testid=order]', 'asc');
+    const listCalls: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (new URL(r.url()).pathname === '/v1/conversations') listCalls.push(r.url());
+    };
+    page.on('request', onRequest);
+    await page.fill('[data-testid=filter]', 'large-');
+    await rowsEqual([pi]);
+    page.off('request', onRequest);
+    expect(listCalls.some((u) => new URL(u).searchParams.get('q') === 'large-')).toBe(true);
+    expect(await idsOf('q=large-')).toEqual([pi]);
+    await shot('conversations-filtered');
     // B's conversation by its id, from A's tab: the same answer as an id that does not exist.
     await open(`c/${bIds[0]}/tree`);
     await page.waitForSelector('[data-testid=problem]');
@@ -548,6 +587,21 @@ describeWithBrowser('operator console (Chromium)', () => {
       await page.$$eval('[data-testid=window-bar] .seg', (s) => s.map((x) => x.className)),
     ).toContain('seg seg-snapshots');
     expect(await page.textContent('[data-testid=context-body]')).toContain('user');
+    // The ladder: every rung tried, in order, with its reason, as `GET …/contexts` recorded it.
+    const listed = (await api('GET', `/v1/conversations/${pi}/contexts?limit=100`, keyA)).items as {
+      contextId: string;
+      rungs: { rung: string; reason: string; applied: boolean }[] | null;
+    }[];
+    const rungs = listed.find((x) => x.contextId === snapshotContext.contextId)!.rungs!;
+    expect(rungs.length).toBeGreaterThan(0);
+    const ladder = await page.$$eval('[data-testid=rung-reasons] tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    expect(ladder.map((cells) => cells[0].split(' ')[0])).toEqual(rungs.map((g) => g.rung));
+    expect(ladder.map((cells) => cells[3])).toEqual(rungs.map((g) => g.reason));
+    expect(ladder.map((cells) => cells[0].includes('applied'))).toEqual(
+      rungs.map((g) => g.applied),
+    );
     await shot('replay');
     // Back to the start: revision 0 is the empty conversation.
     await page.fill('[data-testid=revision-input]', '0');
@@ -583,9 +637,16 @@ describeWithBrowser('operator console (Chromium)', () => {
     await shot('compare');
   });
 
-  it('updates live as a turn is committed (polling)', async () => {
+  it('updates live as a turn is committed (the SSE stream, the key in a header)', async () => {
+    const streams: { url: string; authorization: string | undefined }[] = [];
+    const onRequest = (r: { url(): string; headers(): Record<string, string> }) => {
+      if (r.url().includes('/stream'))
+        streams.push({ url: r.url(), authorization: r.headers().authorization });
+    };
+    page.on('request', onRequest);
     await open(`c/${piOther}/tree`);
     await page.waitForSelector('[data-testid=tip-badge]');
+    await textIs('[data-testid=live-state]', 'open');
     const before = Number(await page.textContent('[data-testid=revision]'));
     const c = await api('GET', `/v1/conversations/${piOther}`, keyA);
     const r = await api('POST', `/v1/conversations/${piOther}/turns`, keyA, {
@@ -604,6 +665,13 @@ describeWithBrowser('operator console (Chromium)', () => {
       timeout: 15_000,
     });
     expect(Number(await page.textContent('[data-testid=revision]'))).toBeGreaterThan(before);
+    page.off('request', onRequest);
+    expect(streams.length).toBeGreaterThan(0);
+    for (const st of streams) {
+      expect(new URL(st.url).pathname).toBe(`/v1/conversations/${piOther}/stream`);
+      expect(st.url).not.toContain(keyA);
+      expect(st.authorization).toBe(`Bearer ${keyA}`);
+    }
   });
 
   it("admin: tenants, keys, projector, and a tenant's data through the admin's own read-only routes", async () => {

@@ -230,3 +230,67 @@ export interface Verdict {
   totals: Record<string, number>;
   findings: { kind: string; revision: number; position: string; detail: string }[];
 }
+
+/**
+ * Follows `GET …/{id}/stream` (Server-Sent Events) with the key in the Authorization header:
+ * EventSource cannot send one, so this reads the answer with fetch as a stream and splits it into
+ * frames. `onEvent` gets each event's revision; on a dropped stream it reconnects after `retry`
+ * ms with `Last-Event-ID`, so nothing is missed. Returns the function that stops it.
+ */
+export const followStream = (
+  id: string,
+  fromRevision: number,
+  onEvent: (revision: number) => void,
+  onState: (state: 'open' | 'reconnecting') => void = () => undefined,
+): (() => void) => {
+  const abort = new AbortController();
+  let last = fromRevision;
+  let retry = 2000;
+  const run = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      try {
+        const key = session.key();
+        const res = await fetch(conv(id, '/stream'), {
+          headers: {
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+            'last-event-id': String(last),
+          },
+          signal: abort.signal,
+        });
+        if (!res.ok || !res.body) throw new ApiError(toProblem(res.status, await res.text()));
+        onState('open');
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            for (const line of frame.split('\n')) {
+              if (line.startsWith('retry: ')) retry = Number(line.slice(7)) || retry;
+              if (line.startsWith('id: ')) {
+                const revision = Number(line.slice(4));
+                if (Number.isFinite(revision) && revision > last) {
+                  last = revision;
+                  onEvent(revision);
+                }
+              }
+            }
+          }
+        }
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        // A refusal (404, 401) does not get better by retrying.
+        if (e instanceof ApiError && e.problem.status < 500 && e.problem.status !== 429) return;
+      }
+      if (abort.signal.aborted) return;
+      onState('reconnecting');
+      await new Promise((r) => setTimeout(r, retry));
+    }
+  };
+  void run();
+  return () => abort.abort();
+};

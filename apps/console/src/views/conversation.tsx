@@ -1,13 +1,15 @@
 /**
  * One conversation: the tree as a picture with the selected message and its path to the root,
  * the actions (tip, fork, checkpoint, rewind, resume, export), and the tabs to the audit log,
- * replay and compare. While "live" is on, it polls the conversation and redraws on a new revision.
+ * replay and compare. While "live" is on, it follows the conversation's SSE stream and redraws
+ * when events arrive.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   conv,
   type Conversation,
   type Decision,
+  followStream,
   get,
   json,
   type Message,
@@ -77,19 +79,34 @@ type Tab = 'tree' | 'audit' | 'replay' | 'compare';
 
 export const ConversationView = ({ id, tab, args }: { id: string; tab: Tab; args: string[] }) => {
   const [version, setVersion] = useState(0);
-  const [live, setLive] = useState(true);
+  const ro = readOnly();
+  // Live: the conversation's SSE stream (tenant keys; the admin's read-only routes have none).
+  const [live, setLive] = useState(!ro);
+  const [stream, setStream] = useState<'off' | 'open' | 'reconnecting'>('off');
   const loaded = useAsync(() => loadConversation(id), [id, version]);
   const revision = loaded.data?.conversation.revision;
+  const from = useRef<number | null>(null);
+  if (revision !== undefined && from.current === null) from.current = revision;
+  const started = revision !== undefined;
   useEffect(() => {
-    if (!live || revision === undefined) return;
-    const t = setInterval(() => {
-      get<Conversation>(conv(id)).then(
-        (c) => c.revision !== revision && setVersion((v) => v + 1),
-        () => undefined,
-      );
-    }, 2000);
-    return () => clearInterval(t);
-  }, [id, live, revision]);
+    if (!live || !started || from.current === null) return;
+    // A turn is several events: redraw once they have stopped coming for 150 ms.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = followStream(
+      id,
+      from.current,
+      () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => setVersion((v) => v + 1), 150);
+      },
+      setStream,
+    );
+    return () => {
+      clearTimeout(timer);
+      stop();
+      setStream('off');
+    };
+  }, [id, live, started]);
   const c = loaded.data?.conversation;
   return (
     <section data-testid="conversation">
@@ -107,9 +124,16 @@ export const ConversationView = ({ id, tab, args }: { id: string; tab: Tab; args
             type="checkbox"
             data-testid="live"
             checked={live}
+            disabled={ro}
             onChange={(e) => setLive((e.target as HTMLInputElement).checked)}
           />{' '}
-          live (polls every 2 s)
+          {ro ? (
+            'live (tenant keys only)'
+          ) : (
+            <>
+              live (stream: <span data-testid="live-state">{stream}</span>)
+            </>
+          )}
           {c ? (
             <>
               {' '}
