@@ -249,13 +249,52 @@ describeWithBrowser('operator console (Chromium)', () => {
     }[];
     expect(ids.sort()).toEqual(listed.map((c) => c.id).sort());
     for (const b of bIds) expect(ids).not.toContain(b);
-    await page.selectOption('[data-testid=sort]', 'size');
-    const first = await page.getAttribute('[data-testid=conversation-row]', 'data-id');
-    expect(first).toBe([...listed].sort((x, y) => y.counts.messages - x.counts.messages)[0].id);
+    // Sort and filter are the server's (`?sort&order&q`): the rows are its answer, in its order.
+    const idsOf = async (query: string) =>
+      (
+        (await api('GET', `/v1/conversations?limit=50&${query}`, keyA)).items as { id: string }[]
+      ).map((c) => c.id);
+    const rowIds = () =>
+      page.$$eval('[data-testid=conversation-row]', (rows) =>
+        rows.map((r) => r.getAttribute('data-id')),
+      );
+    const rowsEqual = async (want: string[]) => {
+      await page.waitForFunction(
+        (w) =>
+          [
+            ...(
+              globalThis as unknown as {
+                document: {
+                  querySelectorAll(s: string): Iterable<{ getAttribute(a: string): string }>;
+                };
+              }
+            ).document.querySelectorAll('[data-testid=conversation-row]'),
+          ]
+            .map((r) => r.getAttribute('data-id'))
+            .join(',') === w,
+        want.join(','),
+      );
+      expect(await rowIds()).toEqual(want);
+    };
+    await page.selectOption('[data-testid=sort]', 'title');
+    await rowsEqual(await idsOf('sort=title'));
+    await page.selectOption('[data-testid=order]', 'desc');
+    await rowsEqual(await idsOf('sort=title&order=desc'));
+    await page.selectOption('[data-testid=sort]', 'lastActivity');
+    await rowsEqual(await idsOf('sort=lastActivity&order=desc'));
     await shot('conversations');
-    await page.fill('[data-testid=filter]', 'large-session');
-    await rowsAre('[data-testid=conversation-row]', 1);
-    expect(await page.getAttribute('[data-testid=conversation-row]', 'data-id')).toBe(pi);
+    await page.selectOption('[data-testid=order]', 'asc');
+    const listCalls: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (new URL(r.url()).pathname === '/v1/conversations') listCalls.push(r.url());
+    };
+    page.on('request', onRequest);
+    await page.fill('[data-testid=filter]', 'large-');
+    await rowsEqual([pi]);
+    page.off('request', onRequest);
+    expect(listCalls.some((u) => new URL(u).searchParams.get('q') === 'large-')).toBe(true);
+    expect(await idsOf('q=large-')).toEqual([pi]);
+    await shot('conversations-filtered');
     // B's conversation by its id, from A's tab: the same answer as an id that does not exist.
     await open(`c/${bIds[0]}/tree`);
     await page.waitForSelector('[data-testid=problem]');
@@ -548,6 +587,21 @@ describeWithBrowser('operator console (Chromium)', () => {
       await page.$$eval('[data-testid=window-bar] .seg', (s) => s.map((x) => x.className)),
     ).toContain('seg seg-snapshots');
     expect(await page.textContent('[data-testid=context-body]')).toContain('user');
+    // The ladder: every rung tried, in order, with its reason, as `GET …/contexts` recorded it.
+    const listed = (await api('GET', `/v1/conversations/${pi}/contexts?limit=100`, keyA)).items as {
+      contextId: string;
+      rungs: { rung: string; reason: string; applied: boolean }[] | null;
+    }[];
+    const rungs = listed.find((x) => x.contextId === snapshotContext.contextId)!.rungs!;
+    expect(rungs.length).toBeGreaterThan(0);
+    const ladder = await page.$$eval('[data-testid=rung-reasons] tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    expect(ladder.map((cells) => cells[0].split(' ')[0])).toEqual(rungs.map((g) => g.rung));
+    expect(ladder.map((cells) => cells[3])).toEqual(rungs.map((g) => g.reason));
+    expect(ladder.map((cells) => cells[0].includes('applied'))).toEqual(
+      rungs.map((g) => g.applied),
+    );
     await shot('replay');
     // Back to the start: revision 0 is the empty conversation.
     await page.fill('[data-testid=revision-input]', '0');
@@ -583,9 +637,16 @@ describeWithBrowser('operator console (Chromium)', () => {
     await shot('compare');
   });
 
-  it('updates live as a turn is committed (polling)', async () => {
+  it('updates live as a turn is committed (the SSE stream, the key in a header)', async () => {
+    const streams: { url: string; authorization: string | undefined }[] = [];
+    const onRequest = (r: { url(): string; headers(): Record<string, string> }) => {
+      if (r.url().includes('/stream'))
+        streams.push({ url: r.url(), authorization: r.headers().authorization });
+    };
+    page.on('request', onRequest);
     await open(`c/${piOther}/tree`);
     await page.waitForSelector('[data-testid=tip-badge]');
+    await textIs('[data-testid=live-state]', 'open');
     const before = Number(await page.textContent('[data-testid=revision]'));
     const c = await api('GET', `/v1/conversations/${piOther}`, keyA);
     const r = await api('POST', `/v1/conversations/${piOther}/turns`, keyA, {
@@ -604,9 +665,16 @@ describeWithBrowser('operator console (Chromium)', () => {
       timeout: 15_000,
     });
     expect(Number(await page.textContent('[data-testid=revision]'))).toBeGreaterThan(before);
+    page.off('request', onRequest);
+    expect(streams.length).toBeGreaterThan(0);
+    for (const st of streams) {
+      expect(new URL(st.url).pathname).toBe(`/v1/conversations/${piOther}/stream`);
+      expect(st.url).not.toContain(keyA);
+      expect(st.authorization).toBe(`Bearer ${keyA}`);
+    }
   });
 
-  it("admin: tenants, keys, projector, and a tenant's data through an audited console key", async () => {
+  it("admin: tenants, keys, projector, and a tenant's data through the admin's own read-only routes", async () => {
     await signIn(ADMIN_KEY);
     await page.waitForSelector('[data-testid=tenant-row]');
     const rows = await page.$$eval('[data-testid=tenant-row]', (r) =>
@@ -619,23 +687,37 @@ describeWithBrowser('operator console (Chromium)', () => {
     await page.click('[data-testid=issue-key]');
     await rowsAre('[data-testid=key-row]', 2);
     await shot('admin');
+    const keysBefore = (await api('GET', `/v1/tenants/${tenantA}/keys`, ADMIN_KEY)).items as {
+      keyId: string;
+    }[];
+    // Every call the page makes from here on, to check it reads through the admin's routes.
+    const calls: string[] = [];
+    const record = (r: { url(): string; method(): string }) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/v1/')) calls.push(`${r.method()} ${u.pathname}`);
+    };
+    page.on('request', record);
     await page.click(`[data-testid=tenant-row][data-id="${tenantA}"] [data-testid=open-tenant]`);
     await page.waitForSelector('[data-testid=conversation-row]');
     expect(await page.textContent('[data-testid=who]')).toContain(tenantA);
-    const keys = (await api('GET', `/v1/tenants/${tenantA}/keys`, ADMIN_KEY)).items as {
+    await open(`c/${pi}/tree`);
+    await page.waitForSelector('[data-testid=tip-badge]');
+    await page.waitForSelector('[data-testid=read-only]');
+    expect(await page.$$('[data-testid=move-tip]')).toHaveLength(0);
+    await shot('admin-tenant-tree');
+    page.off('request', record);
+    const prefix = `/v1/admin/tenants/${tenantA}/conversations`;
+    expect(calls.filter((c) => c.includes('/conversations')).length).toBeGreaterThan(3);
+    expect(calls.filter((c) => c.includes('/conversations') && !c.includes(prefix))).toEqual([]);
+    expect(calls).toContain(`GET ${prefix}/${pi}/tree`);
+    // No key was issued for the look: the admin's own routes need none.
+    const keysAfter = (await api('GET', `/v1/tenants/${tenantA}/keys`, ADMIN_KEY)).items as {
       keyId: string;
-      label: string;
-      revoked: boolean;
     }[];
-    const consoleKey = keys.find((k) => k.label === 'console-admin')!;
-    expect(consoleKey.revoked).toBe(false);
+    expect(keysAfter.map((k) => k.keyId)).toEqual(keysBefore.map((k) => k.keyId));
+    // A tenant key is refused on those routes.
+    expect((await server.call('GET', `${prefix}/${pi}/tree`, keyA)).status).toBe(401);
     await page.click('[data-testid=sign-out]');
     await page.waitForSelector('[data-testid=tenant-row]');
-    const after = (await api('GET', `/v1/tenants/${tenantA}/keys`, ADMIN_KEY)).items as {
-      keyId: string;
-      revoked: boolean;
-    }[];
-    expect(after.find((k) => k.keyId === consoleKey.keyId)?.revoked).toBe(true);
-    // Both are events in the tenant's log, with the admin as actor (through the public API).
   });
 });

@@ -196,6 +196,25 @@ describe('the wire contract (OpenAPI document) against the app', () => {
     expect((await api.get(api.conv(id, '/contexts?limit=1'))).status).toBe(200);
     expect((await api.get(api.conv(id, `/contexts/${context.body.contextId}`))).status).toBe(200);
     expect((await api.get(api.conv(id, '/verify'))).status).toBe(200);
+    // The admin's reads of the same data through its own routes.
+    const asAdmin = (rest: string) =>
+      admin.get(`/v1/admin/tenants/${tenantId}/conversations${rest}`);
+    for (const rest of [
+      '?limit=1',
+      `/${id}`,
+      `/${id}/tree`,
+      `/${id}/messages?limit=2`,
+      `/${id}/messages/${third.messageIds[0]}`,
+      `/${id}/checkpoints`,
+      `/${id}/events?limit=3`,
+      `/${id}/export?format=jsonl`,
+      `/${id}/verify`,
+      `/${id}/replay?revision=3&limit=2`,
+      `/${id}/contexts?limit=1`,
+      `/${id}/contexts/${context.body.contextId}`,
+    ]) {
+      expect([rest, (await asAdmin(rest)).status]).toEqual([rest, 200]);
+    }
 
     // A compaction decision to list and revoke: old tool output elided at a small budget.
     const long = await api.start({ title: 'compactions' });

@@ -8,6 +8,7 @@ import { StreamController } from './conversations/stream.controller';
 import { DraftsController } from './conversations/drafts.controller';
 import { AdminTenantsController } from './console/admin-tenants.controller';
 import { VerifyController } from './console/verify.controller';
+import { AdminTenantDataController } from './console/admin-tenant-data.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AdminGuard } from './auth/admin.guard';
@@ -45,6 +46,7 @@ export class AppModule {
         ReplayController,
         VerifyController,
         AdminTenantsController,
+        AdminTenantDataController,
         EraseConversationController,
         ErasureAdminController,
         MetricsController,

@@ -16,8 +16,7 @@ export class ApiError extends Error {
 
 const KEY = 'arbor.console.key';
 const ROLE = 'arbor.console.role';
-const ADMIN = 'arbor.console.adminKey';
-const ACTING = 'arbor.console.actingKey';
+const TENANT = 'arbor.console.tenant';
 
 export type Role = 'tenant' | 'admin';
 
@@ -25,31 +24,35 @@ export type Role = 'tenant' | 'admin';
 export const session = {
   key: (): string | null => sessionStorage.getItem(KEY),
   role: (): Role | null => sessionStorage.getItem(ROLE) as Role | null,
-  /** The admin key while the admin looks at one tenant through a console key issued for it. */
-  adminKey: (): string | null => sessionStorage.getItem(ADMIN),
-  acting: (): { tenantId: string; keyId: string } | null => {
-    const raw = sessionStorage.getItem(ACTING);
-    return raw ? (JSON.parse(raw) as { tenantId: string; keyId: string }) : null;
-  },
+  /** The tenant whose data the admin is reading (through the admin's own routes), or null. */
+  viewing: (): string | null => sessionStorage.getItem(TENANT),
   set(key: string, role: Role): void {
     sessionStorage.setItem(KEY, key);
     sessionStorage.setItem(ROLE, role);
   },
-  actAs(adminKey: string, tenantKey: string, tenantId: string, keyId: string): void {
-    sessionStorage.setItem(ADMIN, adminKey);
-    sessionStorage.setItem(ACTING, JSON.stringify({ tenantId, keyId }));
-    this.set(tenantKey, 'tenant');
-  },
-  stopActing(): void {
-    const admin = sessionStorage.getItem(ADMIN);
-    sessionStorage.removeItem(ADMIN);
-    sessionStorage.removeItem(ACTING);
-    if (admin) this.set(admin, 'admin');
+  view(tenantId: string | null): void {
+    if (tenantId === null) sessionStorage.removeItem(TENANT);
+    else sessionStorage.setItem(TENANT, tenantId);
   },
   clear(): void {
     sessionStorage.clear();
   },
 };
+
+/**
+ * Where this tab reads conversations: the tenant's own routes, or, for the admin reading a
+ * tenant, the admin's read-only routes `/v1/admin/tenants/{tenantId}/conversations…` (each read
+ * recorded by the server as an `AdminDataRead` event, actor admin).
+ */
+export const conversationsBase = (): string => {
+  const tenant = session.role() === 'admin' ? session.viewing() : null;
+  return tenant === null
+    ? '/v1/conversations'
+    : `/v1/admin/tenants/${encodeURIComponent(tenant)}/conversations`;
+};
+
+/** True while the admin reads a tenant's data: the routes are read-only, so no actions. */
+export const readOnly = (): boolean => session.role() === 'admin' && session.viewing() !== null;
 
 const toProblem = (status: number, text: string): Problem => {
   let body: Record<string, unknown> = {};
@@ -98,7 +101,8 @@ export const json = async <T>(
 export const get = <T>(path: string) => json<T>('GET', path);
 export const text = async (path: string): Promise<string> => (await request('GET', path)).text();
 
-export const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
+export const conv = (id: string, rest = '') =>
+  `${conversationsBase()}/${encodeURIComponent(id)}${rest}`;
 
 // --- Wire shapes the console reads (the fields it uses; the server may send more) ---
 
@@ -226,3 +230,67 @@ export interface Verdict {
   totals: Record<string, number>;
   findings: { kind: string; revision: number; position: string; detail: string }[];
 }
+
+/**
+ * Follows `GET …/{id}/stream` (Server-Sent Events) with the key in the Authorization header:
+ * EventSource cannot send one, so this reads the answer with fetch as a stream and splits it into
+ * frames. `onEvent` gets each event's revision; on a dropped stream it reconnects after `retry`
+ * ms with `Last-Event-ID`, so nothing is missed. Returns the function that stops it.
+ */
+export const followStream = (
+  id: string,
+  fromRevision: number,
+  onEvent: (revision: number) => void,
+  onState: (state: 'open' | 'reconnecting') => void = () => undefined,
+): (() => void) => {
+  const abort = new AbortController();
+  let last = fromRevision;
+  let retry = 2000;
+  const run = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      try {
+        const key = session.key();
+        const res = await fetch(conv(id, '/stream'), {
+          headers: {
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+            'last-event-id': String(last),
+          },
+          signal: abort.signal,
+        });
+        if (!res.ok || !res.body) throw new ApiError(toProblem(res.status, await res.text()));
+        onState('open');
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            for (const line of frame.split('\n')) {
+              if (line.startsWith('retry: ')) retry = Number(line.slice(7)) || retry;
+              if (line.startsWith('id: ')) {
+                const revision = Number(line.slice(4));
+                if (Number.isFinite(revision) && revision > last) {
+                  last = revision;
+                  onEvent(revision);
+                }
+              }
+            }
+          }
+        }
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        // A refusal (404, 401) does not get better by retrying.
+        if (e instanceof ApiError && e.problem.status < 500 && e.problem.status !== 429) return;
+      }
+      if (abort.signal.aborted) return;
+      onState('reconnecting');
+      await new Promise((r) => setTimeout(r, retry));
+    }
+  };
+  void run();
+  return () => abort.abort();
+};

@@ -1,7 +1,7 @@
 /** The operator console: sign-in, then the tenant's or the admin's views (hash routes). */
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, json, request, type Role, session } from './api';
+import { ApiError, request, type Role, session } from './api';
 import { go, href, ProblemBox, useRoute } from './ui';
 import { AdminView } from './views/admin';
 import { ConversationsView } from './views/conversations';
@@ -62,17 +62,10 @@ const SignIn = () => {
   );
 };
 
-const signOut = async () => {
-  const acting = session.acting();
-  if (acting) {
-    // Back to the admin: revoke the key the console issued for this look (audited).
-    await json(
-      'DELETE',
-      `/v1/tenants/${encodeURIComponent(acting.tenantId)}/keys/${encodeURIComponent(acting.keyId)}`,
-      undefined,
-      session.adminKey(),
-    ).catch(() => undefined);
-    session.stopActing();
+const signOut = () => {
+  if (session.role() === 'admin' && session.viewing() !== null) {
+    // Back to the admin's own views.
+    session.view(null);
     go('admin');
   } else {
     session.clear();
@@ -85,10 +78,10 @@ const App = () => {
   const route = useRoute();
   const role = session.role();
   if (!session.key() || !role) return <SignIn />;
-  const acting = session.acting();
+  const viewing = role === 'admin' ? session.viewing() : null;
   const [view, id, tab, ...args] = route;
   let body;
-  if (role === 'admin') body = <AdminView />;
+  if (role === 'admin' && (viewing === null || view === 'admin')) body = <AdminView />;
   else if (view === 'c' && id)
     body = <ConversationView key={id} id={id} tab={(tab as 'tree') ?? 'tree'} args={args} />;
   else body = <ConversationsView />;
@@ -96,20 +89,20 @@ const App = () => {
     <>
       <header>
         <b>Arbor console</b>
-        {role === 'tenant' ? (
+        {role === 'tenant' || viewing !== null ? (
           <a href={href('conversations')}>conversations</a>
         ) : (
           <a href={href('admin')}>admin</a>
         )}
         <span class="who" data-testid="who">
-          {acting
-            ? `admin, looking at tenant ${acting.tenantId}`
+          {viewing !== null
+            ? `admin, reading tenant ${viewing} (read-only, each read audited)`
             : role === 'admin'
               ? 'admin'
               : 'tenant key'}
         </span>
-        <button data-testid="sign-out" onClick={() => void signOut()}>
-          {acting ? 'back to admin' : 'sign out'}
+        <button data-testid="sign-out" onClick={signOut}>
+          {viewing !== null ? 'back to admin' : 'sign out'}
         </button>
       </header>
       <main>{body}</main>

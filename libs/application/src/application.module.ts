@@ -33,6 +33,7 @@ import {
 } from './store/head-signal';
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { AdminReadsService } from './tenants/admin-reads.service';
 import { ErasureService } from './erasure/erasure.service';
 import { MetricsService } from './metrics/metrics.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
@@ -72,6 +73,7 @@ export class ApplicationModule {
       StoreLifecycle,
       MetricsService,
       TenantDirectoryService,
+      AdminReadsService,
       ConversationRepository,
       ReadModelsService,
       ConversationWriter,
@@ -102,6 +104,7 @@ export class ApplicationModule {
         SEALED_EVENT_STORE,
         KEY_STORE,
         TenantDirectoryService,
+        AdminReadsService,
         ConversationRepository,
         ReadModelsService,
         ContextService,

@@ -18,6 +18,7 @@ export * from './replay/replay-view';
 export * from './replay/replay.service';
 export * from './replay/reproduce';
 export * from './tenants/tenant-directory.service';
+export * from './tenants/admin-reads.service';
 export * from './validation';
 export * from './store/head-signal';
 export * from './erasure/erasure.service';

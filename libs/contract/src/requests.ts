@@ -172,10 +172,45 @@ export const PageQuery = z.strictObject({
 });
 
 /** `GET /v1/conversations` pages 50 by default, the other lists 100. */
-export const ConversationsQuery = z.strictObject({
-  cursor: Cursor.optional(),
-  limit: LimitWithDefault(50).optional(),
-});
+export const ConversationsQuery = z
+  .strictObject({
+    // A cursor of a title-sorted list carries the last title (up to 500 characters).
+    cursor: z
+      .string()
+      .max(2100)
+      .optional()
+      .meta({ description: 'The `next` of the previous page, unchanged (opaque)' }),
+    limit: LimitWithDefault(50).optional(),
+    q: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({
+        description:
+          'Only conversations whose title starts with this (exact and case-sensitive, UTF-8 ' +
+          'byte order); answered by the title index, so it goes with `sort=title` (the default ' +
+          'when `q` is given)',
+      }),
+    sort: z
+      .enum(['created', 'lastActivity', 'title'])
+      .optional()
+      .meta({
+        description:
+          'The order: creation (default), last activity (the last event), or title (untitled ' +
+          'as ""); ties by creation. Keyset pages: a cursor continues after the last item of ' +
+          'its page under the same sort, order and `q`, so an item is never listed twice or ' +
+          'skipped unless it changed meanwhile (new activity moves a conversation)',
+      }),
+    order: z
+      .enum(['asc', 'desc'])
+      .optional()
+      .meta({ description: 'Ascending (default) or descending' }),
+  })
+  .refine((q) => q.q === undefined || q.sort === undefined || q.sort === 'title', {
+    message: 'q (a title prefix) goes with sort=title',
+    path: ['q'],
+  });
 
 export const BranchQuery = z
   .strictObject({

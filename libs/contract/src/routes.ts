@@ -84,7 +84,7 @@ const CONV = '/v1/conversations/{id}';
 /** Every route of one conversation: unknown (or another tenant's) is 404, erased by its tenant 410. */
 const missing: ProblemCode[] = ['conversation_not_found', 'conversation_erased'];
 
-export const ROUTES: readonly RouteSpec[] = [
+const BASE_ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/health',
@@ -818,6 +818,47 @@ export const ROUTES: readonly RouteSpec[] = [
   ...CONSOLE_ROUTES,
 ];
 
+/** The tenant's read routes the admin reaches through `/v1/admin/tenants/{tenantId}/…`. */
+const ADMIN_READABLE = new Set([
+  'listConversations',
+  'getConversation',
+  'tree',
+  'activeBranch',
+  'getMessage',
+  'listCheckpoints',
+  'events',
+  'export',
+  'verifyConversation',
+  'replay',
+  'listContexts',
+  'reproduceContext',
+]);
+
+/**
+ * The admin's own read-only routes to one tenant's data: each tenant read route above under
+ * `/v1/admin/tenants/{tenantId}`, with the admin key, the same answer, and each read recorded
+ * first as an `AdminDataRead` event (actor `admin`) in the tenant's `audit-<tenantId>.admin-reads`
+ * stream. Derived from the tenant routes, so the two cannot drift.
+ */
+export const ADMIN_TENANT_DATA_ROUTES: readonly RouteSpec[] = BASE_ROUTES.filter(
+  (r) => r.method === 'get' && ADMIN_READABLE.has(r.operationId),
+).map((r) => ({
+  ...r,
+  path: `/v1/admin/tenants/{tenantId}${r.path.slice('/v1'.length)}`,
+  operationId: `admin${r.operationId[0].toUpperCase()}${r.operationId.slice(1)}`,
+  tag: 'tenant data (admin)',
+  auth: 'admin',
+  summary: `As the tenant's own route, for the admin: ${r.summary[0].toLowerCase()}${r.summary.slice(1)}`,
+  description:
+    `The answer of \`GET ${r.path}\` for tenant \`tenantId\`, read with the admin key. The read ` +
+    'is recorded first as an `AdminDataRead` event (actor `admin`, the route and the ' +
+    "conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record " +
+    'cannot be written is not answered. A tenant key is refused (401).' +
+    (r.description ? `\n\n${r.description}` : ''),
+  params: (r.params ?? z.object({})).extend({ tenantId: Id }),
+  errors: [...r.errors, 'tenant_not_found'],
+}));
+
 /**
  * Every code a route can answer: its own, the auth codes, the body codes when it takes a body,
  * the storage codes, and the few any request can meet.
@@ -860,3 +901,6 @@ export const errorCodes = (route: RouteSpec): ProblemCode[] => {
   for (const c of route.errors) codes.add(c);
   return [...codes];
 };
+
+/** Every route of the API: the table above and the admin's reads derived from it. */
+export const ROUTES: readonly RouteSpec[] = [...BASE_ROUTES, ...ADMIN_TENANT_DATA_ROUTES];

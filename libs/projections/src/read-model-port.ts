@@ -2,6 +2,8 @@ import { type Message } from '@arbor/domain';
 import { type RecordedEvent } from '@arbor/event-store';
 import {
   type CheckpointRow,
+  type ConversationListOptions,
+  type ConversationListPage,
   type ConversationQueries,
   type ConversationRow,
   type ForkRow,
@@ -28,6 +30,11 @@ export interface ReadModelQueries {
     /** Each item's own seq: a page cut short before item i continues after `seqs[i - 1]`. */
     seqs: number[];
   }>;
+  /** The list in one of its orders (keyset pages; see ConversationListOptions). */
+  listConversationsBy(
+    tenantId: string,
+    options: ConversationListOptions,
+  ): Promise<ConversationListPage>;
   activeBranchPage(
     tenantId: string,
     id: string,
@@ -67,6 +74,7 @@ export interface ReadModelSink {
 export const asyncQueries = (q: ConversationQueries): ReadModelQueries => ({
   getConversation: async (t, id) => q.getConversation(t, id),
   listConversations: async (t, after, limit) => q.listConversations(t, after, limit),
+  listConversationsBy: async (t, o) => q.listConversationsBy(t, o),
   activeBranchPage: async (t, id, from, limit) => q.activeBranchPage(t, id, from, limit),
   activeBranchTail: async (t, id, last) => q.activeBranchTail(t, id, last),
   depthOf: async (t, id, m) => q.depthOf(t, id, m),

@@ -734,6 +734,254 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/admin/tenants/{tenantId}/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the tenant's conversations, oldest first, cursor-paginated
+     * @description The answer of `GET /v1/conversations` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminListConversations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: tip, revision, title, lineage (forked from / forks), counts
+     * @description The answer of `GET /v1/conversations/{id}` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminGetConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/checkpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: checkpoint labels with target and status (active, rewound, dropped + reason)
+     * @description The answer of `GET /v1/conversations/{id}/checkpoints` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminListCheckpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the active branch, root → tip, paged
+     * @description The answer of `GET /v1/conversations/{id}/messages` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminActiveBranch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: one message, the original bytes, even if compacted
+     * @description The answer of `GET /v1/conversations/{id}/messages/{messageId}` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminGetMessage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/tree': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: every node with parent and children, the tip, branch points, checkpoints
+     * @description The answer of `GET /v1/conversations/{id}/tree` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminTree'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the conversation's audit log (its events), from a revision, paginated
+     * @description The answer of `GET /v1/conversations/{id}/events` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the tree (jsonl, claude-code and pi default) or the active branch (markdown default)
+     * @description The answer of `GET /v1/conversations/{id}/export` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     *
+     *     JSON Lines: one message per line (the `Message` schema). Markdown: a transcript for people. `claude-code` / `pi`: a session file that tool resumes (the tree, the active branch last; for pi, checkpoints as labels); what the format cannot carry is counted, by reason, in the `Arbor-Export-Report` header (JSON) and the file name is in `Content-Disposition`.
+     */
+    get: operations['adminExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the conversation as of its event at stream revision N
+     * @description The answer of `GET /v1/conversations/{id}/replay` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     *
+     *     Folds the conversation's events 0..N through the same projections and queries as the live reads. `branch` is one page of the active branch (root → tip); `branch.next` is a cursor for the next page at the same revision (pass `revision` again). `404 revision_not_found` (with `lastRevision`) past the end.
+     */
+    get: operations['adminReplay'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/contexts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the contexts handed out (their ContextAssembled receipts), oldest first, paged
+     * @description The answer of `GET /v1/conversations/{id}/contexts` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     */
+    get: operations['adminListContexts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/contexts/{contextId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: reproduce a context handed out earlier, byte for byte, and compare its hash
+     * @description The answer of `GET /v1/conversations/{id}/contexts/{contextId}` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     *
+     *     Folds the log to the revision the context was built on, takes the recorded window, the decisions in force then plus the ones it added, and the recorded request, runs the ladder in replay mode (no new decision), re-renders snapshot pages from source, encodes and hashes. When `match` is false the answer carries `mismatch` (`code: context_mismatch`, a `reason`: `body_differs`, `snapshot_renderer_unavailable`, `rung_needed`, `window_differs`, `decisions_differ`, `unknown_request`, `reproduction_failed`). The status is 200 either way.
+     */
+    get: operations['adminReproduceContext'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/tenants/{tenantId}/conversations/{id}/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * As the tenant's own route, for the admin: the hash-chain verdict of the conversation's events
+     * @description The answer of `GET /v1/conversations/{id}/verify` for tenant `tenantId`, read with the admin key. The read is recorded first as an `AdminDataRead` event (actor `admin`, the route and the conversation id) in the tenant's `audit-<tenantId>.admin-reads` stream; a read whose record cannot be written is not answered. A tenant key is refused (401).
+     *
+     *     Every event of the stream recomputed from its fields with the audit secret (the verifier of `arbor verify`, over this one stream). At most 100 findings are listed; `totals` counts all. An event removed from the very end of a stream is seen only by the whole-log `arbor verify`. Changes nothing.
+     */
+    get: operations['adminVerifyConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6577,8 +6825,15 @@ export interface operations {
   listConversations: {
     parameters: {
       query?: {
+        /** @description The `next` of the previous page, unchanged (opaque) */
         cursor?: string;
         limit?: number;
+        /** @description Only conversations whose title starts with this (exact and case-sensitive, UTF-8 byte order); answered by the title index, so it goes with `sort=title` (the default when `q` is given) */
+        q?: string;
+        /** @description The order: creation (default), last activity (the last event), or title (untitled as ""); ties by creation. Keyset pages: a cursor continues after the last item of its page under the same sort, order and `q`, so an item is never listed twice or skipped unless it changed meanwhile (new activity moves a conversation) */
+        sort?: 'created' | 'lastActivity' | 'title';
+        /** @description Ascending (default) or descending */
+        order?: 'asc' | 'desc';
       };
       header?: never;
       path?: never;
@@ -16905,6 +17160,3272 @@ export interface operations {
       };
     };
   };
+  adminListConversations: {
+    parameters: {
+      query?: {
+        /** @description The `next` of the previous page, unchanged (opaque) */
+        cursor?: string;
+        limit?: number;
+        /** @description Only conversations whose title starts with this (exact and case-sensitive, UTF-8 byte order); answered by the title index, so it goes with `sort=title` (the default when `q` is given) */
+        q?: string;
+        /** @description The order: creation (default), last activity (the last event), or title (untitled as ""); ties by creation. Keyset pages: a cursor continues after the last item of its page under the same sort, order and `q`, so an item is never listed twice or skipped unless it changed meanwhile (new activity moves a conversation) */
+        sort?: 'created' | 'lastActivity' | 'title';
+        /** @description Ascending (default) or descending */
+        order?: 'asc' | 'desc';
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversationPage'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminGetConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminListCheckpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every checkpoint */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CheckpointList'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminActiveBranch: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+        /** @description The last N messages of the branch (its tail up to the tip), still root → tip; one page, without `cursor` or `limit` */
+        last?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BranchPage'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminGetMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        messageId: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The message */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `message_not_found`: Message not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'message_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminTree: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The tree */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Tree'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminEvents: {
+    parameters: {
+      query?: {
+        fromRevision?: number;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventsPage'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminExport: {
+    parameters: {
+      query?: {
+        format?: 'jsonl' | 'markdown' | 'claude-code' | 'pi';
+        /** @description Default: branch for markdown, tree otherwise */
+        scope?: 'tree' | 'branch';
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The export */
+      200: {
+        headers: {
+          /** @description claude-code / pi: JSON counts, by reason, of what the format cannot carry */
+          'Arbor-Export-Report'?: string;
+          /** @description claude-code / pi: the session file name */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': string;
+          'text/markdown': string;
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminReplay: {
+    parameters: {
+      query: {
+        revision: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The state at N */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplayView'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `revision_not_found`: The conversation has no event at that revision; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'revision_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminListContexts: {
+    parameters: {
+      query?: {
+        fromRevision?: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ContextsPage'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminReproduceContext: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        contextId: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The reproduction */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Reproduction'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `context_not_found`: No context with this id was handed out; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'context_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `answer_too_large`: The answer would be larger than the answer limit; read it in pages */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'answer_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
+  adminVerifyConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        id: components['schemas']['Id'];
+        /** @description must be 1-128 characters of [A-Za-z0-9_-] */
+        tenantId: components['schemas']['Id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The verdict */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VerifyVerdict'];
+        };
+      };
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'validation_failed' | 'malformed_header';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `unauthorized`: A valid API key is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'unauthorized';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `forbidden`: This key may not do that */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'forbidden';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_not_found`: Conversation not found; `tenant_not_found`: Tenant not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_not_found' | 'tenant_not_found';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `request_timeout`: The request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `uri_too_long`: A path segment is too long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'uri_too_long';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `headers_too_large`: The request headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'headers_too_large';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `internal_error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'internal_error';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `store_unavailable`: The event store is unavailable; `too_many_connections`: Too many open connections; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'store_unavailable' | 'too_many_connections';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+    };
+  };
 }
 
 /** Any JSON value (metadata, tool input, provider bodies, event data). */
@@ -16965,4 +20486,34 @@ export const operationRoutes = {
   listContexts: { method: 'GET', path: '/v1/conversations/{id}/contexts' },
   reproduceContext: { method: 'GET', path: '/v1/conversations/{id}/contexts/{contextId}' },
   verifyConversation: { method: 'GET', path: '/v1/conversations/{id}/verify' },
+  adminListConversations: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations' },
+  adminGetConversation: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations/{id}' },
+  adminListCheckpoints: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/checkpoints',
+  },
+  adminActiveBranch: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/messages',
+  },
+  adminGetMessage: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/messages/{messageId}',
+  },
+  adminTree: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations/{id}/tree' },
+  adminEvents: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations/{id}/events' },
+  adminExport: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations/{id}/export' },
+  adminReplay: { method: 'GET', path: '/v1/admin/tenants/{tenantId}/conversations/{id}/replay' },
+  adminListContexts: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/contexts',
+  },
+  adminReproduceContext: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/contexts/{contextId}',
+  },
+  adminVerifyConversation: {
+    method: 'GET',
+    path: '/v1/admin/tenants/{tenantId}/conversations/{id}/verify',
+  },
 } as const;

@@ -19,7 +19,7 @@ import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow, parseTurnBody } from '../validation/zod';
 import { Readable } from 'node:stream';
 import { Cursors } from './cursor';
-import { capPageBytes, jsonLines } from '../limits/page-bytes';
+import { capPageBytes, itemsWithinBytes, jsonLines } from '../limits/page-bytes';
 import { assertAnswerWithin } from '../limits/answer-bytes';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
@@ -45,6 +45,7 @@ import {
   GetTree,
   ListCheckpoints,
   ListConversations,
+  ListConversationsBy,
   ListEvents,
   type Page,
 } from '@arbor/application';
@@ -88,6 +89,31 @@ export class ConversationsController {
   @Get()
   async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
     const q = parseOrThrow(S.ConversationsQuery, query, 'query');
+    const sort = q.sort ?? (q.q !== undefined ? 'title' : 'created');
+    const order = q.order ?? 'asc';
+    if (sort !== 'created' || order !== 'asc' || q.q !== undefined) {
+      // Keyset pages in another order; the cursor is bound to the sort, order and prefix.
+      const list = `conversations?sort=${sort}&order=${order}&q=${q.q ?? ''}`;
+      const limit = q.limit ?? 50;
+      const page = await this.queries.execute(
+        new ListConversationsBy(caller, {
+          sort,
+          order,
+          titlePrefix: q.q ?? null,
+          after: this.cursors.decodeKey(caller.tenantId, list, q.cursor),
+          limit,
+        }),
+      );
+      const items = page.items.map((c) => conversationView({ ...c, forks: [] }));
+      const n = itemsWithinBytes(items, this.config.limits.pageMaxBytes);
+      const more = page.more || n < items.length;
+      return more && n > 0
+        ? {
+            items: items.slice(0, n),
+            next: this.cursors.encodeKey(caller.tenantId, list, page.keys[n - 1]),
+          }
+        : { items: items.slice(0, n) };
+    }
     const p = await this.queries.execute(
       new ListConversations(
         caller,

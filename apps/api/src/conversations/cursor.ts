@@ -23,34 +23,56 @@ export const cursorCodec = (secret: Buffer) => {
   const key = createHmac('sha256', secret).update('arbor page cursor v1').digest();
   const ivKey = createHmac('sha256', secret).update('arbor page cursor iv v1').digest();
   const aad = (tenantId: string, list: string) => Buffer.from(`${tenantId}\n${list}`, 'utf8');
+  const seal = (tenantId: string, list: string, text: string): string => {
+    // Synthetic IV (deterministic, as SIV does): the same page gives the same cursor, so an
+    // answer is reproducible; a nonce repeats only with the same plaintext and associated data.
+    const iv = createHmac('sha256', ivKey)
+      .update(aad(tenantId, list))
+      .update(`\n${text}`)
+      .digest()
+      .subarray(0, 12);
+    const c = createCipheriv('aes-256-gcm', key, iv);
+    c.setAAD(aad(tenantId, list));
+    const body = Buffer.concat([c.update(text, 'utf8'), c.final()]);
+    return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64url');
+  };
+  const open = (tenantId: string, list: string, cursor: string): string => {
+    const raw = Buffer.from(cursor, 'base64url');
+    if (raw.length < 29 || raw.toString('base64url') !== cursor) throw invalid();
+    try {
+      const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      d.setAAD(aad(tenantId, list));
+      d.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    } catch {
+      throw invalid();
+    }
+  };
+  const NUMBER = /^(0|[1-9][0-9]{0,15})$/;
   return {
     encode(tenantId: string, list: string, value: number): string {
-      // Synthetic IV (deterministic, as SIV does): the same page gives the same cursor, so an
-      // answer is reproducible; a nonce repeats only with the same plaintext and associated data.
-      const iv = createHmac('sha256', ivKey)
-        .update(aad(tenantId, list))
-        .update(`\n${value}`)
-        .digest()
-        .subarray(0, 12);
-      const c = createCipheriv('aes-256-gcm', key, iv);
-      c.setAAD(aad(tenantId, list));
-      const body = Buffer.concat([c.update(String(value), 'utf8'), c.final()]);
-      return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64url');
+      return seal(tenantId, list, String(value));
     },
     decode(tenantId: string, list: string, cursor: string | undefined): number | null {
       if (cursor === undefined) return null;
-      const raw = Buffer.from(cursor, 'base64url');
-      if (raw.length < 29 || raw.toString('base64url') !== cursor) throw invalid();
-      try {
-        const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-        d.setAAD(aad(tenantId, list));
-        d.setAuthTag(raw.subarray(12, 28));
-        const text = Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
-        if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) throw invalid();
-        return Number(text);
-      } catch {
-        throw invalid();
-      }
+      const text = open(tenantId, list, cursor);
+      if (!NUMBER.test(text)) throw invalid();
+      return Number(text);
+    },
+    /** A keyset position (a sort key and a seq), for the lists in another order than creation. */
+    encodeKey(tenantId: string, list: string, at: { key: string; seq: number }): string {
+      return seal(tenantId, list, `${at.seq}\n${at.key}`);
+    },
+    decodeKey(
+      tenantId: string,
+      list: string,
+      cursor: string | undefined,
+    ): { key: string; seq: number } | null {
+      if (cursor === undefined) return null;
+      const text = open(tenantId, list, cursor);
+      const cut = text.indexOf('\n');
+      if (cut < 0 || !NUMBER.test(text.slice(0, cut))) throw invalid();
+      return { seq: Number(text.slice(0, cut)), key: text.slice(cut + 1) };
     },
   };
 };
@@ -66,5 +88,11 @@ export class Cursors {
   }
   decode(tenantId: string, list: string, cursor: string | undefined): number | null {
     return this.codec.decode(tenantId, list, cursor);
+  }
+  encodeKey(tenantId: string, list: string, at: { key: string; seq: number }): string {
+    return this.codec.encodeKey(tenantId, list, at);
+  }
+  decodeKey(tenantId: string, list: string, cursor: string | undefined) {
+    return this.codec.decodeKey(tenantId, list, cursor);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The admin's views: tenants (create), their keys (issue, revoke), the projector, and a tenant's
- * data. To read a tenant's data the console issues that tenant a key labelled `console-admin`
- * (an audited ApiKeyIssued event with actor admin), acts with it in this tab, and revokes it
- * (ApiKeyRevoked) when the admin goes back: every look is in the tenant's own log.
+ * data. A tenant's data is read with the admin key through the admin's own read-only routes,
+ * `/v1/admin/tenants/{tenantId}/conversations…`; the server records every such read as an
+ * `AdminDataRead` event (actor admin) in the tenant's `audit-<tenantId>.admin-reads` stream.
  */
 import { useState } from 'preact/hooks';
 import { get, json, session } from '../api';
@@ -37,21 +37,10 @@ export const AdminView = () => {
       setError(e);
     }
   };
-  const actAs = async (tenantId: string) => {
-    setError(null);
-    try {
-      const admin = session.key()!;
-      const k = await json<{ keyId: string; apiKey: string }>(
-        'POST',
-        `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
-        { label: 'console-admin' },
-      );
-      session.actAs(admin, k.apiKey, tenantId, k.keyId);
-      go('conversations');
-      location.reload();
-    } catch (e) {
-      setError(e);
-    }
+  const view = (tenantId: string) => {
+    session.view(tenantId);
+    go('conversations');
+    location.reload();
   };
   return (
     <section data-testid="admin">
@@ -105,7 +94,7 @@ export const AdminView = () => {
                 <button data-testid="keys" onClick={() => setOpen(open === t.id ? null : t.id)}>
                   keys
                 </button>{' '}
-                <button data-testid="open-tenant" onClick={() => void actAs(t.id)}>
+                <button data-testid="open-tenant" onClick={() => view(t.id)}>
                   open its data
                 </button>
               </td>

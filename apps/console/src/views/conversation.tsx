@@ -1,16 +1,19 @@
 /**
  * One conversation: the tree as a picture with the selected message and its path to the root,
  * the actions (tip, fork, checkpoint, rewind, resume, export), and the tabs to the audit log,
- * replay and compare. While "live" is on, it polls the conversation and redraws on a new revision.
+ * replay and compare. While "live" is on, it follows the conversation's SSE stream and redraws
+ * when events arrive.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   conv,
   type Conversation,
   type Decision,
+  followStream,
   get,
   json,
   type Message,
+  readOnly,
   type Replay,
   text,
   type Tree,
@@ -76,19 +79,34 @@ type Tab = 'tree' | 'audit' | 'replay' | 'compare';
 
 export const ConversationView = ({ id, tab, args }: { id: string; tab: Tab; args: string[] }) => {
   const [version, setVersion] = useState(0);
-  const [live, setLive] = useState(true);
+  const ro = readOnly();
+  // Live: the conversation's SSE stream (tenant keys; the admin's read-only routes have none).
+  const [live, setLive] = useState(!ro);
+  const [stream, setStream] = useState<'off' | 'open' | 'reconnecting'>('off');
   const loaded = useAsync(() => loadConversation(id), [id, version]);
   const revision = loaded.data?.conversation.revision;
+  const from = useRef<number | null>(null);
+  if (revision !== undefined && from.current === null) from.current = revision;
+  const started = revision !== undefined;
   useEffect(() => {
-    if (!live || revision === undefined) return;
-    const t = setInterval(() => {
-      get<Conversation>(conv(id)).then(
-        (c) => c.revision !== revision && setVersion((v) => v + 1),
-        () => undefined,
-      );
-    }, 2000);
-    return () => clearInterval(t);
-  }, [id, live, revision]);
+    if (!live || !started || from.current === null) return;
+    // A turn is several events: redraw once they have stopped coming for 150 ms.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = followStream(
+      id,
+      from.current,
+      () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => setVersion((v) => v + 1), 150);
+      },
+      setStream,
+    );
+    return () => {
+      clearTimeout(timer);
+      stop();
+      setStream('off');
+    };
+  }, [id, live, started]);
   const c = loaded.data?.conversation;
   return (
     <section data-testid="conversation">
@@ -106,9 +124,16 @@ export const ConversationView = ({ id, tab, args }: { id: string; tab: Tab; args
             type="checkbox"
             data-testid="live"
             checked={live}
+            disabled={ro}
             onChange={(e) => setLive((e.target as HTMLInputElement).checked)}
           />{' '}
-          live (polls every 2 s)
+          {ro ? (
+            'live (tenant keys only)'
+          ) : (
+            <>
+              live (stream: <span data-testid="live-state">{stream}</span>)
+            </>
+          )}
           {c ? (
             <>
               {' '}
@@ -441,6 +466,7 @@ const Actions = ({
   const [done, setDone] = useState<string | null>(null);
   const [label, setLabel] = useState('');
   const [keep, setKeep] = useState('20');
+  const ro = readOnly();
   const act = async (what: string, f: () => Promise<unknown>) => {
     setError(null);
     setDone(null);
@@ -484,66 +510,79 @@ const Actions = ({
           </span>
         ) : null}
       </h3>
+      {ro ? (
+        <p class="muted" data-testid="read-only">
+          Read-only: the admin reads this tenant's data through its own routes (each read is
+          recorded in the tenant's log); changes are made with the tenant's keys.
+        </p>
+      ) : (
+        <div class="toolbar">
+          <button
+            data-testid="move-tip"
+            disabled={!selected || selected === tree.tip}
+            onClick={() =>
+              act('tip moved', () =>
+                json('PUT', conv(id, '/tip'), { messageId: selected, expectedTip: tree.tip }),
+              )
+            }
+          >
+            move tip here
+          </button>
+          <button
+            data-testid="fork"
+            disabled={!selected}
+            onClick={() =>
+              act('forked', async () => {
+                const r = await json<{ id: string }>('POST', conv(id, '/forks'), {
+                  messageId: selected,
+                });
+                setTimeout(() => go('c', r.id, 'tree'), 0);
+                return r;
+              })
+            }
+          >
+            fork from here
+          </button>
+          <input
+            data-testid="checkpoint-label"
+            placeholder="checkpoint label"
+            value={label}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+          />
+          <button
+            data-testid="set-checkpoint"
+            disabled={!selected || label === ''}
+            onClick={() =>
+              act('checkpoint set', () =>
+                json('POST', conv(id, '/checkpoints'), { label, messageId: selected }),
+              )
+            }
+          >
+            set checkpoint
+          </button>
+        </div>
+      )}
       <div class="toolbar">
-        <button
-          data-testid="move-tip"
-          disabled={!selected || selected === tree.tip}
-          onClick={() =>
-            act('tip moved', () =>
-              json('PUT', conv(id, '/tip'), { messageId: selected, expectedTip: tree.tip }),
-            )
-          }
-        >
-          move tip here
-        </button>
-        <button
-          data-testid="fork"
-          disabled={!selected}
-          onClick={() =>
-            act('forked', async () => {
-              const r = await json<{ id: string }>('POST', conv(id, '/forks'), {
-                messageId: selected,
-              });
-              setTimeout(() => go('c', r.id, 'tree'), 0);
-              return r;
-            })
-          }
-        >
-          fork from here
-        </button>
-        <input
-          data-testid="checkpoint-label"
-          placeholder="checkpoint label"
-          value={label}
-          onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
-        />
-        <button
-          data-testid="set-checkpoint"
-          disabled={!selected || label === ''}
-          onClick={() =>
-            act('checkpoint set', () =>
-              json('POST', conv(id, '/checkpoints'), { label, messageId: selected }),
-            )
-          }
-        >
-          set checkpoint
-        </button>
-      </div>
-      <div class="toolbar">
-        <input
-          data-testid="keep-messages"
-          size={5}
-          value={keep}
-          onInput={(e) => setKeep((e.target as HTMLInputElement).value)}
-        />
-        <button
-          data-testid="resume"
-          onClick={() =>
-            act('resumed', () => json('POST', conv(id, '/resume'), { keepMessages: Number(keep) }))
-          }
-        >
-          resume (keep N messages)
-        </button>
+        {ro ? null : (
+          <>
+            <input
+              data-testid="keep-messages"
+              size={5}
+              value={keep}
+              onInput={(e) => setKeep((e.target as HTMLInputElement).value)}
+            />
+            <button
+              data-testid="resume"
+              onClick={() =>
+                act('resumed', () =>
+                  json('POST', conv(id, '/resume'), { keepMessages: Number(keep) }),
+                )
+              }
+            >
+              resume (keep N messages)
+            </button>
+          </>
+        )}
         <span class="muted">export</span>
         <button data-testid="export-jsonl" onClick={() => void exportText('jsonl')}>
           jsonl
@@ -575,20 +614,22 @@ const Actions = ({
                   {cp.reason ? ` — ${cp.reason}` : ''}
                 </td>
                 <td>
-                  <button
-                    data-testid={`rewind-${cp.label}`}
-                    onClick={() =>
-                      act('rewound', () =>
-                        json(
-                          'POST',
-                          conv(id, `/checkpoints/${encodeURIComponent(cp.label)}/rewind`),
-                          { expectedTip: tree.tip },
-                        ),
-                      )
-                    }
-                  >
-                    rewind
-                  </button>
+                  {ro ? null : (
+                    <button
+                      data-testid={`rewind-${cp.label}`}
+                      onClick={() =>
+                        act('rewound', () =>
+                          json(
+                            'POST',
+                            conv(id, `/checkpoints/${encodeURIComponent(cp.label)}/rewind`),
+                            { expectedTip: tree.tip },
+                          ),
+                        )
+                      }
+                    >
+                      rewind
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

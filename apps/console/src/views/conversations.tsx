@@ -1,67 +1,80 @@
-/** The tenant's conversations: one page at a time (cursor paging), filtered and sorted in the page. */
-import { useMemo, useState } from 'preact/hooks';
-import { type Conversation, get, type Page } from '../api';
+/**
+ * The tenant's conversations: filtered by a title prefix and sorted by the server
+ * (`GET …/conversations?q&sort&order`, each order an index of the read models), one keyset page
+ * at a time, so 100,000 conversations are pages of 50, never one answer.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { type Conversation, conversationsBase, get, type Page } from '../api';
 import { href, ProblemBox, short, useAsync } from '../ui';
 
-type SortKey = 'created' | 'activity' | 'size' | 'title';
+type Sort = 'created' | 'lastActivity' | 'title';
+type Order = 'asc' | 'desc';
 
 const PAGE = 50;
 
 export const ConversationsView = () => {
-  // The cursors of the pages before this one, so "previous" works without the server going back.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [typed, setTyped] = useState('');
+  const [q, setQ] = useState('');
+  const [sort, setSort] = useState<Sort>('created');
+  const [order, setOrder] = useState<Order>('asc');
+  // The prefix is sent 300 ms after the last key stroke; a new query starts at page 1.
+  useEffect(() => {
+    const t = setTimeout(() => setQ(typed), 300);
+    return () => clearTimeout(t);
+  }, [typed]);
+  // A title prefix is answered by the title index: it lists by title.
+  const effectiveSort: Sort = q !== '' ? 'title' : sort;
+  // The cursors of the pages before this one, so "previous" works without the server going back;
+  // they belong to one list (prefix, sort, order): another list starts at its first page.
+  const list = `${q}\n${effectiveSort}\n${order}`;
+  const [paging, setPaging] = useState<{ list: string; cursors: (string | undefined)[] }>({
+    list,
+    cursors: [undefined],
+  });
+  const cursors = paging.list === list ? paging.cursors : [undefined];
+  const setCursors = (next: (string | undefined)[]) => setPaging({ list, cursors: next });
   const cursor = cursors[cursors.length - 1];
-  const [filter, setFilter] = useState('');
-  const [sort, setSort] = useState<SortKey>('created');
-  const page = useAsync(
-    () =>
-      get<Page<Conversation>>(
-        `/v1/conversations?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      ),
-    [cursor],
-  );
-  const rows = useMemo(() => {
-    const f = filter.trim().toLowerCase();
-    const items = (page.data?.items ?? []).filter(
-      (c) =>
-        f === '' ||
-        c.id.toLowerCase().includes(f) ||
-        (c.title ?? '').toLowerCase().includes(f) ||
-        JSON.stringify(c.metadata ?? {})
-          .toLowerCase()
-          .includes(f),
-    );
-    const by: Record<SortKey, (a: Conversation, b: Conversation) => number> = {
-      created: () => 0,
-      activity: (a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''),
-      size: (a, b) => (b.counts?.messages ?? 0) - (a.counts?.messages ?? 0),
-      title: (a, b) => (a.title ?? '').localeCompare(b.title ?? ''),
-    };
-    return [...items].sort(by[sort]);
-  }, [page.data, filter, sort]);
+  const page = useAsync(() => {
+    const params = new URLSearchParams({ limit: String(PAGE) });
+    if (q !== '') params.set('q', q);
+    if (effectiveSort !== 'created') params.set('sort', effectiveSort);
+    if (order !== 'asc') params.set('order', order);
+    if (cursor) params.set('cursor', cursor);
+    return get<Page<Conversation>>(`${conversationsBase()}?${params.toString()}`);
+  }, [cursor, q, effectiveSort, order]);
+  const rows = page.data?.items ?? [];
   return (
     <section data-testid="conversations">
       <h2>Conversations</h2>
       <div class="toolbar">
         <input
           data-testid="filter"
-          placeholder="filter this page: title, id, metadata"
-          value={filter}
-          onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+          placeholder="title starts with… (exact case)"
+          value={typed}
+          onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
         />
         <label>
           sort{' '}
           <select
             data-testid="sort"
-            value={sort}
-            onChange={(e) => setSort((e.target as HTMLSelectElement).value as SortKey)}
+            value={effectiveSort}
+            disabled={q !== ''}
+            title={q !== '' ? 'a title prefix lists by title' : ''}
+            onChange={(e) => setSort((e.target as HTMLSelectElement).value as Sort)}
           >
-            <option value="created">created (server order)</option>
-            <option value="activity">last activity</option>
-            <option value="size">size</option>
+            <option value="created">created</option>
+            <option value="lastActivity">last activity</option>
             <option value="title">title</option>
           </select>
         </label>
+        <select
+          data-testid="order"
+          value={order}
+          onChange={(e) => setOrder((e.target as HTMLSelectElement).value as Order)}
+        >
+          <option value="asc">ascending</option>
+          <option value="desc">descending</option>
+        </select>
         <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
           ← previous
         </button>
@@ -115,9 +128,7 @@ export const ConversationsView = () => {
         </tbody>
       </table>
       {page.loading ? <p class="muted">loading…</p> : null}
-      {!page.loading && rows.length === 0 ? (
-        <p class="muted">no conversation on this page</p>
-      ) : null}
+      {!page.loading && rows.length === 0 ? <p class="muted">no conversation here</p> : null}
     </section>
   );
 };

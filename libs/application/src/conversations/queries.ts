@@ -4,6 +4,8 @@ import { conversationStream, type EventStore, StreamNotFoundError } from '@arbor
 import { type Message } from '@arbor/domain';
 import {
   type CheckpointRow,
+  type ConversationListOptions,
+  type ConversationListPage,
   type ReadModelQueries,
   type ConversationRow,
   type ForkRow,
@@ -40,6 +42,15 @@ export class ListConversations extends Query<Page<ConversationRow>> {
     readonly caller: Caller,
     readonly after: number,
     readonly limit: number,
+  ) {
+    super();
+  }
+}
+/** The tenant's conversations in another order than creation, or filtered by a title prefix. */
+export class ListConversationsBy extends Query<ConversationListPage> {
+  constructor(
+    readonly caller: Caller,
+    readonly options: ConversationListOptions,
   ) {
     super();
   }
@@ -145,6 +156,15 @@ export class ListConversationsHandler implements IQueryHandler<ListConversations
       nextAt: page.nextSeq,
       resumeAt: (i: number) => (i === 0 ? q.after : page.seqs[i - 1]),
     };
+  }
+}
+
+@QueryHandler(ListConversationsBy)
+export class ListConversationsByHandler implements IQueryHandler<ListConversationsBy> {
+  constructor(private readonly readModels: ReadModelsService) {}
+  async execute(q: ListConversationsBy) {
+    const queries = await this.readModels.consistentFor(q.caller.keyId);
+    return queries.listConversationsBy(q.caller.tenantId, q.options);
   }
 }
 
@@ -273,6 +293,7 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
 export const QUERY_HANDLERS = [
   GetConversationHandler,
   ListConversationsHandler,
+  ListConversationsByHandler,
   GetActiveBranchHandler,
   GetMessageHandler,
   GetTreeHandler,

@@ -297,6 +297,12 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /** Whether the tenant exists (and is not erased): the admin's reads of its data need one. */
+  tenantExists(tenantId: string): boolean {
+    const t = this.dir.tenants.get(tenantId);
+    return t !== undefined && t.erased !== true;
+  }
+
   /** Every tenant with its key counts (never a secret or a hash), in creation order. */
   tenants(): { id: string; name: string | null; keys: number; activeKeys: number }[] {
     return [...this.dir.tenants.values()].map((t) => ({

@@ -16,6 +16,50 @@ export interface ConversationRow {
   cutAt: string | null;
 }
 
+/** The orders of the conversation list, each answered by an index (SQLite) or a sorted set (Redis). */
+export type ConversationSort = 'created' | 'lastActivity' | 'title';
+
+/** Where a keyset page continues: the last item's sort key and its `seq` (unique, the tiebreak). */
+export interface ConversationListKey {
+  /** `created`: '' (the seq alone orders); `lastActivity`: `updatedAt`; `title`: the title or ''. */
+  key: string;
+  seq: number;
+}
+
+export interface ConversationListOptions {
+  sort: ConversationSort;
+  order: 'asc' | 'desc';
+  /**
+   * Only titles starting with this (exact, case-sensitive: UTF-8 byte order, as both read models
+   * compare); only with `sort: 'title'`, where the title index answers it. Null: every one.
+   */
+  titlePrefix: string | null;
+  /** Continue after this item (null: from the first). */
+  after: ConversationListKey | null;
+  limit: number;
+}
+
+export interface ConversationListPage {
+  items: ConversationRow[];
+  /** Each item's own key: a page cut short before item i continues after `keys[i - 1]`. */
+  keys: ConversationListKey[];
+  /** More items follow the last one. */
+  more: boolean;
+}
+
+/** The key of a row under a sort. */
+export const listKeyOf = (
+  sort: ConversationSort,
+  row: { title: string | null; updatedAt: string },
+): string =>
+  sort === 'created' ? '' : sort === 'lastActivity' ? row.updatedAt : (row.title ?? '');
+
+/**
+ * The exclusive upper bound of the strings starting with `prefix`, in UTF-8 byte order: the
+ * prefix followed by U+10FFFF (F4 8F BF BF, above every character's encoding).
+ */
+export const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
+
 export interface ForkRow {
   conversationId: string;
   messageId: string;
@@ -223,6 +267,57 @@ export const createConversationQueries = (
     };
   };
 
+  const sortedStatements = new Map<string, Database.Statement>();
+  const SORT_COLUMN: Record<ConversationSort, string> = {
+    created: 'seq',
+    lastActivity: 'updated_at',
+    title: "IFNULL(title, '')",
+  };
+  /**
+   * The list in one of its orders, a keyset page: `(key, seq) > (after)` (or `<` descending) on
+   * the order's index, `limit + 1` rows read to know if more follow. Never an OFFSET: page 2,000
+   * of 100,000 costs what page 1 does.
+   */
+  const listConversationsBy = (
+    tenantId: string,
+    o: ConversationListOptions,
+  ): ConversationListPage => {
+    if (o.titlePrefix !== null && o.sort !== 'title')
+      throw new Error('a title prefix needs sort: title');
+    const col = SORT_COLUMN[o.sort];
+    const cmp = o.order === 'asc' ? '>' : '<';
+    const dir = o.order === 'asc' ? 'ASC' : 'DESC';
+    const shape = `${o.sort}|${o.order}|${o.titlePrefix !== null}|${o.after !== null}`;
+    let st = sortedStatements.get(shape);
+    if (st === undefined) {
+      const where = ['tenant_id = @tenant'];
+      if (o.titlePrefix !== null) where.push(`${col} >= @from AND ${col} < @to`);
+      if (o.after !== null)
+        where.push(o.sort === 'created' ? `seq ${cmp} @seq` : `(${col}, seq) ${cmp} (@key, @seq)`);
+      const order = o.sort === 'created' ? `seq ${dir}` : `${col} ${dir}, seq ${dir}`;
+      st = db.prepare(
+        `SELECT * FROM rm_conversations WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT @limit`,
+      );
+      sortedStatements.set(shape, st);
+    }
+    const rows = st.all({
+      tenant: tenantId,
+      limit: o.limit + 1,
+      ...(o.titlePrefix !== null ? { from: o.titlePrefix, to: prefixEnd(o.titlePrefix) } : {}),
+      ...(o.after !== null
+        ? o.sort === 'created'
+          ? { seq: o.after.seq }
+          : { key: o.after.key, seq: o.after.seq }
+        : {}),
+    }) as RawConversation[];
+    const page = rows.slice(0, o.limit).map((r) => ({ row: toConversation(r), seq: r.seq }));
+    return {
+      items: page.map((p) => p.row),
+      keys: page.map((p) => ({ key: listKeyOf(o.sort, p.row), seq: p.seq })),
+      more: rows.length > o.limit,
+    };
+  };
+
   /** The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow. */
   /**
    * The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow.
@@ -339,6 +434,7 @@ export const createConversationQueries = (
   return {
     getConversation,
     listConversations,
+    listConversationsBy,
     activeBranchPage,
     activeBranchTail,
     depthOf,

@@ -37,6 +37,9 @@ export const migrateConversationTables = (db: Database.Database): void => {
       PRIMARY KEY (tenant_id, id)
     ) WITHOUT ROWID, STRICT;
     CREATE INDEX IF NOT EXISTS rm_conversations_by_seq ON rm_conversations (tenant_id, seq);
+    -- The list's other orders (GET /v1/conversations?sort=…): keyset pages walk these indexes.
+    CREATE INDEX IF NOT EXISTS rm_conversations_by_activity ON rm_conversations (tenant_id, updated_at, seq);
+    CREATE INDEX IF NOT EXISTS rm_conversations_by_title ON rm_conversations (tenant_id, IFNULL(title, ''), seq);
 
     CREATE TABLE IF NOT EXISTS rm_forks (
       tenant_id TEXT NOT NULL,

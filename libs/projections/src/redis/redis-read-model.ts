@@ -4,7 +4,11 @@ import { type ConversationEvent, type Message } from '@arbor/domain';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
 import {
   type CheckpointRow,
+  type ConversationListKey,
   type ConversationRow,
+  type ConversationSort,
+  listKeyOf,
+  prefixEnd,
   type ForkRow,
   type TreeNode,
 } from '../conversations/queries';
@@ -24,6 +28,9 @@ export type RedisClient = ReturnType<typeof createClient>;
  *   `…:order` (zset id by seq), `…:branch` (list: the active branch, index = depth),
  *   `…:forks`, `…:cps`, `…:failures`, `…:digests` (hashes);
  * - `<prefix>:<g>:{t}:list` — the tenant's conversations by creation order (zset);
+ * - `…:list:activity`, `…:list:title` — the same in the list's other orders: lexicographic
+ *   sorted sets (score 0) of `<key>\0<seq, 16 digits>\0<id>`, `key` the last activity or the
+ *   title, so `ZRANGE … BYLEX` walks them in the order of SQLite's `(key, seq)` indexes;
  * - `<prefix>:<g>:checkpoint:<name>` — the projector's global position.
  *
  * One conversation's rows and its applied revision are written in one MULTI/EXEC. The tenant
@@ -227,6 +234,14 @@ export const createRedisReadModel = (
   const conv = (t: string, c: string) => `${base}:{${t}:${c}}`;
   const listKey = (t: string) => `${base}:{${t}}:list`;
   const checkpointKey = `${base}:checkpoint:${name}`;
+  const sortedKey = (t: string, sort: Exclude<ConversationSort, 'created'>) =>
+    `${listKey(t)}:${sort === 'lastActivity' ? 'activity' : 'title'}`;
+  const member = (key: string, seq: number, id: string) =>
+    `${key}\u0000${String(seq).padStart(16, '0')}\u0000${id}`;
+  const sortedMembers = (row: StoredConversation) => ({
+    activity: member(listKeyOf('lastActivity', row), row.seq, row.id),
+    title: member(listKeyOf('title', row), row.seq, row.id),
+  });
 
   const getConv = async (t: string, c: string): Promise<StoredConversation | null> => {
     const raw = await client.get(`${conv(t, c)}:conv`);
@@ -254,6 +269,11 @@ export const createRedisReadModel = (
     );
     await tx.exec();
     await client.zRem(listKey(t), c);
+    if (row !== null) {
+      const m = sortedMembers(row);
+      await client.zRem(sortedKey(t, 'lastActivity'), m.activity);
+      await client.zRem(sortedKey(t, 'title'), m.title);
+    }
     if (row?.ffc) await client.hDel(`${conv(t, row.ffc)}:forks`, c);
   };
 
@@ -273,6 +293,7 @@ export const createRedisReadModel = (
       return;
     }
     let row = await getConv(t, c);
+    const listedBefore = row === null ? null : sortedMembers(row);
     const fresh = events.filter((e) => (row === null ? true : Number(e.revision) > row.revision));
     if (fresh.length === 0) return;
 
@@ -512,6 +533,13 @@ export const createRedisReadModel = (
 
     // Other slots: idempotent writes (same member, same score / same field, same value).
     if (listed !== null) out.push(['ZADD', listKey(t), String(listed), c]);
+    const listedNow = sortedMembers(row);
+    for (const part of ['activity', 'title'] as const) {
+      const k2 = sortedKey(t, part === 'activity' ? 'lastActivity' : 'title');
+      if (listedBefore !== null && listedBefore[part] !== listedNow[part])
+        out.push(['ZREM', k2, listedBefore[part]]);
+      out.push(['ZADD', k2, '0', listedNow[part]]);
+    }
     for (const f of forks) {
       out.push([
         'HSET',
@@ -655,6 +683,53 @@ export const createRedisReadModel = (
         items: page.map(toRow),
         nextSeq: present.length > limit ? page[page.length - 1].seq : null,
         seqs: page.map((r) => r.seq),
+      };
+    },
+    listConversationsBy: async (t, o) => {
+      if (o.titlePrefix !== null && o.sort !== 'title')
+        throw new Error('a title prefix needs sort: title');
+      const count = o.limit + 1;
+      const rev = o.order === 'desc';
+      let ids: string[];
+      if (o.sort === 'created') {
+        const after = o.after === null ? null : `(${o.after.seq}`;
+        ids = rev
+          ? await client.zRange(listKey(t), after ?? '+inf', '-inf', {
+              BY: 'SCORE',
+              REV: true,
+              LIMIT: { offset: 0, count },
+            })
+          : await client.zRange(listKey(t), after ?? '-inf', '+inf', {
+              BY: 'SCORE',
+              LIMIT: { offset: 0, count },
+            });
+      } else {
+        // Lexicographic bounds: `[p` .. `(p U+10FFFF` for a prefix; after an item, just above
+        // (`\u0001` sorts above the `\u0000` before every id) or just below its key and seq.
+        const at = (k: ConversationListKey, tail: string) =>
+          `(${k.key}\u0000${String(k.seq).padStart(16, '0')}${tail}`;
+        const p = o.titlePrefix;
+        const low = p === null ? '-' : `[${p}`;
+        const high = p === null ? '+' : `(${prefixEnd(p)}`;
+        const key = sortedKey(t, o.sort);
+        const members = rev
+          ? await client.zRange(key, o.after === null ? high : at(o.after, '\u0000'), low, {
+              BY: 'LEX',
+              REV: true,
+              LIMIT: { offset: 0, count },
+            })
+          : await client.zRange(key, o.after === null ? low : at(o.after, '\u0001'), high, {
+              BY: 'LEX',
+              LIMIT: { offset: 0, count },
+            });
+        ids = members.map((m) => m.slice(m.lastIndexOf('\u0000') + 1));
+      }
+      const rows = await Promise.all(ids.slice(0, o.limit).map((c) => getConv(t, c)));
+      const page = rows.filter((r): r is StoredConversation => r !== null);
+      return {
+        items: page.map(toRow),
+        keys: page.map((r) => ({ key: listKeyOf(o.sort, r), seq: r.seq })),
+        more: ids.length > o.limit,
       };
     },
     activeBranchPage: async (t, c, fromDepth, limit) => {

@@ -223,6 +223,95 @@ export const readModelContract = (name: string, factory: ReadModelFactory): void
       }
     });
 
+    it('lists in every order (created, last activity, title; both ways), keyset pages, title prefix', async () => {
+      const rm = await open();
+      try {
+        // Titles with ties, a null, case, accents, and two characters whose UTF-16 order is not
+        // their UTF-8 order (U+FB00 and U+1D51F): the lists order by UTF-8 bytes.
+        const titles = [
+          'beta',
+          'alpha',
+          null,
+          'beta',
+          'Bravo',
+          'béta',
+          'b',
+          '\u{1D51F}x',
+          '\uFB00',
+        ];
+        const expected: { id: string; title: string | null; seq: number; updatedAt: string }[] = [];
+        let position = 1;
+        for (let i = 0; i < titles.length; i++) {
+          const id = `s${i}`;
+          const s = newSession(counterDeps(id));
+          ok(s, { type: 'start', conversationId: id, title: titles[i] });
+          // 1 to 3 turns: the last event's timestamp (its index in the stream) ties across some.
+          for (let n = 0; n <= i % 3; n++)
+            ok(s, { type: 'commitTurn', parentId: s.state.tip, messages: qa(`q${n}`, `a${n}`) });
+          const events = recordedAs(s.log, 't', id, position);
+          expected.push({
+            id,
+            title: titles[i],
+            seq: position,
+            updatedAt: events[events.length - 1].metadata.timestamp,
+          });
+          position += events.length;
+          // In two batches: the start, then the turns (a later batch moves the last activity).
+          await apply(rm.sink, events.slice(0, 1));
+          await apply(rm.sink, events.slice(1));
+          const other = recordedAs(s.log, 'u', `u${id}`, position);
+          position += other.length;
+          await apply(rm.sink, other);
+        }
+        const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+        const keyOf = {
+          created: () => '',
+          lastActivity: (e: (typeof expected)[number]) => e.updatedAt,
+          title: (e: (typeof expected)[number]) => e.title ?? '',
+        };
+        for (const sort of ['created', 'lastActivity', 'title'] as const) {
+          for (const order of ['asc', 'desc'] as const) {
+            for (const prefix of sort === 'title'
+              ? [null, 'b', 'beta', '\u{1D51F}', 'zz']
+              : [null]) {
+              const want = expected
+                .filter((e) => prefix === null || (e.title ?? '').startsWith(prefix))
+                .sort((x, y) => bytes(keyOf[sort](x), keyOf[sort](y)) || x.seq - y.seq)
+                .map((e) => e.id);
+              if (order === 'desc') want.reverse();
+              for (const limit of [1, 2, 4, 100]) {
+                const seen: string[] = [];
+                let after: { key: string; seq: number } | null = null;
+                for (let guard = 0; guard < 50; guard++) {
+                  const page = await rm.queries.listConversationsBy('t', {
+                    sort,
+                    order,
+                    titlePrefix: prefix,
+                    after,
+                    limit,
+                  });
+                  expect(page.items.length).toBeLessThanOrEqual(limit);
+                  expect(page.keys).toHaveLength(page.items.length);
+                  seen.push(...page.items.map((c) => c.id));
+                  if (!page.more) break;
+                  after = page.keys[page.keys.length - 1];
+                }
+                expect({ sort, order, prefix, limit, ids: seen }).toEqual({
+                  sort,
+                  order,
+                  prefix,
+                  limit,
+                  ids: want,
+                });
+              }
+            }
+          }
+        }
+      } finally {
+        await close(rm);
+      }
+    });
+
     it('lists a tenant’s conversations by cursor, forks on their source, scoped by tenant', async () => {
       const rm = await open();
       try {

@@ -1,0 +1,186 @@
+import {
+  Controller,
+  Get,
+  Inject,
+  Param,
+  Query as QueryParams,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import {
+  AdminReadsService,
+  ARBOR_CONFIG,
+  type ArborConfig,
+  SEALED_EVENT_STORE,
+} from '@arbor/application';
+import { type EventStore } from '@arbor/event-store';
+import { Id } from '@arbor/contract';
+import { AdminGuard } from '../auth/admin.guard';
+import { type Caller, CallerParam } from '../auth/caller';
+import { ConversationsController } from '../conversations/conversations.controller';
+import { Cursors } from '../conversations/cursor';
+import { FieldLimits } from '../limits/field-limits';
+import { ReplayController } from '../replay/replay.controller';
+import { parseOrThrow } from '../validation/zod';
+import { VerifyController } from './verify.controller';
+
+const BASE = '/v1/admin/tenants/{tenantId}/conversations';
+
+/**
+ * The admin's own read-only routes to one tenant's data,
+ * `GET /v1/admin/tenants/{tenantId}/conversations…`: the tenant routes' answers (the same
+ * controllers' code over the same application queries, run as that tenant with actor `admin`),
+ * each read recorded first as an `AdminDataRead` event in the tenant's
+ * `audit-<tenantId>.admin-reads` stream (AdminReadsService). Writes stay with the tenant's keys.
+ * A tenant key is refused like every admin route (401); an unknown tenant is `404 tenant_not_found`.
+ */
+@UseGuards(AdminGuard)
+@Controller('v1/admin/tenants/:tenantId/conversations')
+export class AdminTenantDataController {
+  private readonly conversations: ConversationsController;
+  private readonly replays: ReplayController;
+  private readonly verifier: VerifyController;
+
+  constructor(
+    private readonly reads: AdminReadsService,
+    commands: CommandBus,
+    queries: QueryBus,
+    cursors: Cursors,
+    fields: FieldLimits,
+    @Inject(ARBOR_CONFIG) config: ArborConfig,
+    @Inject(SEALED_EVENT_STORE) sealed: EventStore,
+  ) {
+    this.conversations = new ConversationsController(commands, queries, config, fields, cursors);
+    this.replays = new ReplayController(queries, cursors, config);
+    this.verifier = new VerifyController(queries, sealed, config);
+  }
+
+  /** Validates the ids, records the read, and returns the tenant caller to answer it as. */
+  private async as(
+    admin: Caller,
+    tenantId: string,
+    route: string,
+    conversationId: string | null,
+  ): Promise<Caller> {
+    parseOrThrow(Id, tenantId, 'params');
+    if (conversationId !== null) parseOrThrow(Id, conversationId, 'params');
+    return this.reads.record(
+      tenantId,
+      { route: `GET ${BASE}${route}`, conversationId },
+      admin.correlationId,
+    );
+  }
+
+  @Get()
+  async list(
+    @Param('tenantId') tenantId: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.conversations.list(query, await this.as(admin, tenantId, '', null));
+  }
+
+  @Get(':id')
+  async get(@Param('tenantId') t: string, @Param('id') id: string, @CallerParam() admin: Caller) {
+    return this.conversations.get(id, await this.as(admin, t, '/{id}', id));
+  }
+
+  @Get(':id/tree')
+  async tree(@Param('tenantId') t: string, @Param('id') id: string, @CallerParam() admin: Caller) {
+    return this.conversations.tree(id, await this.as(admin, t, '/{id}/tree', id));
+  }
+
+  @Get(':id/messages')
+  async messages(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.conversations.messages(id, query, await this.as(admin, t, '/{id}/messages', id));
+  }
+
+  @Get(':id/messages/:messageId')
+  async message(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @Param('messageId') messageId: string,
+    @CallerParam() admin: Caller,
+  ) {
+    const caller = await this.as(admin, t, '/{id}/messages/{messageId}', id);
+    return this.conversations.message(id, messageId, caller);
+  }
+
+  @Get(':id/checkpoints')
+  async checkpoints(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.conversations.listCheckpoints(id, await this.as(admin, t, '/{id}/checkpoints', id));
+  }
+
+  @Get(':id/events')
+  async events(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.conversations.events(id, query, await this.as(admin, t, '/{id}/events', id));
+  }
+
+  @Get(':id/export')
+  async export(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+    @Res() reply: FastifyReply,
+  ) {
+    const caller = await this.as(admin, t, '/{id}/export', id);
+    return this.conversations.export(id, query, caller, reply);
+  }
+
+  @Get(':id/verify')
+  async verify(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.verifier.verify(id, await this.as(admin, t, '/{id}/verify', id));
+  }
+
+  @Get(':id/replay')
+  async replay(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.replays.replay(id, query, await this.as(admin, t, '/{id}/replay', id));
+  }
+
+  @Get(':id/contexts')
+  async contexts(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @QueryParams() query: unknown,
+    @CallerParam() admin: Caller,
+  ) {
+    return this.replays.contexts(id, query, await this.as(admin, t, '/{id}/contexts', id));
+  }
+
+  @Get(':id/contexts/:contextId')
+  async context(
+    @Param('tenantId') t: string,
+    @Param('id') id: string,
+    @Param('contextId') contextId: string,
+    @CallerParam() admin: Caller,
+  ) {
+    const caller = await this.as(admin, t, '/{id}/contexts/{contextId}', id);
+    return this.replays.reproduce(id, contextId, caller);
+  }
+}
