@@ -13,6 +13,7 @@ import {
   AdminReadsService,
   ARBOR_CONFIG,
   type ArborConfig,
+  BranchSummaryService,
   SEALED_EVENT_STORE,
 } from '@arbor/application';
 import { type EventStore } from '@arbor/event-store';
@@ -47,12 +48,20 @@ export class AdminTenantDataController {
     private readonly reads: AdminReadsService,
     commands: CommandBus,
     queries: QueryBus,
+    branchSummaries: BranchSummaryService,
     cursors: Cursors,
     fields: FieldLimits,
     @Inject(ARBOR_CONFIG) config: ArborConfig,
     @Inject(SEALED_EVENT_STORE) sealed: EventStore,
   ) {
-    this.conversations = new ConversationsController(commands, queries, config, fields, cursors);
+    this.conversations = new ConversationsController(
+      commands,
+      queries,
+      branchSummaries,
+      config,
+      fields,
+      cursors,
+    );
     this.replays = new ReplayController(queries, cursors, config);
     this.verifier = new VerifyController(queries, sealed, config);
   }
