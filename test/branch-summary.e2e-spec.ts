@@ -9,7 +9,16 @@ import {
   type FakeProvider,
   startFakeProvider,
 } from '../libs/context/src/summary/testing/fake-provider';
-import { assistant, type Client, clientFor, msg, text, toolResult, toolUse, user } from './support/api';
+import {
+  assistant,
+  type Client,
+  clientFor,
+  msg,
+  text,
+  toolResult,
+  toolUse,
+  user,
+} from './support/api';
 import { type Harness, startHarness } from './support/harness';
 
 const KEY = 'sk-ant-test-branch-summary-key';
@@ -34,7 +43,10 @@ interface Tree {
 /** A goal turn, then one branch trying approach X (a tool call) that is about to be left. */
 async function seed(api: Client): Promise<Tree> {
   const id = await api.start({ title: 'branch summary' });
-  const first = await api.turn(id, null, [user('Goal: port the parser.'), assistant('Understood.')]);
+  const first = await api.turn(id, null, [
+    user('Goal: port the parser.'),
+    assistant('Understood.'),
+  ]);
   const x = await api.turn(id, first.tip, [
     user('Try approach X.'),
     msg('assistant', [text('Trying X.'), toolUse('toolu_x', 'bash', { cmd: 'make x' })]),

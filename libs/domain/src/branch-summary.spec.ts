@@ -147,7 +147,12 @@ describe('withBranchSummaries', () => {
 describe('moveTip with a branch summary', () => {
   it('appends TipMoved and BranchSummarized; state keeps the summary', () => {
     const s = tree();
-    const summary = summaryOf({ fromTip: 'b2', toTip: 'a2', abandonedIds: ['b1', 'b2'], ontoId: 'a1' });
+    const summary = summaryOf({
+      fromTip: 'b2',
+      toTip: 'a2',
+      abandonedIds: ['b1', 'b2'],
+      ontoId: 'a1',
+    });
     const d = exec(s, { type: 'moveTip', messageId: 'a2', branchSummary: summary });
     expect(d).toMatchObject({
       ok: true,
@@ -165,7 +170,12 @@ describe('moveTip with a branch summary', () => {
     const wrongTip = summaryOf({ fromTip: 'a2', toTip: 'a2' });
     const d1 = exec(s, { type: 'moveTip', messageId: 'a2', branchSummary: wrongTip });
     expect(d1.ok ? null : d1.error.code).toBe('stale_tip');
-    const wrongRange = summaryOf({ fromTip: 'b2', toTip: 'a2', abandonedIds: ['b2'], ontoId: 'a1' });
+    const wrongRange = summaryOf({
+      fromTip: 'b2',
+      toTip: 'a2',
+      abandonedIds: ['b2'],
+      ontoId: 'a1',
+    });
     const d2 = exec(s, { type: 'moveTip', messageId: 'a2', branchSummary: wrongRange });
     expect(d2.ok ? null : d2.error.code).toBe('stale_tip');
     expect(s.state.tip).toBe('b2');

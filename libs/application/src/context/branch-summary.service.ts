@@ -144,7 +144,7 @@ export class BranchSummaryService {
     const depth = await queries.depthOf(caller.tenantId, conversationId, ids[0]);
     if (depth === null) throw new AppError('projection_lagging', 'retry: the read model lags');
     const out: Message[] = [];
-    for (let at: number | null = depth; at !== null && out.length < ids.length; ) {
+    for (let at: number | null = depth; at !== null && out.length < ids.length;) {
       const page = await queries.activeBranchPage(caller.tenantId, conversationId, at, 2000);
       out.push(...page.items);
       at = page.nextDepth;

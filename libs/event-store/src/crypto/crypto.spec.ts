@@ -59,7 +59,7 @@ describe('content sealing', () => {
     expect(opened.message.content).toEqual([{ type: 'text', text: ERASED }]);
   });
 
-  it('seals a branch summary\'s text and instruction; erased, they read [erased]', () => {
+  it("seals a branch summary's text and instruction; erased, they read [erased]", () => {
     const data = {
       version: 1,
       summaryId: 's1',
