@@ -18,8 +18,9 @@
  * open). Then Redis memory per stored message: `INFO memory` used_memory before and after
  * projecting `--messages` messages, next to the stored messages' JSON bytes.
  *
- * `--profile`: every replica and worker runs with `--cpu-prof` (into bench/.out/scale-profiles/),
- * stopped with SIGUSR2 so the profile is written; the top frames are printed at the end.
+ * `--profile`: every replica and worker runs the V8 CPU profiler (bench/lib/cpu-profile-preload.cjs,
+ * into bench/.out/scale-profiles/), stopped with SIGUSR2 so the profile is written; the top frames
+ * are printed at the end.
  *
  * Processes run the TypeScript sources through @swc-node/register in both shapes (compiled once
  * at start; the measured windows exclude start-up and a 2 s warm-up).
@@ -300,8 +301,9 @@ const profileEnv = (label: string): Record<string, string> => {
   const dir = path.join(PROFILE_DIR, label);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const exit = path.join(ROOT, 'bench', 'lib', 'exit-on-sigusr2.cjs');
-  return { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} -r ${exit}` };
+  // `--cpu-prof` is refused in NODE_OPTIONS: the preload starts the profiler (node:inspector).
+  const preload = path.join(ROOT, 'bench', 'lib', 'cpu-profile-preload.cjs');
+  return { NODE_OPTIONS: `-r ${preload}`, ARBOR_CPU_PROFILE_DIR: dir };
 };
 
 /**
@@ -484,11 +486,12 @@ const main = async () => {
       const lanes = Math.min(32, convs);
       const t0 = performance.now();
       let failed = 0;
+      let memoryError: string | null = null;
       await Promise.all(
         Array.from({ length: lanes }, async (_, lane) => {
           for (let c = lane; c < convs; c += lanes) {
             const id = `mem-${RUN}-${c}`;
-            await call(last.r1, 'POST', '/v1/conversations', key, { id });
+            await call(last.r2, 'POST', '/v1/conversations', key, { id });
             let tip: string | null = null;
             for (let t = 0; t < perConv / perTurn; t++) {
               const a = await call(last.r2, 'POST', `/v1/conversations/${id}/turns`, key, {
@@ -500,7 +503,7 @@ const main = async () => {
               });
               if (a.status !== 201) {
                 failed++;
-                noteError(`memory commit ${a.status} ${a.text.slice(0, 200)}`);
+                if (memoryError === null) memoryError = `${a.status} ${a.text.slice(0, 300)}`;
                 break;
               }
               tip = a.body.tip as string;
@@ -536,6 +539,7 @@ const main = async () => {
       console.log(
         `written in ${fmt(writeSecs, 1)} s (${fmt(expected / writeSecs, 0)} messages/s over HTTP in turns of ${perTurn}, ${lanes} clients), ${failed} failed turns; load ${loadLine()}`,
       );
+      if (memoryError !== null) console.log(`first failed turn: ${memoryError}`);
       console.log(
         table(
           [
