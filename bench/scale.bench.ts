@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { exchange } from '../test/support/api';
+import { assistant, exchange, msg, text, toolResult, toolUse, user } from '../test/support/api';
 import { ADMIN_KEY } from '../test/support/harness';
 import {
   call,
@@ -65,6 +65,7 @@ const opts = {
   messages: numberFlag(args, 'messages', 100_000),
   sse: numberFlag(args, 'sse', 200),
   profile: hasFlag(args, 'profile'),
+  memoryOnly: hasFlag(args, 'memory-only'),
 };
 if (opts.workers.length === 0) throw new Error('--workers takes counts like 1 or 1,2');
 /** Every turn id of this run starts with it: nothing can be a replay of an earlier run. */
@@ -294,6 +295,22 @@ const measureShape = async (name: string, shape: Shape): Promise<ShapeResult> =>
   };
 };
 
+/** One turn of `n` messages: a prompt, (n - 2) / 2 tool rounds, the final answer. */
+const toolLoop = (label: string, n: number) => {
+  const rounds = Array.from({ length: (n - 2) / 2 }, (_, j) => {
+    const id = `tu_${label}_${j}`;
+    return [
+      msg('assistant', [text(`step ${j} of ${label}: calling a tool`), toolUse(id, 'run')]),
+      msg('user', [toolResult(id, `result ${j} of ${label}, of ordinary length`)]),
+    ];
+  }).flat();
+  return [
+    user(`task ${label}, a prompt of ordinary length`),
+    ...rounds,
+    assistant(`done ${label}`),
+  ];
+};
+
 const usedMemory = (info: string): number => Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
 
 const profileEnv = (label: string): Record<string, string> => {
@@ -339,30 +356,32 @@ const main = async () => {
   const results: ShapeResult[] = [];
   try {
     // Embedded: one process, SQLite read models, its own projector.
-    const emb = await spawnReplica(
-      tmp('embedded'),
-      {
-        REDIS_URL: '',
-        LOG_LEVEL: 'error',
-        ARBOR_SQLITE_SYNCHRONOUS: 'FULL',
-        ...profileEnv('embedded'),
-      },
-      true,
-    );
-    procs.push(emb);
-    results.push(
-      await measureShape('embedded (1 process)', {
-        writers: [emb.url],
-        readers: [emb.url],
-        pids: [emb.child.pid as number],
-        sse: {
-          stream: emb.url,
-          commit: emb.url,
-          label: 'embedded: commit and stream on the one process',
+    if (!opts.memoryOnly) {
+      const emb = await spawnReplica(
+        tmp('embedded'),
+        {
+          REDIS_URL: '',
+          LOG_LEVEL: 'error',
+          ARBOR_SQLITE_SYNCHRONOUS: 'FULL',
+          ...profileEnv('embedded'),
         },
-      }),
-    );
-    await stop(emb);
+        true,
+      );
+      procs.push(emb);
+      results.push(
+        await measureShape('embedded (1 process)', {
+          writers: [emb.url],
+          readers: [emb.url],
+          pids: [emb.child.pid as number],
+          sse: {
+            stream: emb.url,
+            commit: emb.url,
+            label: 'embedded: commit and stream on the one process',
+          },
+        }),
+      );
+      await stop(emb);
+    }
 
     // Scaled: two projector-off replicas + N workers on one log file and one Redis.
     let last: { r1: string; r2: string; prefix: string } | null = null;
@@ -384,18 +403,19 @@ const main = async () => {
       shapeProcs.push(r1, r2);
       procs.push(...shapeProcs);
       const pids = shapeProcs.map((p) => p.child.pid as number).concat(redisPid);
-      results.push(
-        await measureShape(`2 replicas + ${n} worker(s) + Redis`, {
-          writers: [r1.url, r2.url],
-          readers: [r2.url, r1.url],
-          pids,
-          sse: {
-            stream: r2.url,
-            commit: r1.url,
-            label: `${n} worker(s): commit on replica A, stream on replica B (both --projector off)`,
-          },
-        }),
-      );
+      if (!opts.memoryOnly)
+        results.push(
+          await measureShape(`2 replicas + ${n} worker(s) + Redis`, {
+            writers: [r1.url, r2.url],
+            readers: [r2.url, r1.url],
+            pids,
+            sse: {
+              stream: r2.url,
+              commit: r1.url,
+              label: `${n} worker(s): commit on replica A, stream on replica B (both --projector off)`,
+            },
+          }),
+        );
       if (n === opts.workers[opts.workers.length - 1]) {
         last = { r1: r1.url, r2: r2.url, prefix: env.ARBOR_REDIS_PREFIX };
       } else {
@@ -403,72 +423,74 @@ const main = async () => {
       }
     }
 
-    console.log(section('turn commits and reads (32 clients unless --clients)'));
-    const row = (s: ShapeResult) => [
-      s.name,
-      fmt(s.commitsPerSec, 0),
-      fmt(s.p50, 1),
-      fmt(s.p99, 1),
-      `${s.commitErrors} (${s.replays} replays)`,
-      fmt(s.readsPerSec, 0),
-      fmt(s.readP99, 1),
-      String(s.readErrors),
-      fmt(s.cpuMsPerCommit, 2),
-      s.load,
-    ];
-    console.log(
-      table(
-        [
-          'shape',
-          'commits/s',
-          'p50 ms',
-          'p99 ms',
-          'commit errors',
-          'reads/s',
-          'read p99 ms',
-          'read errors',
-          'CPU ms/commit (all processes)',
-          'load 1/5 min',
-        ],
-        results.map(row),
-      ),
-    );
-    const embedded = results[0];
-    for (const scaled of results.slice(1)) {
+    if (results.length > 0) {
+      console.log(section('turn commits and reads (32 clients unless --clients)'));
+      const row = (s: ShapeResult) => [
+        s.name,
+        fmt(s.commitsPerSec, 0),
+        fmt(s.p50, 1),
+        fmt(s.p99, 1),
+        `${s.commitErrors} (${s.replays} replays)`,
+        fmt(s.readsPerSec, 0),
+        fmt(s.readP99, 1),
+        String(s.readErrors),
+        fmt(s.cpuMsPerCommit, 2),
+        s.load,
+      ];
       console.log(
-        `ratios ${scaled.name} / embedded: commits/s ${ratio(scaled.commitsPerSec, embedded.commitsPerSec)}, p99 ${ratio(scaled.p99, embedded.p99)}, reads/s ${ratio(scaled.readsPerSec, embedded.readsPerSec)}, CPU per commit ${ratio(scaled.cpuMsPerCommit, embedded.cpuMsPerCommit)}`,
+        table(
+          [
+            'shape',
+            'commits/s',
+            'p50 ms',
+            'p99 ms',
+            'commit errors',
+            'reads/s',
+            'read p99 ms',
+            'read errors',
+            'CPU ms/commit (all processes)',
+            'load 1/5 min',
+          ],
+          results.map(row),
+        ),
+      );
+      const embedded = results[0];
+      for (const scaled of results.slice(1)) {
+        console.log(
+          `ratios ${scaled.name} / embedded: commits/s ${ratio(scaled.commitsPerSec, embedded.commitsPerSec)}, p99 ${ratio(scaled.p99, embedded.p99)}, reads/s ${ratio(scaled.readsPerSec, embedded.readsPerSec)}, CPU per commit ${ratio(scaled.cpuMsPerCommit, embedded.cpuMsPerCommit)}`,
+        );
+      }
+      const best = results.reduce((a, b) => (b.commitsPerSec > a.commitsPerSec ? b : a));
+      const pass = best.commitsPerSec >= 2000 && best.p99 < 50;
+      console.log(
+        `${pass ? 'PASS' : 'MISS'}  bench:scale: ≥ 2,000 commits/s with p99 < 50 ms at ${opts.clients} clients in the best shape — measured ${fmt(best.commitsPerSec, 0)}/s, p99 ${fmt(best.p99, 1)} ms (${best.name})`,
+      );
+      for (const e of firstErrors) console.log(`first errors: ${e}`);
+
+      console.log(section('SSE latency: commit → its TurnCommitted frame on a stream'));
+      console.log(
+        table(
+          [
+            'configuration',
+            'frames',
+            'from request p50 / p99 ms',
+            'after the 201 p50 / p99 ms',
+            'note',
+          ],
+          results.map((r) => [
+            r.sse.label,
+            String(r.sse.n),
+            r.sse.n === 0
+              ? '—'
+              : `${fmt(r.sse.fromRequest.p50, 1)} / ${fmt(r.sse.fromRequest.p99, 1)}`,
+            r.sse.n === 0
+              ? '—'
+              : `${fmt(r.sse.afterAnswer.p50, 1)} / ${fmt(r.sse.afterAnswer.p99, 1)}`,
+            r.sse.note ?? '',
+          ]),
+        ),
       );
     }
-    const best = results.reduce((a, b) => (b.commitsPerSec > a.commitsPerSec ? b : a));
-    const pass = best.commitsPerSec >= 2000 && best.p99 < 50;
-    console.log(
-      `${pass ? 'PASS' : 'MISS'}  bench:scale: ≥ 2,000 commits/s with p99 < 50 ms at ${opts.clients} clients in the best shape — measured ${fmt(best.commitsPerSec, 0)}/s, p99 ${fmt(best.p99, 1)} ms (${best.name})`,
-    );
-    for (const e of firstErrors) console.log(`first errors: ${e}`);
-
-    console.log(section('SSE latency: commit → its TurnCommitted frame on a stream'));
-    console.log(
-      table(
-        [
-          'configuration',
-          'frames',
-          'from request p50 / p99 ms',
-          'after the 201 p50 / p99 ms',
-          'note',
-        ],
-        results.map((r) => [
-          r.sse.label,
-          String(r.sse.n),
-          r.sse.n === 0
-            ? '—'
-            : `${fmt(r.sse.fromRequest.p50, 1)} / ${fmt(r.sse.fromRequest.p99, 1)}`,
-          r.sse.n === 0
-            ? '—'
-            : `${fmt(r.sse.afterAnswer.p50, 1)} / ${fmt(r.sse.afterAnswer.p99, 1)}`,
-          r.sse.note ?? '',
-        ]),
-      ),
-    );
 
     // Redis memory per stored message, on the last scaled shape (its measured run is done).
     if (last !== null) {
@@ -497,9 +519,7 @@ const main = async () => {
               const a = await call(last.r2, 'POST', `/v1/conversations/${id}/turns`, key, {
                 turnId: `${RUN}-mem-${c}-${t}`,
                 expectedTip: tip,
-                messages: Array.from({ length: perTurn / 2 }, (_, j) =>
-                  exchange(`${c}-${t}-${j} a message of ordinary length for an agent's turn`),
-                ).flat(),
+                messages: toolLoop(`${c}-${t}`, perTurn),
               });
               if (a.status !== 201) {
                 failed++;

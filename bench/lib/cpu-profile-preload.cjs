@@ -1,4 +1,5 @@
 /* global process, require */
+/* eslint-disable @typescript-eslint/no-require-imports -- preloaded with `node -r`: CommonJS */
 // Preloaded (NODE_OPTIONS=-r …) into a process bench:scale profiles: `--cpu-prof` is not allowed
 // in NODE_OPTIONS, so the V8 profiler is started through node:inspector here; on SIGUSR2 the
 // profile is written to $ARBOR_CPU_PROFILE_DIR/<pid>.cpuprofile and the process exits.
