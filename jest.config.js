@@ -38,6 +38,13 @@ const common = {
   testEnvironment: 'node',
 };
 
+/** The scaled shape's suites (replicas, workers, Redis): also under `npm run test:esdb`. */
+const SCALED_SUITES = [
+  '<rootDir>/test/scaled.e2e-spec.ts',
+  '<rootDir>/test/redis-read-models.e2e-spec.ts',
+  '<rootDir>/libs/projections/src/redis/*.redis.spec.ts',
+];
+
 module.exports = {
   // Generous: CI machines have 2 cores and property tests open real SQLite files.
   testTimeout: 60_000,
@@ -57,7 +64,12 @@ module.exports = {
     {
       ...common,
       displayName: 'esdb',
-      testMatch: ['<rootDir>/libs/**/*.esdb.spec.ts'],
+      // With an EventStoreDB to talk to, the scaled suites run too: their replicas and workers
+      // inherit EVENTSTORE_CONNECTION_STRING, so the shared log is that EventStoreDB.
+      testMatch: [
+        '<rootDir>/libs/**/*.esdb.spec.ts',
+        ...(process.env.EVENTSTORE_CONNECTION_STRING ? SCALED_SUITES : []),
+      ],
     },
   ],
 };

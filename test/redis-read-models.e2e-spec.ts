@@ -3,6 +3,7 @@ import {
   asyncQueries,
   createConversationQueries,
   createProjector,
+  generationKey,
   openReadModelDb,
   type ReadModelQueries,
 } from '@arbor/projections';
@@ -122,10 +123,10 @@ describeWithRedis('read models in Redis (REDIS_URL set)', () => {
     expect(live).toContain('dropped');
     const client = await connectTestRedis();
     try {
-      const before = await client.get(`${prefix}:gen`);
+      const before = await client.get(generationKey(prefix));
       const r = await h.call('POST', '/v1/admin/projections/rebuild', { key: ADMIN_KEY });
       expect(r.status).toBe(200);
-      const after = await client.get(`${prefix}:gen`);
+      const after = await client.get(generationKey(prefix));
       expect(after).not.toBe(before);
       expect(await h.app.get(ReadModelsService).dump()).toBe(live);
       // The old generation's keys are gone.

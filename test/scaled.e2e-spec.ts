@@ -21,6 +21,7 @@ import {
   createProjector,
   createRedisReadModel,
   generationKey,
+  leaseKey,
   type RedisClient,
 } from '@arbor/projections';
 import { exchange, toolTurn } from './support/api';
@@ -315,7 +316,7 @@ describeWithRedisServer(
       for (let i = 0; i < 100; i++) {
         const holders = new Set<string>();
         for (let p = 0; p < 4; p++) {
-          const v = await client.get(`${env.ARBOR_REDIS_PREFIX}:lease:p${p}`);
+          const v = await client.get(leaseKey(env.ARBOR_REDIS_PREFIX, p));
           if (v) holders.add(v.split(':')[0]);
         }
         if (holders.size === 2) break;
@@ -342,7 +343,7 @@ describeWithRedisServer(
       // Within a bounded time: the lease (1.5 s) + a tick + slack for a loaded machine.
       expect(Date.now() - killedAt).toBeLessThan(30_000);
       for (let p = 0; p < 4; p++) {
-        expect((await client.get(`${env.ARBOR_REDIS_PREFIX}:lease:p${p}`))?.startsWith('w2:')).toBe(
+        expect((await client.get(leaseKey(env.ARBOR_REDIS_PREFIX, p)))?.startsWith('w2:')).toBe(
           true,
         );
       }

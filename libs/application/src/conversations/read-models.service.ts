@@ -69,17 +69,17 @@ export const erasureChannel = (prefix: string): string => `${prefix}:erasures`;
 
 /** Redis: the generation is compare-and-set, so two rebuilds cannot both switch. */
 const SWITCH_SCRIPT = `
-if redis.call('GET', ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('SET', ARGV[3], ARGV[4])
-redis.call('SET', ARGV[1], ARGV[5])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[1], ARGV[3])
 return 1
 `;
 
 /** Keeps the greatest write position per API key (read-your-writes across replicas). */
 const NOTE_WRITE_SCRIPT = `
-local cur = redis.call('GET', ARGV[1])
-if cur == false or tonumber(cur) < tonumber(ARGV[2]) then
-  redis.call('SET', ARGV[1], ARGV[2], 'PX', ARGV[3])
+local cur = redis.call('GET', KEYS[1])
+if cur == false or tonumber(cur) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
 return 1
 `;
@@ -370,7 +370,8 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     if (this.redis === null) return;
     try {
       await this.redis.eval(NOTE_WRITE_SCRIPT, {
-        arguments: [this.redisKey(`rw:${keyId}`), position.toString(), String(24 * 3600 * 1000)],
+        keys: [this.redisKey(`rw:${keyId}`)],
+        arguments: [position.toString(), String(24 * 3600 * 1000)],
       });
     } catch (e) {
       this.logger.warn(`redis: the write position of key ${keyId} was not kept: ${String(e)}`);
@@ -613,13 +614,9 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
         !fenced &&
         Number(
           await client.eval(SWITCH_SCRIPT, {
-            arguments: [
-              generationKey(prefix),
-              old,
-              metaKey(prefix, generation),
-              JSON.stringify({ readyAt: readyAt.toString() }),
-              generation,
-            ],
+            // Both in the control slot (one hash tag): single-slot, as Redis Cluster requires.
+            keys: [generationKey(prefix), metaKey(prefix, generation)],
+            arguments: [old, JSON.stringify({ readyAt: readyAt.toString() }), generation],
           }),
         ) === 1;
       if (!switched) {

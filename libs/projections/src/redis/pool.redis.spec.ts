@@ -146,20 +146,25 @@ describeWithRedis('projector pool (partition leases with fencing tokens)', () =>
     await b.stop();
   });
 
-  it('a batch whose lease is no longer held writes nothing (the fence is checked in the same script)', async () => {
+  it('a worker whose lease was taken over never moves the checkpoint nor overwrites what its successor wrote', async () => {
     const generation = await ensureLiveGeneration(client, prefix, null);
     const partition = partitionOf(conversationStream('t', 'fenced'), PARTITIONS);
     const key = leaseKey(prefix, partition);
     await client.set(key, 'worker-old:7', { PX: 60_000 });
-    const rm = createRedisReadModel({
-      client,
-      prefix,
-      generation,
-      name: `p${partition}`,
-      guardGeneration: generation,
-      fence: () => ({ leaseKey: key, leaseValue: 'worker-old:7' }),
-    });
-    const s = play([{ kind: 'turn', from: 0, tool: false }]);
+    const writer = (value: string, token: number) =>
+      createRedisReadModel({
+        client,
+        prefix,
+        generation,
+        name: `p${partition}`,
+        guardGeneration: generation,
+        fence: () => ({ leaseKey: key, leaseValue: value, token }),
+      });
+    const old = writer('worker-old:7', 7);
+    const s = play([
+      { kind: 'turn', from: 0, tool: false },
+      { kind: 'turn', from: 1, tool: false },
+    ]);
     await store.appendToStream(
       conversationStream('t', 'fenced'),
       s.log.map((e) => ({
@@ -168,27 +173,56 @@ describeWithRedis('projector pool (partition leases with fencing tokens)', () =>
         metadata: { tenantId: 't', actor: 'spec', timestamp: '2026-01-01T00:00:00.000Z' },
       })),
     );
-    const events = (await store.readStream(conversationStream('t', 'fenced'))).slice(0, 1);
+    const events = await store.readStream(conversationStream('t', 'fenced'));
+    expect(events.length).toBeGreaterThan(4);
+    const checkpoint = () => client.get(checkpointKey(prefix, generation, partition));
     // The lease expired and another worker took it with a newer token.
     await client.set(key, 'worker-new:8', { PX: 60_000 });
-    const before = await client.get(checkpointKey(prefix, generation, partition));
-    await expect(rm.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(FencedError);
-    expect(await rm.queries.getConversation('t', 'fenced')).toBeNull();
-    expect(await client.get(checkpointKey(prefix, generation, partition))).toBe(before);
+    const before = await checkpoint();
+    await expect(old.sink.apply(events.slice(0, 1), events[0].position)).rejects.toBeInstanceOf(
+      FencedError,
+    );
+    expect(await checkpoint()).toBe(before);
+    // The successor projects the first turn…
+    const successor = writer('worker-new:8', 8);
+    const firstTurn = events.findIndex((e) => e.type === 'TurnCommitted') + 1;
+    await successor.sink.apply(events.slice(0, firstTurn), events[firstTurn - 1].position);
+    const written = await successor.sink.dump();
+    expect((await successor.queries.getConversation('t', 'fenced'))?.turnCount).toBe(1);
+    // …and the old worker's next batch on that conversation is refused: the conversation has seen
+    // token 8, so nothing of it changes and the checkpoint stays the successor's.
+    await expect(
+      old.sink.apply(events.slice(firstTurn), events[events.length - 1].position),
+    ).rejects.toBeInstanceOf(FencedError);
+    expect(await successor.sink.dump()).toBe(written);
+    expect(await checkpoint()).toBe(events[firstTurn - 1].position.toString());
+    // Even with the lease value forged back, token 7 is older than what the conversation saw.
+    await client.set(key, 'worker-old:7', { PX: 60_000 });
+    await expect(
+      old.sink.apply(events.slice(firstTurn), events[events.length - 1].position),
+    ).rejects.toBeInstanceOf(FencedError);
+    expect(await successor.sink.dump()).toBe(written);
     // Expired outright (no holder): refused as well.
     await client.del(key);
-    await expect(rm.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(FencedError);
-    // The holder itself writes; applying the same events again changes nothing.
-    await client.set(key, 'worker-old:7', { PX: 60_000 });
-    await rm.sink.apply(events, events[0].position);
-    const once = await rm.sink.dump();
-    await rm.sink.apply(events, events[0].position);
-    expect(await rm.sink.dump()).toBe(once);
-    expect(await rm.queries.getConversation('t', 'fenced')).not.toBeNull();
+    await expect(
+      successor.sink.apply(events.slice(firstTurn), events[events.length - 1].position),
+    ).rejects.toBeInstanceOf(FencedError);
+    expect(await checkpoint()).toBe(events[firstTurn - 1].position.toString());
+    // The holder writes; applying the same events again changes nothing.
+    await client.set(key, 'worker-new:8', { PX: 60_000 });
+    await successor.sink.apply(events, events[events.length - 1].position);
+    const once = await successor.sink.dump();
+    expect((await successor.queries.getConversation('t', 'fenced'))?.turnCount).toBe(2);
+    await successor.sink.apply(events, events[events.length - 1].position);
+    expect(await successor.sink.dump()).toBe(once);
     // A switched (or missing) generation marker refuses too.
     await client.set(generationKey(prefix), 'another');
-    await expect(rm.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(FencedError);
+    await expect(successor.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(
+      FencedError,
+    );
     await client.del(generationKey(prefix));
-    await expect(rm.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(FencedError);
+    await expect(successor.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(
+      FencedError,
+    );
   });
 });

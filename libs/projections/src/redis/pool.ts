@@ -2,9 +2,11 @@ import { type EventStore, type RecordedEvent } from '@arbor/event-store';
 import { type ProjectionSet } from '../projection';
 import { createProjector, type Projector } from '../projector';
 import {
+  controlTag,
   createRedisReadModel,
   FencedError,
   generationKey,
+  projectorCheckpointKey,
   type RedisClient,
   runScript,
 } from './redis-read-model';
@@ -12,12 +14,16 @@ import {
 /**
  * Projector workers over Redis read models: the conversation streams are split into
  * `partitions` by a hash of the stream name; each partition is projected by exactly one live
- * worker, the holder of its lease `<prefix>:lease:p<i>` (value `<workerId>:<token>`, token from
- * `INCR <prefix>:fence:p<i>`, expiring after `leaseMs` unless renewed). Every batch a worker
- * writes checks the lease value and the live generation in the same script that writes its rows
- * and the partition's checkpoint (`APPLY_SCRIPT`), so a worker whose lease expired writes
- * nothing. A dead worker's partitions are free again after at most `leaseMs`, and taken by the
- * next tick (every `leaseMs / 3`) of any live worker.
+ * worker, the holder of its lease `<prefix>:{<prefix>:ctl}:lease:p<i>` (value
+ * `<workerId>:<token>`, token from `INCR …:fence:p<i>`, expiring after `leaseMs` unless renewed).
+ * Leases, fencing counters, checkpoints and the generation marker share one hash slot (the
+ * control tag), so each lease script and each checkpoint write is one single-slot script that
+ * also works on Redis Cluster. A batch's rows are written per conversation (its own slot),
+ * refused when that conversation has seen a newer fencing token or moved past the revision the
+ * batch was computed from; its checkpoint is written only while the lease and the generation
+ * hold (see redis-read-model.ts). So a worker whose lease expired never moves a checkpoint and
+ * never overwrites what its successor wrote. A dead worker's partitions are free again after at
+ * most `leaseMs`, and taken by the next tick (every `leaseMs / 3`) of any live worker.
  */
 
 /** FNV-1a (32-bit) of the stream name, mod `partitions`: every process computes the same. */
@@ -31,9 +37,9 @@ export const partitionOf = (streamName: string, partitions: number): number => {
 };
 
 export const leaseKey = (prefix: string, partition: number): string =>
-  `${prefix}:lease:p${partition}`;
+  `${prefix}:${controlTag(prefix)}:lease:p${partition}`;
 export const fenceKey = (prefix: string, partition: number): string =>
-  `${prefix}:fence:p${partition}`;
+  `${prefix}:${controlTag(prefix)}:fence:p${partition}`;
 export const workersKey = (prefix: string): string => `${prefix}:workers`;
 export const partitionsKey = (prefix: string): string => `${prefix}:partitions`;
 /**
@@ -98,29 +104,29 @@ export const parseApplied = (message: string): AppliedMessage | null => {
 export const headChannel = (prefix: string): string => `${prefix}:head`;
 /** Per generation: `{"readyAt": "<position>"}` — readers answer 503 until every partition is there. */
 export const metaKey = (prefix: string, generation: string): string =>
-  `${prefix}:${generation}:meta`;
+  `${prefix}:${generation}:${controlTag(prefix)}:meta`;
 export const partitionCheckpointName = (partition: number): string => `p${partition}`;
 export const checkpointKey = (prefix: string, generation: string, partition: number): string =>
-  `${prefix}:${generation}:checkpoint:${partitionCheckpointName(partition)}`;
+  projectorCheckpointKey(prefix, generation, partitionCheckpointName(partition));
 
-/** Takes a free lease: a new fencing token (INCR) and the lease with it, or 0 when held. */
-const ACQUIRE = `
-if redis.call('EXISTS', ARGV[1]) == 1 then return 0 end
-local token = redis.call('INCR', ARGV[2])
-redis.call('SET', ARGV[1], ARGV[3] .. ':' .. token, 'PX', ARGV[4])
+/** Takes a free lease (KEYS: lease, fence): a new fencing token (INCR) with it, or 0 when held. */
+export const ACQUIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
 return token
 `;
-/** Extends a lease still held with exactly this value. */
-const RENEW = `
-if redis.call('GET', ARGV[1]) == ARGV[2] then
-  redis.call('PEXPIRE', ARGV[1], ARGV[3])
+/** Extends a lease (KEYS[1]) still held with exactly this value. */
+export const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
 return 0
 `;
-/** Gives a lease back, only if still held with exactly this value. */
-const RELEASE = `
-if redis.call('GET', ARGV[1]) == ARGV[2] then return redis.call('DEL', ARGV[1]) end
+/** Gives a lease (KEYS[1]) back, only if still held with exactly this value. */
+export const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
@@ -240,7 +246,7 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
       guardGeneration: generation,
       fence: () =>
         owned.get(partition) === entry
-          ? { leaseKey: leaseKey(prefix, partition), leaseValue: value }
+          ? { leaseKey: leaseKey(prefix, partition), leaseValue: value, token }
           : null,
     });
     const sink = {
@@ -271,7 +277,7 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
     if (owned.get(entry.partition) === entry) owned.delete(entry.partition);
     await entry.projector.stop().catch(() => undefined);
     if (release) {
-      await runScript(client, RELEASE, [leaseKey(prefix, entry.partition), entry.value]).catch(
+      await runScript(client, RELEASE, [leaseKey(prefix, entry.partition)], [entry.value]).catch(
         () => undefined,
       );
       note('released', entry.partition);
@@ -291,11 +297,12 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
     for (const entry of [...owned.values()]) {
       const held =
         Number(
-          await runScript(client, RENEW, [
-            leaseKey(prefix, entry.partition),
-            entry.value,
-            String(leaseMs),
-          ]),
+          await runScript(
+            client,
+            RENEW,
+            [leaseKey(prefix, entry.partition)],
+            [entry.value, String(leaseMs)],
+          ),
         ) === 1;
       if (!held) {
         note('lost', entry.partition);
@@ -316,12 +323,12 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
       const partition = (offset + i) % partitions;
       if (owned.has(partition)) continue;
       const token = Number(
-        await runScript(client, ACQUIRE, [
-          leaseKey(prefix, partition),
-          fenceKey(prefix, partition),
-          workerId,
-          String(leaseMs),
-        ]),
+        await runScript(
+          client,
+          ACQUIRE,
+          [leaseKey(prefix, partition), fenceKey(prefix, partition)],
+          [workerId, String(leaseMs)],
+        ),
       );
       if (token === 0) continue;
       note('acquired', partition);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import keySlot from 'cluster-key-slot';
 import type { createClient } from 'redis';
 import { type ConversationEvent, type Message } from '@arbor/domain';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
@@ -27,16 +28,26 @@ export type RedisClient = ReturnType<typeof createClient>;
  * - `…:msgs` (hash id → parent, role, depth, seq, turn), `…:bodies` (hash id → message JSON),
  *   `…:order` (zset id by seq), `…:branch` (list: the active branch, index = depth),
  *   `…:forks`, `…:cps`, `…:failures`, `…:digests` (hashes);
- * - `<prefix>:<g>:{t}:list` — the tenant's conversations by creation order (zset);
+ * - `<prefix>:<g>:{t}:list` — the tenant's conversations by creation order (zset), and
+ *   `…:{t}:gone` — the conversations erased from it (a late write never lists one again);
  * - `…:list:activity`, `…:list:title` — the same in the list's other orders: lexicographic
  *   sorted sets (score 0) of `<key>\0<seq, 16 digits>\0<id>`, `key` the last activity or the
  *   title, so `ZRANGE … BYLEX` walks them in the order of SQLite's `(key, seq)` indexes;
- * - `<prefix>:<g>:checkpoint:<name>` — the projector's global position.
+ * - control keys, all tagged `{<prefix>:ctl}` (one slot): the live generation marker
+ *   `<prefix>:{<prefix>:ctl}:gen`, per generation `<prefix>:<g>:{<prefix>:ctl}:meta` and the
+ *   projectors' checkpoints `…:checkpoint:<name>`, the pool's leases and fencing counters.
  *
- * One conversation's rows and its applied revision are written in one MULTI/EXEC. The tenant
- * list, a fork's entry on its source and the global checkpoint live in other slots and are
- * written after it; each write is idempotent, so a crash in between only replays events that
- * the revision check turns into no-ops.
+ * Every script and MULTI touches the keys of ONE hash slot (Redis Cluster refuses anything
+ * else; `runScript` checks it before sending). A batch is therefore several atomic writes:
+ * 1. per conversation, one script in its slot: refused unless the conversation's stored
+ *    revision is still the one the batch was computed from and the writer's fencing token is at
+ *    least the highest one that conversation has seen (`…:fence`, raised by every fenced write),
+ *    so a worker whose lease was taken over cannot write a conversation its successor wrote;
+ * 2. the tenant list (ZADD unless in `…:gone`) and a fork's entry on its source (HSET unless the
+ *    source is erased or the fork is in the source's `…:forksgone`): idempotent and monotonic;
+ * 3. the checkpoint, in the control slot, in one script that checks the live generation and the
+ *    lease value: a worker whose lease expired never moves the partition's checkpoint.
+ * A crash between them only replays events that the revision check turns into no-ops.
  */
 interface StoredConversation {
   id: string;
@@ -94,7 +105,7 @@ export interface RedisReadModelOptions {
    */
   guardGeneration?: string;
   /** …and the partition's lease must still hold exactly this value (`<workerId>:<token>`). */
-  fence?: () => { leaseKey: string; leaseValue: string } | null;
+  fence?: () => { leaseKey: string; leaseValue: string; token: number } | null;
 }
 
 /** A batch refused because its writer's lease (fencing token) or generation is no longer live. */
@@ -109,19 +120,28 @@ export class FencedError extends Error {
 }
 
 /**
- * One batch of a projector, applied atomically: the guards (live generation, lease value) are
- * checked and every command run in the same script, so a writer whose lease expired (or whose
- * generation was switched away) writes nothing at all. Keys are passed as arguments: this runs
- * on a single Redis node (see ARCHITECTURE.md for Cluster).
+ * One conversation's part of a batch, in its slot. KEYS[1] its row (`…:conv`), KEYS[2] its
+ * highest fencing token seen (`…:fence`), KEYS[3] its erasure marker, KEYS[4..] every other key
+ * the commands touch (declared, all in the same slot). ARGV[1] the stored revision the batch was
+ * computed from (`-1`: no row yet), ARGV[2] the writer's token (`''`: an unfenced rebuild), then
+ * the commands as `<n> <cmd…>`. Returns 1, or an ARBOR_FENCED error and writes nothing.
  */
-export const APPLY_SCRIPT = `
-if ARGV[1] ~= '' and redis.call('GET', ARGV[1]) ~= ARGV[2] then
-  return redis.error_reply('ARBOR_GENERATION the live generation is not ' .. ARGV[2])
+export const APPLY_CONVERSATION_SCRIPT = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local row = redis.call('GET', KEYS[1])
+local stored = -1
+if row then stored = cjson.decode(row).revision end
+if stored ~= tonumber(ARGV[1]) then
+  return redis.error_reply('ARBOR_FENCED ' .. KEYS[1] .. ' is at revision ' .. stored .. ', not ' .. ARGV[1])
 end
-if ARGV[3] ~= '' and redis.call('GET', ARGV[3]) ~= ARGV[4] then
-  return redis.error_reply('ARBOR_FENCED the lease ' .. ARGV[3] .. ' is not held by ' .. ARGV[4])
+if ARGV[2] ~= '' then
+  local seen = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if seen > tonumber(ARGV[2]) then
+    return redis.error_reply('ARBOR_FENCED token ' .. ARGV[2] .. ' is older than ' .. seen)
+  end
+  redis.call('SET', KEYS[2], ARGV[2])
 end
-local i = 5
+local i = 3
 while i <= #ARGV do
   local n = tonumber(ARGV[i])
   redis.call(unpack(ARGV, i + 1, i + n))
@@ -130,30 +150,119 @@ end
 return 1
 `;
 
-const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
-const APPLY_SHA = sha1(APPLY_SCRIPT);
+/**
+ * A conversation's tenant-list entries, in the tenant's slot: KEYS the creation-order list, its
+ * erased set, the activity and title orders; ARGV[1] the creation score (`''`: listed already),
+ * ARGV[2] the id, ARGV[3..4] its activity/title members before (`''`: none), ARGV[5..6] now.
+ * Never lists an erased one again; idempotent (a redelivered batch writes the same members).
+ */
+export const LIST_UPDATE_SCRIPT = `
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 0 end
+if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
+if ARGV[3] ~= '' and ARGV[3] ~= ARGV[5] then redis.call('ZREM', KEYS[3], ARGV[3]) end
+if ARGV[4] ~= '' and ARGV[4] ~= ARGV[6] then redis.call('ZREM', KEYS[4], ARGV[4]) end
+redis.call('ZADD', KEYS[3], 0, ARGV[5])
+redis.call('ZADD', KEYS[4], 0, ARGV[6])
+return 1
+`;
+/** Erased from the tenant list (KEYS as above; ARGV the id, its two members or ''): gone. */
+export const LIST_REMOVE_SCRIPT = `
+redis.call('SADD', KEYS[2], ARGV[1])
+if ARGV[2] ~= '' then redis.call('ZREM', KEYS[3], ARGV[2]) end
+if ARGV[3] ~= '' then redis.call('ZREM', KEYS[4], ARGV[3]) end
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`;
+/** A fork's entry on its source (KEYS: forks, forksgone, the source's erasure marker). */
+export const FORK_ADD_SCRIPT = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
+return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+`;
+export const FORK_REMOVE_SCRIPT = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('SADD', KEYS[2], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`;
+/**
+ * The checkpoint, in the control slot (KEYS[1] the checkpoint, KEYS[2] the generation marker,
+ * KEYS[3] the lease or ''): refused unless the live generation is ARGV[1] (a missing marker —
+ * Redis emptied — refuses too; ARGV[1] '' skips the check) and the lease holds ARGV[2].
+ */
+export const CHECKPOINT_SCRIPT = `
+if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[1] then
+  return redis.error_reply('ARBOR_GENERATION the live generation is not ' .. ARGV[1])
+end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[2] then
+  return redis.error_reply('ARBOR_FENCED the lease ' .. KEYS[3] .. ' is not held by ' .. ARGV[2])
+end
+return redis.call('SET', KEYS[1], ARGV[3])
+`;
 
-/** Runs a script by its SHA, loading it once when the server does not know it (NOSCRIPT). */
+const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
+
+/** The Redis Cluster slot of a key (CRC16 of its hash tag, as `CLUSTER KEYSLOT` computes). */
+export const slotOf = (key: string): number => keySlot(key);
+
+/**
+ * Runs a script by its SHA, loading it once when the server does not know it (NOSCRIPT). Every
+ * key it touches is in `keys` (KEYS), and they must share one hash slot — checked here, so a
+ * layout that would fail on Redis Cluster fails on a single node too.
+ */
 export const runScript = async (
   client: RedisClient,
   script: string,
+  keys: readonly string[],
   args: readonly string[],
   sha = sha1(script),
 ): Promise<unknown> => {
+  const slots = new Set(keys.map(slotOf));
+  if (slots.size > 1) {
+    throw new Error(`a script would touch ${slots.size} hash slots: ${keys.join(', ')}`);
+  }
+  const tail = [String(keys.length), ...keys, ...args];
   try {
-    return await client.sendCommand(['EVALSHA', sha, '0', ...args]);
+    return await client.sendCommand(['EVALSHA', sha, ...tail]);
   } catch (e) {
     if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {
-      return client.sendCommand(['EVAL', script, '0', ...args]);
+      return client.sendCommand(['EVAL', script, ...tail]);
     }
     throw e;
   }
 };
 
-/** Commands gathered for one atomic batch. */
+/** Commands gathered for one atomic write (every key of one slot). */
 type Command = string[];
 
-export const generationKey = (prefix: string): string => `${prefix}:gen`;
+/** One conversation's part of a batch. */
+interface ConversationWrite {
+  /** Every key the conversation's script touches (its slot only). */
+  keys: string[];
+  storedRevision: number;
+  commands: Command[];
+  /** The tenant-list entries (creation score `''` when listed already), sorted members. */
+  list: {
+    t: string;
+    c: string;
+    score: string;
+    before: { activity: string; title: string } | null;
+    now: { activity: string; title: string };
+  };
+  forks: { keys: string[]; fork: string; value: string }[];
+}
+
+const APPLY_SHA = sha1(APPLY_CONVERSATION_SCRIPT);
+const LIST_UPDATE_SHA = sha1(LIST_UPDATE_SCRIPT);
+const LIST_REMOVE_SHA = sha1(LIST_REMOVE_SCRIPT);
+const FORK_ADD_SHA = sha1(FORK_ADD_SCRIPT);
+const FORK_REMOVE_SHA = sha1(FORK_REMOVE_SCRIPT);
+const CHECKPOINT_SHA = sha1(CHECKPOINT_SCRIPT);
+
+/** The control keys' hash tag: one slot for the marker, metas, checkpoints, leases, fences. */
+export const controlTag = (prefix: string): string => `{${prefix}:ctl}`;
+export const generationKey = (prefix: string): string => `${prefix}:${controlTag(prefix)}:gen`;
+/** A projector's checkpoint in a generation (`name`: `p<i>` for a partition worker). */
+export const projectorCheckpointKey = (prefix: string, generation: string, name: string): string =>
+  `${prefix}:${generation}:${controlTag(prefix)}:checkpoint:${name}`;
 
 /** The live generation, creating `initial` as the live one when none is set yet. */
 export const ensureGeneration = async (
@@ -221,6 +330,8 @@ const ERASED_PARTS = [
   'failures',
   'digests',
   'forks',
+  'forksgone',
+  'fence',
 ];
 
 const byLabel = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -233,7 +344,13 @@ export const createRedisReadModel = (
   const base = `${prefix}:${generation}`;
   const conv = (t: string, c: string) => `${base}:{${t}:${c}}`;
   const listKey = (t: string) => `${base}:{${t}}:list`;
-  const checkpointKey = `${base}:checkpoint:${name}`;
+  const checkpointKey = projectorCheckpointKey(prefix, generation, name);
+  const goneKey = (t: string) => `${base}:{${t}}:gone`;
+  const forkKeys = (t: string, source: string) => [
+    `${conv(t, source)}:forks`,
+    `${conv(t, source)}:forksgone`,
+    `${conv(t, source)}:erased`,
+  ];
   const sortedKey = (t: string, sort: Exclude<ConversationSort, 'created'>) =>
     `${listKey(t)}:${sort === 'lastActivity' ? 'activity' : 'title'}`;
   const member = (key: string, seq: number, id: string) =>
@@ -268,34 +385,64 @@ export const createRedisReadModel = (
       }),
     );
     await tx.exec();
-    await client.zRem(listKey(t), c);
-    if (row !== null) {
-      const m = sortedMembers(row);
-      await client.zRem(sortedKey(t, 'lastActivity'), m.activity);
-      await client.zRem(sortedKey(t, 'title'), m.title);
+    const m = row === null ? null : sortedMembers(row);
+    await runScript(
+      client,
+      LIST_REMOVE_SCRIPT,
+      [listKey(t), goneKey(t), sortedKey(t, 'lastActivity'), sortedKey(t, 'title')],
+      [c, m?.activity ?? '', m?.title ?? ''],
+      LIST_REMOVE_SHA,
+    );
+    if (row?.ffc) {
+      await runScript(client, FORK_REMOVE_SCRIPT, forkKeys(t, row.ffc), [c], FORK_REMOVE_SHA);
     }
-    if (row?.ffc) await client.hDel(`${conv(t, row.ffc)}:forks`, c);
   };
 
-  /** Applies one conversation's events of a batch (in revision order): one MULTI/EXEC. */
+  /**
+   * One conversation's events of a batch (in revision order) as the writes of its slot (one
+   * script, `APPLY_CONVERSATION_SCRIPT`) and of other slots (the tenant list, a fork's entry on
+   * its source), or null when nothing is new.
+   */
   const applyConversation = async (
     t: string,
     c: string,
     events: readonly RecordedEvent[],
-    out: Command[],
-  ): Promise<void> => {
+  ): Promise<ConversationWrite | null> => {
     const k = conv(t, c);
     // An erased conversation keeps no keys; nothing before or after its erasure is applied again.
-    if ((await client.exists(`${k}:erased`)) === 1) return;
+    if ((await client.exists(`${k}:erased`)) === 1) return null;
     const erasure = events.find((e) => e.type === CONVERSATION_ERASED);
     if (erasure !== undefined) {
       await eraseConversation(t, c, erasure);
-      return;
+      return null;
     }
     let row = await getConv(t, c);
     const listedBefore = row === null ? null : sortedMembers(row);
+    const storedRevision = row === null ? -1 : row.revision;
+    const out: Command[] = [];
     const fresh = events.filter((e) => (row === null ? true : Number(e.revision) > row.revision));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) {
+      if (row === null) return null;
+      // Redelivered: its rows are written, but a crash may have come between them and the
+      // other slots' writes (the tenant list, a fork's entry), which the checkpoint did not
+      // pass yet. Those are idempotent: write them again from the stored row.
+      return {
+        keys: [`${k}:conv`, `${k}:fence`, `${k}:erased`],
+        storedRevision: row.revision,
+        commands: [],
+        list: { t, c, score: String(row.seq), before: listedBefore, now: sortedMembers(row) },
+        forks:
+          row.ffc === null || row.ffm === null
+            ? []
+            : [
+                {
+                  keys: forkKeys(t, row.ffc),
+                  fork: c,
+                  value: JSON.stringify({ from: row.ffm, position: row.seq }),
+                },
+              ],
+      };
+    }
 
     const metas = new Map<string, MessageMeta>();
     const newMetas = new Map<string, MessageMeta>();
@@ -513,7 +660,7 @@ export const createRedisReadModel = (
           break;
       }
     }
-    if (row === null) return;
+    if (row === null) return null;
 
     out.push(['SET', `${k}:conv`, JSON.stringify(row)]);
     for (const [id, m] of newMetas) {
@@ -532,22 +679,23 @@ export const createRedisReadModel = (
     for (const [rev, d] of digests) out.push(['HSET', `${k}:digests`, rev, d]);
 
     // Other slots: idempotent writes (same member, same score / same field, same value).
-    if (listed !== null) out.push(['ZADD', listKey(t), String(listed), c]);
-    const listedNow = sortedMembers(row);
-    for (const part of ['activity', 'title'] as const) {
-      const k2 = sortedKey(t, part === 'activity' ? 'lastActivity' : 'title');
-      if (listedBefore !== null && listedBefore[part] !== listedNow[part])
-        out.push(['ZREM', k2, listedBefore[part]]);
-      out.push(['ZADD', k2, '0', listedNow[part]]);
-    }
-    for (const f of forks) {
-      out.push([
-        'HSET',
-        `${conv(t, f.source)}:forks`,
-        f.fork,
-        JSON.stringify({ from: f.from, position: f.position }),
-      ]);
-    }
+    return {
+      keys: [`${k}:conv`, `${k}:fence`, `${k}:erased`, ...new Set(out.map((cmd) => cmd[1]))],
+      storedRevision,
+      commands: out,
+      list: {
+        t,
+        c,
+        score: listed === null ? '' : String(listed),
+        before: listedBefore,
+        now: sortedMembers(row),
+      },
+      forks: forks.map((f) => ({
+        keys: forkKeys(t, f.source),
+        fork: f.fork,
+        value: JSON.stringify({ from: f.from, position: f.position }),
+      })),
+    };
   };
 
   const loadFailure = async (k: string, id: string): Promise<StoredFailure | null> => {
@@ -574,22 +722,60 @@ export const createRedisReadModel = (
         }
         g.events.push(e);
       }
-      // Sources before their forks (a fork's first events only read its own keys, so log order
-      // across conversations does not matter otherwise).
-      const out: Command[] = [];
-      for (const g of groups.values()) await applyConversation(g.t, g.c, g.events, out);
-      out.push(['SET', checkpointKey, position.toString()]);
+      const writes: ConversationWrite[] = [];
+      for (const g of groups.values()) {
+        const w = await applyConversation(g.t, g.c, g.events);
+        if (w !== null) writes.push(w);
+      }
       const fence = options.fence?.() ?? null;
       if (options.fence && fence === null) throw new FencedError('lease', 'no lease held');
-      const args: string[] = [
-        options.guardGeneration === undefined ? '' : generationKey(prefix),
-        options.guardGeneration ?? '',
-        fence?.leaseKey ?? '',
-        fence?.leaseValue ?? '',
-      ];
-      for (const cmd of out) args.push(String(cmd.length), ...cmd);
+      const token = fence === null ? '' : String(fence.token);
       try {
-        await runScript(client, APPLY_SCRIPT, args, APPLY_SHA);
+        // 1. Each conversation in its own slot (independent of each other: sent together).
+        await Promise.all(
+          writes.map((w) => {
+            const args = [String(w.storedRevision), token];
+            for (const cmd of w.commands) args.push(String(cmd.length), ...cmd);
+            return runScript(client, APPLY_CONVERSATION_SCRIPT, w.keys, args, APPLY_SHA);
+          }),
+        );
+        // 2. The tenant lists and forks entries (monotonic: never undo an erasure).
+        await Promise.all(
+          writes.flatMap((w) => [
+            runScript(
+              client,
+              LIST_UPDATE_SCRIPT,
+              [
+                listKey(w.list.t),
+                goneKey(w.list.t),
+                sortedKey(w.list.t, 'lastActivity'),
+                sortedKey(w.list.t, 'title'),
+              ],
+              [
+                w.list.score,
+                w.list.c,
+                w.list.before?.activity ?? '',
+                w.list.before?.title ?? '',
+                w.list.now.activity,
+                w.list.now.title,
+              ],
+              LIST_UPDATE_SHA,
+            ),
+            ...w.forks.map((f) =>
+              runScript(client, FORK_ADD_SCRIPT, f.keys, [f.fork, f.value], FORK_ADD_SHA),
+            ),
+          ]),
+        );
+        // 3. The checkpoint, checked against the live generation and the lease.
+        await runScript(
+          client,
+          CHECKPOINT_SCRIPT,
+          fence === null
+            ? [checkpointKey, generationKey(prefix)]
+            : [checkpointKey, generationKey(prefix), fence.leaseKey],
+          [options.guardGeneration ?? '', fence?.leaseValue ?? '', position.toString()],
+          CHECKPOINT_SHA,
+        );
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         if (text.includes('ARBOR_FENCED')) throw new FencedError('lease', text);
@@ -601,9 +787,10 @@ export const createRedisReadModel = (
       await dropGeneration(client, prefix, generation);
     },
     dump: async () => {
-      // Progress (checkpoints, the readiness mark) is not part of the read models' content.
+      // Progress (checkpoints, the readiness mark) is not part of the read models' content…
       const keys = (await scanKeys(client, `${base}:*`)).filter(
-        (key) => !key.startsWith(`${base}:checkpoint:`) && key !== `${base}:meta`,
+        // …nor the control keys, nor who wrote a conversation last (its highest fencing token).
+        (key) => !key.startsWith(`${base}:${controlTag(prefix)}:`) && !key.endsWith('}:fence'),
       );
       keys.sort(byLabel);
       const parts: string[] = [];
