@@ -38,7 +38,10 @@ type Action =
   | { kind: 'checkpoint'; label: string; pick: number; replace: boolean }
   | { kind: 'rewind'; pick: number }
   | { kind: 'resume'; keepMessages?: number; keepTokens?: number }
-  | { kind: 'fail' };
+  | { kind: 'fail' }
+  | { kind: 'draft'; turn: MessageInput[]; pick: number; fromTip: boolean; cut: number }
+  | { kind: 'commitDraft' }
+  | { kind: 'discardDraft' };
 
 const arbLabel = fc.constantFrom('a', 'b', 'c');
 
@@ -94,6 +97,18 @@ const arbAction: fc.Arbitrary<Action> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'fail' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('draft' as const),
+      turn: arbTurn({ withSystem: true, openEnds: true }),
+      pick: fc.nat(),
+      fromTip: fc.boolean(),
+      cut: fc.nat(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'commitDraft' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'discardDraft' as const }) },
 );
 
 /** Everything the property run remembers between steps. */
@@ -102,6 +117,8 @@ interface Run {
   ids: string[];
   lastCommit: CommitTurnCommand | null;
   turnCounter: number;
+  /** The rest of the turn the current draft was cut from (what its commit adds). */
+  draftRest: MessageInput[];
 }
 
 const branchableIds = (state: ConversationState, ids: readonly string[]): string[] =>
@@ -260,6 +277,52 @@ const step = (run: Run, action: Action): ConversationEvent[] => {
       checkResumeBatch(before, d.events);
       break;
     }
+    case 'draft': {
+      const { turn, parentId } = commitCommand(run, action);
+      const cut = 1 + (action.cut % turn.length);
+      const d = exec(s, { type: 'saveDraft', parentId, messages: turn.slice(0, cut) });
+      expect(d.ok).toBe(true);
+      run.draftRest = turn.slice(cut);
+      // A draft is never history: no message, no tip move, no turn, no resume change.
+      expect(s.state.messages).toBe(before.messages);
+      expect(s.state.tip).toBe(before.tip);
+      expect(s.state.turns).toBe(before.turns);
+      expect(s.state.resume).toBe(before.resume);
+      // A new draft replaces the old one.
+      expect(s.state.draft).toMatchObject({ parentId, messages: turn.slice(0, cut) });
+      break;
+    }
+    case 'discardDraft': {
+      const d = exec(s, { type: 'discardDraft' });
+      expect(d).toMatchObject({ ok: true, result: { discarded: before.draft !== null } });
+      expect(s.state.draft).toBeNull();
+      expect(s.state.messages).toBe(before.messages);
+      break;
+    }
+    case 'commitDraft': {
+      const draft = before.draft;
+      const d = exec(s, { type: 'commitDraft', messages: run.draftRest });
+      if (draft === null) {
+        expect(d).toMatchObject({ ok: false, error: { code: 'draft_not_found' } });
+        break;
+      }
+      if (!d.ok) {
+        // Only a draft at the root can have lost its place (a root was committed since).
+        expect({ code: d.error.code, parentId: draft.parentId }).toEqual({
+          code: 'invalid_turn',
+          parentId: null,
+        });
+        expect(s.state.draft).toBe(draft);
+        break;
+      }
+      // The draft's messages then the rest, as one turn, and the draft gone in the same append.
+      expect(d.result.messageIds).toHaveLength(draft.messages.length + run.draftRest.length);
+      expect(d.events[d.events.length - 1]).toMatchObject({ type: 'DraftDiscarded' });
+      expect(s.state.draft).toBeNull();
+      expect(s.state.tip).toBe(d.result.tip);
+      run.ids.push(...d.result.messageIds);
+      break;
+    }
     case 'fail': {
       const d = exec(s, {
         type: 'recordFailure',
@@ -301,7 +364,7 @@ const checkResumeBatch = (
 const newRun = (): Run => {
   const session = newSession(counterDeps('m'));
   exec(session, { type: 'start', conversationId: 'conv' });
-  return { session, ids: [], lastCommit: null, turnCounter: 0 };
+  return { session, ids: [], lastCommit: null, turnCounter: 0, draftRest: [] };
 };
 
 describe('conversation invariants over random command sequences', () => {
