@@ -161,6 +161,20 @@ export async function seedMarked(api: Client, marker: string): Promise<string> {
     mode: 'compact',
   });
   expect(compact.status).toBe(200);
+  // A context call's `append` (recorded with the context, for its reproduction) and a draft of
+  // the turn in progress: content too.
+  const appended = await api.post(api.conv(id, '/context'), {
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    budgetTokens: 200_000,
+    append: [user(`appended question ${marker}`)],
+  });
+  expect(appended.status).toBe(200);
+  const draft = await api.put(api.conv(id, '/draft'), {
+    parentId: tip,
+    messages: [user(`draft question ${marker}`)],
+  });
+  expect(draft.status).toBe(200);
   const events = await api.events(id);
   const summary = events.find(
     (e) =>

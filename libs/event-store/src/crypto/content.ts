@@ -37,7 +37,12 @@ export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> =
   CompactionApplied: [field('decision.summary', ERASED)],
   CompactionRevoked: [field('reason', ERASED)],
   BranchSummarized: [field('summary', ERASED), field('instruction', ERASED)],
-  ContextAssembled: [field('request.system', ERASED), field('request.tools', [])],
+  ContextAssembled: [
+    field('request.system', ERASED),
+    field('request.tools', []),
+    field('request.append', []),
+  ],
+  DraftSaved: [field('messages', [])],
 };
 
 export interface SealedBox {
