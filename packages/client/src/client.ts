@@ -50,6 +50,62 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+/** One event of a conversation's live stream, as the server projected it. */
+export interface StreamEvent {
+  revision: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+interface SseFrame {
+  id?: string;
+  data?: string;
+  retry?: number;
+}
+
+/**
+ * The frames of a `text/event-stream` body (the WHATWG format: `field: value` lines, a blank line
+ * ends a frame, `:` lines are comments, data lines join with a newline). Hand-written, a few
+ * lines, so the client keeps no runtime dependency.
+ */
+async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let frame: SseFrame = {};
+  let data: string[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        const line = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + (buffer.startsWith('\r\n', cut) ? 2 : 1));
+        if (line === '') {
+          if (data.length > 0) frame.data = data.join('\n');
+          if (frame.data !== undefined || frame.retry !== undefined) yield frame;
+          frame = {};
+          data = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? '' : line.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (field === 'data') data.push(value);
+        else if (field === 'id') frame.id = value;
+        else if (field === 'retry' && /^\d+$/.test(value)) frame.retry = Number(value);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 type StartBody = NonNullable<CallInit<'startConversation'>['body']>;
 type CommitBody = Omit<Schemas['CommitTurnBody'], 'turnId'> & { turnId?: string };
 type ContextBody = CallInit<'buildContext'>['body'];
@@ -191,6 +247,81 @@ export class ArborClient {
 
   contexts(id: string, query: CallInit<'listContexts'>['query'] = {}) {
     return this.items('listContexts', { path: { id }, query });
+  }
+
+  /* ---- live ---- */
+
+  /**
+   * The conversation's events as they are projected (`GET …/stream`, Server-Sent Events): those
+   * after `fromRevision` first (read back from the log), then live ones; without `fromRevision`,
+   * only events projected from now on (SSE semantics: no `Last-Event-ID`). A dropped connection is opened again after the
+   * server's `retry:` delay with `Last-Event-ID` set to the last revision received, so no event
+   * is skipped or repeated; a refusal (4xx other than 429) ends the iteration with an
+   * `ArborProblemError`. Ends when `signal` aborts or the caller breaks out of the loop.
+   */
+  async *stream(
+    id: string,
+    options: { fromRevision?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<StreamEvent, void, undefined> {
+    const { method, path } = operationRoutes.stream as { method: string; path: string };
+    const url = this.url(path, { id });
+    const inner = new AbortController();
+    const outer = options.signal;
+    const onAbort = () => inner.abort(outer?.reason);
+    if (outer?.aborted) return;
+    outer?.addEventListener('abort', onAbort, { once: true });
+    let last = options.fromRevision ?? null;
+    let retryMs = 2000;
+    let failures = 0;
+    try {
+      while (!inner.signal.aborted) {
+        const headers: Record<string, string> = {
+          accept: 'text/event-stream',
+          ...this.options.headers,
+        };
+        if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+        if (last !== null) headers['last-event-id'] = String(last);
+        let response: Response;
+        try {
+          response = await this.fetchImpl(url, { method, headers, signal: inner.signal });
+        } catch (cause) {
+          if (inner.signal.aborted) return;
+          if (++failures > this.retries) throw new ArborNetworkError(method, url, failures, cause);
+          await sleep(this.backoff(failures - 1), inner.signal).catch(() => undefined);
+          continue;
+        }
+        if (!response.ok || response.body === null) {
+          const problem = await this.problem(response);
+          const again = RETRY_STATUS.has(response.status) || response.status === 429;
+          if (!again || ++failures > this.retries)
+            throw new ArborProblemError(problem, method, url);
+          await sleep(
+            this.backoff(failures - 1, response.headers.get('retry-after')),
+            inner.signal,
+          );
+          continue;
+        }
+        failures = 0;
+        try {
+          for await (const frame of sseFrames(response.body)) {
+            if (frame.retry !== undefined) retryMs = frame.retry;
+            if (frame.data === undefined) continue;
+            const event = JSON.parse(frame.data) as StreamEvent;
+            if (last !== null && event.revision <= last) continue;
+            last = event.revision;
+            yield event;
+          }
+        } catch {
+          // The connection broke mid-stream: open it again from the last revision.
+          if (inner.signal.aborted) return;
+        }
+        if (inner.signal.aborted) return;
+        await sleep(retryMs, inner.signal).catch(() => undefined);
+      }
+    } finally {
+      outer?.removeEventListener('abort', onAbort);
+      inner.abort();
+    }
   }
 
   /* ---- internals ---- */
