@@ -343,6 +343,19 @@ describeWithBrowser('operator console (Chromium)', () => {
     await page.waitForSelector('[data-testid=tip-badge]');
     const t = await tree(pi);
     expect(t.branchPoints.length).toBeGreaterThanOrEqual(20);
+    // The compactions in force arrive after the tree (the replay at the current revision) and
+    // redraw it: wait until that drawing holds every message (a view that never does fails here).
+    await page
+      .waitForFunction(
+        `document.querySelectorAll('[data-testid=node]').length +
+          [...document.querySelectorAll('[data-testid=fold]')].reduce(
+            (a, x) => a + Number(/(\\d+) messages folded/.exec(x.textContent ?? '')?.[1] ?? 0),
+            0,
+          ) === ${t.nodes.length}`,
+        undefined,
+        { timeout: 15_000 },
+      )
+      .catch(() => undefined);
     const rows = await page.$$eval('[data-testid=node]', (r) =>
       r.map((x) => x.getAttribute('data-id')),
     );

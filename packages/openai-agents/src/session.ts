@@ -50,8 +50,6 @@ interface Loaded {
 
 /** How many messages one `?last=` read asks for (the API's page limit). */
 const LAST_MAX = 1000;
-/** A cleared session continues in `<sessionId>--<n>`: Arbor's tip cannot point at nothing yet. */
-const GENERATION_SEP = '--';
 
 const isFinalAnswer = (m: MessageInput): boolean =>
   m.role === 'assistant' &&
@@ -147,26 +145,15 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     return this.sessionId;
   }
 
-  /** The Arbor conversation holding the session now (it changes on `clearSession`). */
+  /** The Arbor conversation holding the session: the session id, made on first use. */
   async currentConversationId(): Promise<string> {
     if (this.conversationId !== null) return this.conversationId;
     await this.client.call('ensureConversation', {
       path: { id: this.sessionId },
       body: this.title ? { title: this.title } : {},
     });
-    let id = this.sessionId;
-    for (let n = 1; ; n++) {
-      const next = `${this.sessionId}${GENERATION_SEP}${n}`;
-      try {
-        await this.client.getConversation(next);
-      } catch (e) {
-        if (e instanceof ArborProblemError && e.code === 'conversation_not_found') break;
-        throw e;
-      }
-      id = next;
-    }
-    this.conversationId = id;
-    return id;
+    this.conversationId = this.sessionId;
+    return this.sessionId;
   }
 
   private async load(): Promise<Loaded> {
@@ -384,9 +371,11 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     const items = fromArbor(turn as MessageInput[]);
     const popped = items.pop();
     if (parent === null) {
-      // The first turn: the session continues in a fresh conversation (the old one is kept).
-      const next = await this.nextGeneration(id);
-      if (items.length > 0) await this.saveDraft(next, null, items);
+      // The first turn: the tip moves to none (the turn stays in the tree), and what is left of
+      // it becomes the draft of a new root.
+      if (state.anyDraft) await this.client.call('discardDraft', { path: { id } });
+      await this.client.moveTip(id, { messageId: null, expectedTip: state.tip });
+      if (items.length > 0) await this.saveDraft(id, null, items);
       return popped;
     }
     // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
@@ -396,36 +385,14 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     return popped;
   }
 
-  /** Empty the session: it continues in a fresh Arbor conversation; the old one is kept whole. */
+  /** Empty the session: the tip moves to none and the draft goes; every message stays in the tree. */
   async clearSession(): Promise<void> {
-    const id = await this.currentConversationId();
-    const c = await this.client.getConversation(id);
-    let hasDraft = true;
-    try {
-      await this.client.call('getDraft', { path: { id } });
-    } catch (e) {
-      if (!(e instanceof ArborProblemError) || e.code !== 'draft_not_found') throw e;
-      hasDraft = false;
+    const state = await this.load();
+    const id = state.conversationId;
+    if (state.anyDraft) await this.client.call('discardDraft', { path: { id } });
+    if (state.tip !== null) {
+      await this.client.moveTip(id, { messageId: null, expectedTip: state.tip });
     }
-    if (c.tip === null && !hasDraft) return;
-    await this.nextGeneration(id);
-  }
-
-  private async nextGeneration(current: string): Promise<string> {
-    const n =
-      current === this.sessionId
-        ? 1
-        : Number(current.slice(current.lastIndexOf(GENERATION_SEP) + 2)) + 1;
-    const next = `${this.sessionId}${GENERATION_SEP}${n}`;
-    await this.client.call('ensureConversation', {
-      path: { id: next },
-      body: {
-        ...(this.title ? { title: this.title } : {}),
-        metadata: { clearedFrom: current, session: this.sessionId },
-      },
-    });
-    this.conversationId = next;
-    return next;
   }
 
   /**
@@ -498,10 +465,14 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     }
     const pending = [...current.slice(counted, keep), ...transaction.replacement];
     if (base === null && state.tip !== null) {
-      // Everything is replaced: go on in a fresh conversation (the old one is kept whole).
-      const next = await this.nextGeneration(state.conversationId);
+      // Everything is replaced: the tip moves to none (the old turns stay in the tree) and the
+      // replacement starts a new root.
+      await this.client.moveTip(state.conversationId, {
+        messageId: null,
+        expectedTip: state.tip,
+      });
       return this.store(
-        { conversationId: next, tip: null, draft: null, anyDraft: false },
+        { conversationId: state.conversationId, tip: null, draft: null, anyDraft: state.anyDraft },
         pending,
         {
           op,

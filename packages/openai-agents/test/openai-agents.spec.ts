@@ -99,6 +99,12 @@ describe('@arbor/openai-agents', () => {
     for await (const m of client().messages(id)) out.push(m);
     return out;
   };
+  /** Every message ever stored in the conversation (the tree, not just the active branch). */
+  const appended = async (id: string) => {
+    const out: unknown[] = [];
+    for await (const e of client().events(id)) if (e.type === 'MessageAppended') out.push(e);
+    return out;
+  };
   const draftOf = async (id: string) => {
     try {
       return await client().call('getDraft', { path: { id } });
@@ -244,11 +250,13 @@ describe('@arbor/openai-agents', () => {
     expect(await draftOf('pop-1')).toBeNull();
     expect((await client().getMessage('pop-1', old)).id).toBe(old);
 
-    // Popping every item empties the session; the first turn's pop starts a fresh conversation.
+    // Popping every item empties the session: the first turn's pop moves the tip to none.
     for (let i = (await again.getItems()).length; i > 0; i--) await again.popItem();
     expect(await again.getItems()).toEqual([]);
     expect(await again.popItem()).toBeUndefined();
-    expect((await stored('pop-1')).length).toBeGreaterThan(0); // kept, not deleted
+    expect(await stored('pop-1')).toEqual([]);
+    expect((await client().getConversation('pop-1')).tip).toBeNull();
+    expect((await appended('pop-1')).length).toBeGreaterThan(0); // kept in the tree, not deleted
   });
 
   it('clears a session without deleting anything, durably', async () => {
@@ -262,11 +270,13 @@ describe('@arbor/openai-agents', () => {
       { type: 'message', role: 'user', content: 'Again' },
       expect.objectContaining({ role: 'assistant' }),
     ]);
+    // The same conversation: the cleared turn stays in the tree, the new one is a new root.
     expect((await stored('clear-1')).map(shape)).toEqual(['user:text', 'assistant:text']);
     expect((await stored('clear-1')).map((m) => m.content[0])).toEqual([
-      expect.objectContaining({ text: 'Hello' }),
-      expect.objectContaining({ text: 'You said: Hello' }),
+      expect.objectContaining({ text: 'Again' }),
+      expect.objectContaining({ text: 'You said: Again' }),
     ]);
+    expect(await appended('clear-1')).toHaveLength(4);
   });
 
   it('a model error stores no broken turn; the next run commits a valid one', async () => {
