@@ -227,6 +227,14 @@ describe('branch summary on a tip move, Anthropic Messages summarizer', () => {
     expect(await tipOf(api, t.id)).toBe(t.ancestor);
   });
 
+  it('summarize with the tip moved to none: 400 validation_failed, nothing moves', async () => {
+    const t = await seed(api);
+    const r = await api.put(api.conv(t.id, '/tip'), { messageId: null, summarize: true });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('validation_failed');
+    expect(await tipOf(api, t.id)).toBe(t.oldTip);
+  });
+
   it("another tenant's key: the conversation does not exist for it, nothing is summarized", async () => {
     const t = await seed(api);
     const other = clientFor(h, (await h.createTenant('other')).apiKey);
