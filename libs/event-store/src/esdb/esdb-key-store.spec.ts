@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { ContentErasedError, KeyUnwrapError } from '../crypto/key-store';
 import { describeKeyStoreContract } from '../testing/key-store-contract';
-import { openKeyStreamsKeyStore } from './esdb-key-store';
+import { StoreUnavailableError } from '../errors';
+import { openEventStoreDbKeyStore, openKeyStreamsKeyStore } from './esdb-key-store';
 import { memoryKeyStreams, memoryServer } from './testing/memory-key-streams';
 
 describeKeyStoreContract('eventstoredb key streams (in-memory model of the server)', async () => {
@@ -85,5 +86,18 @@ describe('EventStoreDB key store (in-memory model of the server)', () => {
         namespace: 'a-b',
       }),
     ).toThrow(/namespace/);
+  });
+});
+
+describe('openEventStoreDbKeyStore without a reachable server (the real client)', () => {
+  it('reports every operation as StoreUnavailableError', async () => {
+    const keys = openEventStoreDbKeyStore('esdb://127.0.0.1:1?tls=false', randomBytes(32));
+    await expect(keys.keyFor('conv-t1.c1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(keys.existingKey('conv-t1.c1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(keys.erasure('conv-t1.c1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      keys.erase('conv-t1.c1', { erasedAt: '', actor: 'a', reason: 'r' }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    await keys.close();
   });
 });
