@@ -133,6 +133,8 @@ export const withContentKeys = (
         next: async (): Promise<IteratorResult<SubscriptionMessage>> => {
           const r = await it.next();
           if (r.done === true || r.value.kind !== 'event') return r;
+          // Events without content (and logs written in clear) pass without a key lookup.
+          if (sealedBoxOf(r.value.event.data) === null) return r;
           const [event] = await openEvents([r.value.event]);
           return { done: false, value: { kind: 'event', event } };
         },
