@@ -10,13 +10,14 @@
  * one `0`/`1` per message; tool ids only for the messages that have some, as `[[index, ids], …]`)
  * and `turns` as `{ ids, hashes, parents, messages, tips, revisions }`. Every message id a turn or
  * a parent names is stored as its index among the message ids (the id itself when it is not one
- * of them), so each id is in the text once: a 20,000-message state is about half of version 1's text (1.9 vs 3.9 MB)
- * and parses into far fewer strings and arrays (a cold open's cost; bench/README.md #14). A
- * version-1 snapshot is refused (the stream is folded once and a version-2 one written). Decoding
- * checks the version, that the fields are exactly those of the current state (a field added or
- * removed since the snapshot was written makes it unusable, so a state change needs no version
- * bump to be safe), that each column has one value per id of the right type, that every index is
- * in range, and that each map is a map where the state has a map; anything else gives null.
+ * of them), so each id is in the text once: a 20,000-message state is about half of version 1's
+ * text (1.9 vs 3.9 MB) and parses into far fewer strings and arrays (a cold open's cost;
+ * bench/README.md #14). A version-1 snapshot is refused (the stream is folded once and a
+ * version-2 one written). Decoding checks the version, that the fields are exactly those of the
+ * current state (a field added or removed since the snapshot was written makes it unusable, so a
+ * state change needs no version bump to be safe), that each column has one value per id of the
+ * right type, that every index is in range, and that each map is a map where the state has a map;
+ * anything else gives null.
  */
 import { type Role } from './messages';
 import { type PMap, pmapEntries, pmapFrom } from './persistent-map';
