@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient } from 'redis';
 import {
   createEventStore,
   createKeyStore,
@@ -18,6 +17,7 @@ import {
   withContentEncryption,
 } from '@arbor/application';
 import {
+  connectRedis,
   createProjector,
   createRedisReadModel,
   generationKey,
@@ -195,9 +195,7 @@ describeWithRedisServer(
       env = scaledEnv(redis.url);
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-'));
       embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-embedded-'));
-      client = createClient({ url: redis.url });
-      client.on('error', () => undefined);
-      await client.connect();
+      client = await connectRedis({ kind: 'node', url: redis.url });
       // Started one after another: a loaded 2-core machine compiles each with swc on start.
       workers.push(await spawnWorker(dataDir, env, 'w1'));
       r1 = await spawnReplica(dataDir, env, false);
@@ -209,7 +207,7 @@ describeWithRedisServer(
 
     afterAll(async () => {
       for (const p of [...procs, ...workers]) await p.kill().catch(() => undefined);
-      await client?.quit().catch(() => undefined);
+      await client?.close().catch(() => undefined);
       await redis?.kill();
       for (const d of [dataDir, embeddedDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
     });

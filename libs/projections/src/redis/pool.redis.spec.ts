@@ -15,12 +15,8 @@ import {
   partitionOf,
   type ProjectorPool,
 } from './pool';
-import {
-  createRedisReadModel,
-  FencedError,
-  generationKey,
-  type RedisClient,
-} from './redis-read-model';
+import { createRedisReadModel, FencedError, generationKey } from './redis-read-model';
+import { type RedisClient } from './connection';
 
 const SET = {
   projections: [conversationsProjection],
@@ -93,7 +89,7 @@ describeWithRedis('projector pool (partition leases with fencing tokens)', () =>
     for (const p of pools) await p.stop().catch(() => undefined);
     await store.close();
     await cleanupPrefix(client, prefix);
-    await client.quit();
+    await client.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,9 +7,9 @@ import {
   FencedError,
   generationKey,
   projectorCheckpointKey,
-  type RedisClient,
   runScript,
 } from './redis-read-model';
+import { type RedisClient } from './connection';
 
 /**
  * Projector workers over Redis read models: the conversation streams are split into
