@@ -224,7 +224,6 @@ export const createRedisClient = (
   cluster.on('node-ready', () => {
     if (readyOnce) for (const l of reconnected) l();
   });
-  const subscribed = new Set<string>();
   let closed = false;
   return {
     ...bindCommands(cluster as unknown as RedisCommands),
@@ -249,8 +248,9 @@ export const createRedisClient = (
       return keys;
     },
     // The cluster keeps a pub/sub connection of its own: no second cluster client needed.
-    subscriber: () =>
-      Promise.resolve({
+    subscriber: () => {
+      const subscribed = new Set<string>();
+      return Promise.resolve({
         subscribe: async (channel: string, listener: (message: string) => void) => {
           subscribed.add(channel);
           await cluster.subscribe(channel, listener);
@@ -266,7 +266,8 @@ export const createRedisClient = (
           if (channels.length > 0 && cluster.isOpen)
             await cluster.unsubscribe(channels).catch(() => undefined);
         },
-      }),
+      });
+    },
     // A single-node client retries its first connection by itself; a cluster's discovery fails
     // once and stays closed: retried here, with the same backoff, until it works or close().
     connect: async () => {
