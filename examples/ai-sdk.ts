@@ -5,11 +5,13 @@
  * is committed as one turn. Prints the conversation Arbor stored.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai';
+import { generateText, type ModelMessage, stepCountIs } from 'ai';
 import { ArborClient } from '@arbor/client';
 import { ArborHistory } from '@arbor/ai-sdk';
-import { startMockOpenAiChat } from '../packages/ai-sdk/test/mock-openai-chat';
+// The mock model and its tool, shared with the package's tests (test support, not API).
+import { startMockOpenAiChat, weatherTool } from '../packages/ai-sdk/test/support';
 import { startArbor } from './embedded';
+import { printStored } from './print';
 
 const main = async () => {
   const arbor = await startArbor();
@@ -18,15 +20,6 @@ const main = async () => {
   const history = new ArborHistory(client, `ai-sdk-example-${Date.now()}`);
   await history.ensure('AI SDK example');
   const openai = createOpenAI({ baseURL: model.baseURL, apiKey: 'mock' });
-  const get_weather = tool({
-    description: 'Weather for a city',
-    inputSchema: jsonSchema<{ city: string }>({
-      type: 'object',
-      properties: { city: { type: 'string' } },
-      required: ['city'],
-    }),
-    execute: async ({ city }) => `${city}: ${city.length * 3} °C`,
-  });
   for (const question of ['Weather in Paris and Oslo?', 'What about Rome?']) {
     const next = await history.next({
       model: 'gpt-4o-mini',
@@ -37,26 +30,13 @@ const main = async () => {
     const result = await generateText({
       model: openai.chat('gpt-4o-mini'),
       messages: [...next.messages, ...input],
-      tools: { get_weather },
+      tools: { get_weather: weatherTool },
       stopWhen: stepCountIs(5),
     });
     await history.commit(input, result, next.tip);
     console.log(`> ${question}\n< ${result.text}  (${result.steps.length} steps)`);
   }
-  console.log(`\nStored in Arbor (${history.conversationId}):`);
-  for await (const m of client.messages(history.conversationId)) {
-    const blocks = m.content.map((b) =>
-      b.type === 'text'
-        ? JSON.stringify(b.text)
-        : b.type === 'tool_use'
-          ? `tool_use ${b.name}(${JSON.stringify(b.input)})`
-          : b.type === 'tool_result'
-            ? `tool_result ${JSON.stringify(b.content)}`
-            : b.type,
-    );
-    const usage = m.usage ? `  [in ${m.usage.input_tokens}, out ${m.usage.output_tokens}]` : '';
-    console.log(`  ${m.role.padEnd(9)} ${blocks.join(' | ')}${usage}`);
-  }
+  await printStored(client, history.conversationId);
   await model.close();
   await arbor.stop();
 };

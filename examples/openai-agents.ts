@@ -5,11 +5,13 @@
  * its serialized state with a new Session object, and a last run whose model input is Arbor's
  * fitted context. Prints the conversation Arbor stored.
  */
-import { Agent, OpenAIProvider, Runner, RunState, setTracingDisabled, tool } from '@openai/agents';
+import { RunState, setTracingDisabled } from '@openai/agents';
 import { ArborClient, ArborProblemError } from '@arbor/client';
 import { ArborSession, arborContext } from '@arbor/openai-agents';
-import { startMockResponses } from '../packages/openai-agents/test/mock-openai-responses';
+// The mock model, its tools and agent, shared with the package's tests (test support, not API).
+import { mockAgent, mockRunner, startMockResponses } from '../packages/openai-agents/test/support';
 import { startArbor } from './embedded';
+import { printStored } from './print';
 
 setTracingDisabled(true);
 
@@ -19,44 +21,8 @@ const main = async () => {
   const client = new ArborClient({ baseUrl: arbor.baseUrl, apiKey: arbor.apiKey });
   const sessionId = `agents-example-${Date.now()}`;
   const newSession = () => new ArborSession({ client, sessionId, model: 'gpt-5-mini' });
-  const get_weather = tool({
-    name: 'get_weather',
-    description: 'Weather for a city',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string' } },
-      required: ['city'],
-      additionalProperties: false,
-    },
-    strict: true,
-    execute: async (input) => `${(input as { city: string }).city}: 15 °C`,
-  });
-  const delete_file = tool({
-    name: 'delete_file',
-    description: 'Delete a file',
-    parameters: {
-      type: 'object',
-      properties: { path: { type: 'string' } },
-      required: ['path'],
-      additionalProperties: false,
-    },
-    strict: true,
-    needsApproval: true,
-    execute: async (input) => `deleted ${(input as { path: string }).path}`,
-  });
-  const agent = new Agent({
-    name: 'assistant',
-    instructions: 'Be brief.',
-    model: 'gpt-5-mini',
-    tools: [get_weather, delete_file],
-  });
-  const runner = new Runner({
-    modelProvider: new OpenAIProvider({
-      baseURL: mock.baseURL,
-      apiKey: 'mock',
-      useResponses: true,
-    }),
-  });
+  const agent = mockAgent();
+  const runner = mockRunner(mock.baseURL);
 
   const session = newSession();
   const streamed = await runner.run(agent, 'Weather in Paris and Oslo?', { session, stream: true });
@@ -86,21 +52,7 @@ const main = async () => {
   });
   console.log(`> Thanks!\n< ${String(last.finalOutput)}`);
 
-  console.log(`\nStored in Arbor (${sessionId}):`);
-  for await (const m of client.messages(sessionId)) {
-    const blocks = m.content.map((b) =>
-      b.type === 'text'
-        ? JSON.stringify(b.text)
-        : b.type === 'tool_use'
-          ? `tool_use ${b.name}(${JSON.stringify(b.input)})`
-          : b.type === 'tool_result'
-            ? `tool_result ${b.name ?? ''} ${JSON.stringify(b.content)}`
-            : b.type === 'reasoning'
-              ? `reasoning ${b.id ?? ''} ${JSON.stringify(b.summary.map((s) => s.text))}`
-              : b.type,
-    );
-    console.log(`  ${m.role.padEnd(9)} ${blocks.join(' | ')}`);
-  }
+  await printStored(client, sessionId);
   try {
     await client.call('getDraft', { path: { id: sessionId } });
     console.log('  (a draft is open)');

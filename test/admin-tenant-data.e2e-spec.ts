@@ -136,6 +136,20 @@ describe('admin routes to a tenant’s data', () => {
     expect(await reads('no-such-tenant')).toEqual([]);
   });
 
+  it('checks every path id before recording the read: a malformed message or context id is a 400, unrecorded', async () => {
+    const before = (await reads(a.tenantId)).length;
+    for (const rest of [`/${conv}/messages/bad.id`, `/${conv}/contexts/bad.id`, '/bad.id/tree']) {
+      const r = await admin(a.tenantId, rest);
+      expect([rest, r.status, r.body.code, r.body.errors?.[0]?.path]).toEqual([
+        rest,
+        400,
+        'validation_failed',
+        'params',
+      ]);
+    }
+    expect(await reads(a.tenantId)).toHaveLength(before);
+  });
+
   it('has no write routes: a turn posted there is 404, the conversation unchanged', async () => {
     const before = await a.conversation(conv);
     const r = await h.call('POST', `/v1/admin/tenants/${a.tenantId}/conversations/${conv}/turns`, {

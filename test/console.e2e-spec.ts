@@ -648,6 +648,16 @@ describeWithBrowser('operator console (Chromium)', () => {
       await page.$$eval('[data-testid=compare-right] [data-testid=compare-node]', (r) => r.length),
     ).toBe(b.length - k);
     await shot('compare');
+    // Either picker moves its own side only: B set to A's leaf leaves nothing after the ancestor.
+    expect(await page.$$eval('[data-testid=compare-a] option', (o) => o.length)).toBe(
+      await page.$$eval('[data-testid=compare-b] option', (o) => o.length),
+    );
+    await page.selectOption('[data-testid=compare-b]', t.tip!);
+    await page.waitForFunction(
+      "document.querySelectorAll('[data-testid=compare-right] [data-testid=compare-node]').length === 0",
+    );
+    expect(await page.inputValue('[data-testid=compare-a]')).toBe(t.tip);
+    expect(await page.textContent('[data-testid=ancestor]')).toContain(t.tip!);
   });
 
   it('updates live as a turn is committed (the SSE stream, the key in a header)', async () => {

@@ -77,6 +77,26 @@ describe('conversations: start, get, list (HTTP, real SQLite file)', () => {
     );
   });
 
+  it('checks the path id before the body: a malformed id is named alone', async () => {
+    for (const [method, route] of [
+      ['POST', '/turns'],
+      ['PUT', '/tip'],
+      ['POST', '/checkpoints'],
+      ['POST', '/draft/commit'],
+    ] as const) {
+      const r = await h.call(method, `/v1/conversations/bad.id${route}`, {
+        key: c.key,
+        body: { messages: 'not a list', messageId: 5, label: 7 },
+      });
+      expect([route, r.status, r.body.code, r.body.errors]).toEqual([
+        route,
+        400,
+        'validation_failed',
+        [expect.objectContaining({ path: 'params' })],
+      ]);
+    }
+  });
+
   it('answers 404 conversation_not_found for an unknown id', async () => {
     const r = await c.get(c.conv('never-started'));
     expect(r.status).toBe(404);

@@ -193,6 +193,8 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     await c.turn(one, null, [user(`cli ${marker}`), assistant('ok')]);
     const idle = await c.start();
     await c.turn(idle, null, [user(`idle ${marker}`), assistant('ok')]);
+    const pair = [await c.start(), await c.start()];
+    for (const id of pair) await c.turn(id, null, [user(`pair ${marker}`), assistant('ok')]);
     const retention = await h.call('PUT', `/v1/tenants/${t.id}/retention`, {
       key: ADMIN_KEY,
       body: { retentionDays: 1 },
@@ -215,14 +217,24 @@ describe('erasure (crypto-shredding), proved on the files', () => {
     const erased = await arbor(['erase', one, '--tenant', t.id, '--reason', 'asked by user']);
     expect(erased.stdout).toContain(`erased ${one} (tenant ${t.id})`);
     expect(erased.stdout).toContain('asked by user');
+    // Several ids: a bar on stderr, the summary once (stdout), not repeated by the bar's last line.
+    const both = await arbor(['erase', ...pair, '--tenant', t.id]);
+    const summary = 'erase: 2 conversation(s) erased, 0 fork(s) kept';
+    const count = (text: string) => text.split(summary).length - 1;
+    expect([count(both.stdout), count(both.stderr)]).toEqual([1, 0]);
+    expect(both.stderr).toMatch(/^erase: done in \d+\.\d s$/m);
+    for (const id of pair) expect(both.stdout).toContain(`erased ${id} (tenant ${t.id})`);
     // Nothing is idle yet; the idle case runs through the service below with a later clock.
     const swept = await arbor(['sweep']);
     expect(swept.stdout).toMatch(
       /retention: \d+ tenant\(s\) with a policy, [1-9]\d* conversation\(s\) checked, 0 conversation\(s\) erased/,
     );
+    // The checking bar closes without repeating the count the summary carries.
+    expect(swept.stderr).not.toMatch(/checked/);
     await h.restart();
     expect((await c.get(c.conv(one))).status).toBe(410);
     expect((await c.get(c.conv(idle))).status).toBe(200);
+    for (const id of pair) expect((await c.get(c.conv(id))).status).toBe(410);
     const service = h.app.get(ErasureService);
     const later = await service.sweep({ now: new Date(Date.now() + 2 * 24 * 3600_000) });
     expect(later.erased).toContainEqual({ tenantId: t.id, conversationId: idle, idleDays: 2 });

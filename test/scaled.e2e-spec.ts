@@ -250,17 +250,26 @@ describeWithRedisServer(
     });
 
     it('Redis unreachable: commits succeed, reads answer 503 read_models_unavailable; after Redis is back the read models are rebuilt', async () => {
+      // A conversation of its own, so this test runs alone too (`-t 'Redis unreachable'`).
+      expect(
+        (await call(r1.url, 'POST', '/v1/conversations', key, { id: 'unreachable' })).status,
+      ).toBe(201);
       await redis.kill();
       for (let i = 0; i < 3; i++) {
         const a = await call(
           i % 2 ? r2.url : r1.url,
           'POST',
-          '/v1/conversations/during/turns',
+          '/v1/conversations/unreachable/turns',
           key,
           { messages: exchange(`u${i}`) },
         );
         expect(a.status).toBe(201);
-        const read = await call(i % 2 ? r1.url : r2.url, 'GET', '/v1/conversations/during', key);
+        const read = await call(
+          i % 2 ? r1.url : r2.url,
+          'GET',
+          '/v1/conversations/unreachable',
+          key,
+        );
         expect({ status: read.status, code: read.body?.code }).toEqual({
           status: 503,
           code: 'read_models_unavailable',
@@ -269,7 +278,7 @@ describeWithRedisServer(
       await redis.start();
       let read: Answer | null = null;
       for (let i = 0; i < 400; i++) {
-        read = await call(r1.url, 'GET', '/v1/conversations/during/messages', key).catch(
+        read = await call(r1.url, 'GET', '/v1/conversations/unreachable/messages', key).catch(
           () => null,
         );
         if (read?.status === 200) break;

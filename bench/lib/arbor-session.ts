@@ -181,7 +181,7 @@ export const openStore = (dataDir: string, synchronous: SynchronousMode): EventS
   const withSnapshots: EventStore = {
     ...store,
     close: async () => {
-      snapshots.close();
+      await snapshots.close();
       await store.close();
     },
   };

@@ -17,6 +17,7 @@ import { ProblemFilter } from './problem/problem.filter';
 import { ReplayController } from './replay/replay.controller';
 import { SettingsController } from './settings/settings.controller';
 import { FieldLimits } from './limits/field-limits';
+import { TurnBodies } from './validation/turn-body';
 import { Cursors } from './conversations/cursor';
 import { Idempotency } from './idempotency/idempotency';
 import { EraseConversationController, ErasureAdminController } from './erasure/erasure.controller';
@@ -56,11 +57,12 @@ export class AppModule {
         AuthGuard,
         AdminGuard,
         FieldLimits,
+        TurnBodies,
         Cursors,
         Idempotency,
         MetricsPort,
       ],
-      exports: [AuthGuard, FieldLimits, Cursors, Idempotency],
+      exports: [AuthGuard, FieldLimits, TurnBodies, Cursors, Idempotency],
     };
   }
 }

@@ -117,9 +117,8 @@ export const eraseCommand = async (
           `  forks kept: ${r.keptForks.length}${r.keptForks.map((f) => ` ${f}`).join('')}\n`,
       );
     }
-    (progress as Progress | null)?.finish(
-      `${erasedCount} conversation(s) erased, ${keptCount} fork(s) kept`,
-    );
+    // The bar closes without repeating the summary: stdout carries it, once.
+    (progress as Progress | null)?.finish();
     if (positionals.length > 1 || erasedCount > 1)
       out(`erase: ${erasedCount} conversation(s) erased, ${keptCount} fork(s) kept\n`);
     return 0;
@@ -149,8 +148,9 @@ export const sweepCommand = async (
         progress.update(done);
       },
     });
-    (scan as Progress | null)?.finish(`${checked} conversation(s) checked`);
-    (progress as Progress | null)?.finish(`${r.erased.length} erased`);
+    // The bars close without repeating the counts: the summary below (stdout) carries them, once.
+    (scan as Progress | null)?.finish();
+    (progress as Progress | null)?.finish();
     out(
       `retention: ${r.tenants} tenant(s) with a policy, ${checked} conversation(s) checked, ${r.erased.length} conversation(s) erased\n`,
     );

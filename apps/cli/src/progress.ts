@@ -1,10 +1,12 @@
 /**
  * A progress bar for long CLI work, on stderr: redrawn in place on a TTY, a line every few
- * seconds otherwise (CI logs), and a summary line at the end.
+ * seconds otherwise (CI logs), and a closing line at the end: the summary given to `finish`, or
+ * just `done` and the time where the command prints its summary on stdout itself (so it is not
+ * printed twice).
  */
 export interface Progress {
   update(done: number): void;
-  finish(summary: string): void;
+  finish(summary?: string): void;
 }
 
 /** A bar whose total may grow (work found on the way, e.g. a lineage's forks). */
@@ -38,7 +40,7 @@ export const createProgress = (
     setTotal: (next) => {
       total = next;
     },
-    finish(summary) {
+    finish(summary = 'done') {
       if (tty) stream.write('\r\x1b[2K');
       stream.write(`${label}: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     },

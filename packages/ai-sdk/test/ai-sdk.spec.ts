@@ -4,21 +4,11 @@
  * storing in the real app; the app restarts between two loops of one conversation.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai';
+import { generateText, type ModelMessage, stepCountIs } from 'ai';
 import { ArborClient, type MessageInput } from '@arbor/client';
 import { type Harness, startHarness } from '../../../test/support/harness';
 import { ArborHistory, fromArbor, toArbor } from '../src';
-import { startMockOpenAiChat } from './mock-openai-chat';
-
-const weather = tool({
-  description: 'Weather for a city',
-  inputSchema: jsonSchema<{ city: string }>({
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-  }),
-  execute: async ({ city }) => `${city}: ${city.length * 3} °C`,
-});
+import { startMockOpenAiChat, weatherTool } from './support';
 
 describe('@arbor/ai-sdk', () => {
   let h: Harness;
@@ -46,7 +36,7 @@ describe('@arbor/ai-sdk', () => {
     const result = await generateText({
       model: openai.chat('gpt-4o-mini'),
       messages: [...next.messages, ...input],
-      tools: { get_weather: weather },
+      tools: { get_weather: weatherTool },
       stopWhen: stepCountIs(5),
     });
     const committed = await history.commit(input, result, next.tip);

@@ -3,19 +3,11 @@
  * against a local server speaking the Responses wire format (JSON and SSE, tool calls,
  * reasoning items, an error), storing in the real app, which restarts mid-conversation.
  */
-import {
-  Agent,
-  type AgentInputItem,
-  OpenAIProvider,
-  Runner,
-  RunState,
-  setTracingDisabled,
-  tool,
-} from '@openai/agents';
+import { type AgentInputItem, type Runner, RunState, setTracingDisabled } from '@openai/agents';
 import { ArborClient, ArborProblemError, type MessageInput } from '@arbor/client';
 import { type Harness, startHarness } from '../../../test/support/harness';
 import { ArborSession, arborContext, fromArbor, toArbor } from '../src';
-import { startMockResponses } from './mock-openai-responses';
+import { mockAgent as agent, mockRunner, startMockResponses } from './support';
 
 setTracingDisabled(true);
 
@@ -28,36 +20,6 @@ class RecordingSession extends ArborSession {
   }
 }
 
-const weather = tool({
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: {
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  },
-  strict: true,
-  execute: async (input) => {
-    const { city } = input as { city: string };
-    return `${city}: ${city.length * 3} °C`;
-  },
-});
-
-const deleteFile = tool({
-  name: 'delete_file',
-  description: 'Delete a file',
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string' } },
-    required: ['path'],
-    additionalProperties: false,
-  },
-  strict: true,
-  needsApproval: true,
-  execute: async (input) => `deleted ${(input as { path: string }).path}`,
-});
-
 const shape = (m: { role: string; content: readonly { type: string }[] }) =>
   `${m.role}:${m.content.map((b) => b.type).join('+')}`;
 
@@ -69,13 +31,7 @@ describe('@arbor/openai-agents', () => {
   beforeAll(async () => {
     h = await startHarness();
     mock = await startMockResponses();
-    runner = new Runner({
-      modelProvider: new OpenAIProvider({
-        baseURL: mock.baseURL,
-        apiKey: 'test',
-        useResponses: true,
-      }),
-    });
+    runner = mockRunner(mock.baseURL);
     apiKey = (await h.createTenant('openai-agents')).apiKey;
   });
   afterAll(async () => {
@@ -86,14 +42,6 @@ describe('@arbor/openai-agents', () => {
   const client = () => new ArborClient({ baseUrl: h.baseUrl, apiKey });
   const session = (sessionId: string) =>
     new RecordingSession({ client: client(), sessionId, model: 'gpt-5-mini' });
-  const agent = (extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) =>
-    new Agent({
-      name: 'assistant',
-      instructions: 'Be brief.',
-      model: 'gpt-5-mini',
-      tools: [weather, deleteFile],
-      ...extra,
-    });
   const stored = async (id: string) => {
     const out: MessageInput[] = [];
     for await (const m of client().messages(id)) out.push(m);

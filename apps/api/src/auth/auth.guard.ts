@@ -15,7 +15,7 @@ export class AuthGuard implements CanActivate {
     private readonly erasure: ErasureService,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<ArborRequest>();
     const auth = this.directory.authenticate(request.headers.authorization);
     if (!auth.ok) {
@@ -42,7 +42,8 @@ export class AuthGuard implements CanActivate {
       request.url.startsWith('/v1/conversations/') &&
       !AUDIT_READS.test(request.url)
     ) {
-      this.erasure.assertNotErased(auth.tenantId, id);
+      // One key-store lookup, only on a conversation's routes (a remote key store: one round trip).
+      return this.erasure.assertNotErased(auth.tenantId, id).then(() => true);
     }
     return true;
   }

@@ -1,12 +1,4 @@
-import {
-  Controller,
-  Get,
-  Inject,
-  Param,
-  Query as QueryParams,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Get, Inject, Query as QueryParams, Res, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import {
@@ -17,15 +9,15 @@ import {
   SEALED_EVENT_STORE,
 } from '@arbor/application';
 import { type EventStore } from '@arbor/event-store';
-import { Id } from '@arbor/contract';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ConversationsController } from '../conversations/conversations.controller';
 import { Cursors } from '../conversations/cursor';
 import { FieldLimits } from '../limits/field-limits';
 import { ReplayController } from '../replay/replay.controller';
-import { parseOrThrow } from '../validation/zod';
 import { VerifyController } from './verify.controller';
+import { IdParam } from '../validation/id-param';
+import { TurnBodies } from '../validation/turn-body';
 
 const BASE = '/v1/admin/tenants/{tenantId}/conversations';
 
@@ -51,6 +43,7 @@ export class AdminTenantDataController {
     branchSummaries: BranchSummaryService,
     cursors: Cursors,
     fields: FieldLimits,
+    turnBodies: TurnBodies,
     @Inject(ARBOR_CONFIG) config: ArborConfig,
     @Inject(SEALED_EVENT_STORE) sealed: EventStore,
   ) {
@@ -60,21 +53,20 @@ export class AdminTenantDataController {
       branchSummaries,
       config,
       fields,
+      turnBodies,
       cursors,
     );
     this.replays = new ReplayController(queries, cursors, config);
     this.verifier = new VerifyController(queries, sealed, config);
   }
 
-  /** Validates the ids, records the read, and returns the tenant caller to answer it as. */
+  /** Records the read (the ids are valid: `@IdParam`), and returns the tenant caller to answer it as. */
   private async as(
     admin: Caller,
     tenantId: string,
     route: string,
     conversationId: string | null,
   ): Promise<Caller> {
-    parseOrThrow(Id, tenantId, 'params');
-    if (conversationId !== null) parseOrThrow(Id, conversationId, 'params');
     return this.reads.record(
       tenantId,
       { route: `GET ${BASE}${route}`, conversationId },
@@ -84,7 +76,7 @@ export class AdminTenantDataController {
 
   @Get()
   async list(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
   ) {
@@ -92,19 +84,27 @@ export class AdminTenantDataController {
   }
 
   @Get(':id')
-  async get(@Param('tenantId') t: string, @Param('id') id: string, @CallerParam() admin: Caller) {
+  async get(
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
+    @CallerParam() admin: Caller,
+  ) {
     return this.conversations.get(id, await this.as(admin, t, '/{id}', id));
   }
 
   @Get(':id/tree')
-  async tree(@Param('tenantId') t: string, @Param('id') id: string, @CallerParam() admin: Caller) {
+  async tree(
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
+    @CallerParam() admin: Caller,
+  ) {
     return this.conversations.tree(id, await this.as(admin, t, '/{id}/tree', id));
   }
 
   @Get(':id/messages')
   async messages(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
   ) {
@@ -113,9 +113,9 @@ export class AdminTenantDataController {
 
   @Get(':id/messages/:messageId')
   async message(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
-    @Param('messageId') messageId: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
+    @IdParam('messageId') messageId: string,
     @CallerParam() admin: Caller,
   ) {
     const caller = await this.as(admin, t, '/{id}/messages/{messageId}', id);
@@ -124,8 +124,8 @@ export class AdminTenantDataController {
 
   @Get(':id/checkpoints')
   async checkpoints(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @CallerParam() admin: Caller,
   ) {
     return this.conversations.listCheckpoints(id, await this.as(admin, t, '/{id}/checkpoints', id));
@@ -133,8 +133,8 @@ export class AdminTenantDataController {
 
   @Get(':id/events')
   async events(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
   ) {
@@ -143,8 +143,8 @@ export class AdminTenantDataController {
 
   @Get(':id/export')
   async export(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
     @Res() reply: FastifyReply,
@@ -155,8 +155,8 @@ export class AdminTenantDataController {
 
   @Get(':id/verify')
   async verify(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @CallerParam() admin: Caller,
   ) {
     return this.verifier.verify(id, await this.as(admin, t, '/{id}/verify', id));
@@ -164,8 +164,8 @@ export class AdminTenantDataController {
 
   @Get(':id/replay')
   async replay(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
   ) {
@@ -174,8 +174,8 @@ export class AdminTenantDataController {
 
   @Get(':id/contexts')
   async contexts(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() admin: Caller,
   ) {
@@ -184,9 +184,9 @@ export class AdminTenantDataController {
 
   @Get(':id/contexts/:contextId')
   async context(
-    @Param('tenantId') t: string,
-    @Param('id') id: string,
-    @Param('contextId') contextId: string,
+    @IdParam('tenantId') t: string,
+    @IdParam('id') id: string,
+    @IdParam('contextId') contextId: string,
     @CallerParam() admin: Caller,
   ) {
     const caller = await this.as(admin, t, '/{id}/contexts/{contextId}', id);

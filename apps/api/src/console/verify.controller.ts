@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { createVerifier } from '@arbor/audit';
 import {
@@ -8,11 +8,10 @@ import {
   SEALED_EVENT_STORE,
   GetConversation,
 } from '@arbor/application';
-import { Id } from '@arbor/contract';
 import { conversationStream, type EventStore } from '@arbor/event-store';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { parseOrThrow } from '../validation/zod';
+import { IdParam } from '../validation/id-param';
 
 /** Events read from the stream per page while verifying. */
 const PAGE = 1000;
@@ -39,8 +38,7 @@ export class VerifyController {
   ) {}
 
   @Get(':id/verify')
-  async verify(@Param('id') id: string, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async verify(@IdParam('id') id: string, @CallerParam() caller: Caller) {
     // 404 conversation_not_found for an unknown id and for another tenant's, alike.
     await this.queries.execute(new GetConversation(caller, id));
     this.secret ??= auditSecretOf(this.config);

@@ -20,10 +20,11 @@ import {
   parseBodyWithMessages,
 } from '@arbor/application';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
-import { ContextBody, Id, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
+import { ContextBody, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
 import { z } from 'zod';
 import { DEFAULT_RESERVE_TOKENS } from '@arbor/context';
 import { Problem } from '../problem/problem';
+import { IdParam } from '../validation/id-param';
 
 /** The answer's room (`maxTokens`, or the default reserve) must leave the budget room for input. */
 const checkReserve = (request: { budgetTokens: number; maxTokens?: number }): void => {
@@ -56,8 +57,7 @@ export class ContextController {
 
   @Post()
   @HttpCode(200)
-  async build(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async build(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const request = parseBodyWithMessages(ContextBody, body, 'append', this.config.maxImageBytes);
     this.fields.check(
       (request.tools ?? []).map(
@@ -75,8 +75,7 @@ export class ContextController {
   }
 
   @Get('report')
-  async report(@Param('id') id: string, @Query() query: unknown, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async report(@IdParam('id') id: string, @Query() query: unknown, @CallerParam() caller: Caller) {
     const q = parseOrThrow(ReportQuery, query, 'query');
     const capabilities = overridesFromQuery(q);
     checkShapes(capabilities, 'query');
@@ -93,20 +92,18 @@ export class CompactionsController {
   constructor(private readonly context: ContextService) {}
 
   @Get()
-  async list(@Param('id') id: string, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async list(@IdParam('id') id: string, @CallerParam() caller: Caller) {
     return this.context.compactions(caller, id);
   }
 
   @Post(':decisionId/revoke')
   @HttpCode(200)
   async revoke(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Param('decisionId') decisionId: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, id, 'params');
     parseOrThrow(DecisionId, decisionId, 'params');
     const b = parseOrThrow(RevokeCompactionBody, body ?? {});
     return this.context.revoke(caller, id, decisionId, b.reason);

@@ -16,12 +16,13 @@ import type { FastifyReply } from 'fastify';
 import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { parseOrThrow, parseTurnBody } from '../validation/zod';
+import { parseOrThrow } from '../validation/zod';
+import { answerCommit, TurnBodies } from '../validation/turn-body';
 import { Readable } from 'node:stream';
 import { Cursors } from './cursor';
 import { capPageBytes, itemsWithinBytes, jsonLines } from '../limits/page-bytes';
 import { assertAnswerWithin } from '../limits/answer-bytes';
-import { FieldLimits, turnJsonFields } from '../limits/field-limits';
+import { FieldLimits } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
   ARBOR_CONFIG,
@@ -50,6 +51,7 @@ import {
   type Page,
 } from '@arbor/application';
 import * as S from '@arbor/contract';
+import { IdParam } from '../validation/id-param';
 
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
@@ -60,6 +62,7 @@ export class ConversationsController {
     private readonly branchSummaries: BranchSummaryService,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     private readonly fields: FieldLimits,
+    private readonly turnBodies: TurnBodies,
     private readonly cursors: Cursors,
   ) {}
 
@@ -134,14 +137,13 @@ export class ConversationsController {
 
   @Put(':id')
   async ensure(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const b = parseOrThrow(S.EnsureConversationBody, body ?? {});
     try {
-      parseOrThrow(S.Id, id, 'params');
       const { result } = await this.commands.execute(
         new StartConversation(caller, id, { title: b.title ?? null, metadata: b.metadata }),
       );
@@ -161,14 +163,12 @@ export class ConversationsController {
   @Idempotent()
   @Post(':id/turns')
   async commitTurn(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const b = parseTurnBody(body, this.config.maxImageBytes);
-    this.fields.check(turnJsonFields(b.messages));
-    parseOrThrow(S.Id, id, 'params');
+    const b = this.turnBodies.parse(S.CommitTurnBody, body);
     const { result } = await this.commands.execute(
       new CommitTurn(caller, id, {
         turnId: b.turnId,
@@ -177,20 +177,18 @@ export class ConversationsController {
         messages: b.messages,
       }),
     );
-    if (result.replayed) void reply.status(200);
-    return {
+    return answerCommit(reply, {
       turnId: result.turnId,
       messageIds: result.messageIds,
       tip: result.tip,
       revision: result.revision,
       replayed: result.replayed,
-    };
+    });
   }
 
   @Put(':id/tip')
-  async moveTip(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
+  async moveTip(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
-    parseOrThrow(S.Id, id, 'params');
     if (b.summarize !== undefined && b.summarize !== false && b.messageId !== null) {
       return this.branchSummaries.moveTip(caller, id, {
         messageId: b.messageId,
@@ -209,10 +207,9 @@ export class ConversationsController {
 
   @Idempotent()
   @Post(':id/forks')
-  async fork(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
+  async fork(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ForkBody, body ?? {});
     this.fields.check([['body.metadata', b.metadata]]);
-    parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new ForkConversation(caller, id, {
         forkConversationId: b.id,
@@ -227,12 +224,11 @@ export class ConversationsController {
   @Idempotent()
   @Post(':id/checkpoints')
   async setCheckpoint(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
     const b = parseOrThrow(S.SetCheckpointBody, body);
-    parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new SetCheckpoint(caller, id, { label: b.label, messageId: b.messageId, replace: b.replace }),
     );
@@ -256,14 +252,13 @@ export class ConversationsController {
   @Post(':id/checkpoints/:label/rewind')
   @HttpCode(200)
   async rewind(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Param('label') label: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
     parseOrThrow(S.Label, label, 'params');
     const b = parseOrThrow(S.RewindBody, body ?? {});
-    parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new RewindToCheckpoint(caller, id, {
         label,
@@ -276,9 +271,8 @@ export class ConversationsController {
 
   @Post(':id/resume')
   @HttpCode(200)
-  async resume(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
+  async resume(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.ResumeBody, body);
-    parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new Resume(caller, id, { keepMessages: b.keepMessages, keepTokens: b.keepTokens }),
     );
@@ -295,7 +289,7 @@ export class ConversationsController {
   @Idempotent()
   @Post(':id/failures')
   async recordFailure(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
@@ -304,7 +298,6 @@ export class ConversationsController {
       ['body.input', b.input],
       ['body.error', b.error],
     ]);
-    parseOrThrow(S.Id, id, 'params');
     const { result } = await this.commands.execute(
       new RecordFailure(caller, id, { input: b.input, error: b.error }),
     );
@@ -335,10 +328,9 @@ export class ConversationsController {
   @Get(':id/messages/:messageId')
   async message(
     @Param('id') id: string,
-    @Param('messageId') messageId: string,
+    @IdParam('messageId') messageId: string,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(S.Id, messageId, 'params');
     return this.queries.execute(new GetMessage(caller, id, messageId));
   }
 
@@ -353,12 +345,11 @@ export class ConversationsController {
 
   @Get(':id/events')
   async events(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(S.EventsQuery, query, 'query');
-    parseOrThrow(S.Id, id, 'params');
     const list = `${id}/events`;
     const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? q.fromRevision ?? 0;
     return this.page(

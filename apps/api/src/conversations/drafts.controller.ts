@@ -1,24 +1,12 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Put,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ARBOR_CONFIG, type ArborConfig, DraftService, parseTurnBody } from '@arbor/application';
-import { CommitDraftBody, Id, SaveDraftBody } from '@arbor/contract';
+import { DraftService } from '@arbor/application';
+import { CommitDraftBody, SaveDraftBody } from '@arbor/contract';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { Idempotent } from '../idempotency/idempotency';
-import { FieldLimits, turnJsonFields } from '../limits/field-limits';
-import { parseOrThrow } from '../validation/zod';
+import { answerCommit, TurnBodies } from '../validation/turn-body';
+import { IdParam } from '../validation/id-param';
 
 /** Open turns: `PUT|GET|DELETE …/draft` and `POST …/draft/commit`. */
 @UseGuards(AuthGuard)
@@ -26,16 +14,13 @@ import { parseOrThrow } from '../validation/zod';
 export class DraftsController {
   constructor(
     private readonly drafts: DraftService,
-    private readonly fields: FieldLimits,
-    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
+    private readonly turnBodies: TurnBodies,
   ) {}
 
   @Put()
   @HttpCode(200)
-  async save(@Param('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
-    const b = parseTurnBody(SaveDraftBody, body, this.config.maxImageBytes);
-    this.fields.check(turnJsonFields(b.messages));
+  async save(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
+    const b = this.turnBodies.parse(SaveDraftBody, body);
     return this.drafts.save(caller, id, {
       parentId: b.parentId,
       messages: b.messages,
@@ -44,40 +29,35 @@ export class DraftsController {
   }
 
   @Get()
-  async get(@Param('id') id: string, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async get(@IdParam('id') id: string, @CallerParam() caller: Caller) {
     return this.drafts.get(caller, id);
   }
 
   @Delete()
   @HttpCode(200)
-  async discard(@Param('id') id: string, @CallerParam() caller: Caller) {
-    parseOrThrow(Id, id, 'params');
+  async discard(@IdParam('id') id: string, @CallerParam() caller: Caller) {
     return this.drafts.discard(caller, id);
   }
 
   @Idempotent()
   @Post('commit')
   async commit(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    parseOrThrow(Id, id, 'params');
     const raw = body ?? {};
     const withMessages =
       typeof raw === 'object' && raw !== null && !('messages' in raw)
         ? { ...raw, messages: [] }
         : raw;
-    const b = parseTurnBody(CommitDraftBody, withMessages, this.config.maxImageBytes);
-    this.fields.check(turnJsonFields(b.messages));
+    const b = this.turnBodies.parse(CommitDraftBody, withMessages);
     const result = await this.drafts.commit(caller, id, {
       messages: b.messages,
       ...(b.turnId !== undefined ? { turnId: b.turnId } : {}),
       ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
     });
-    if (result.replayed) void reply.status(200);
-    return result;
+    return answerCommit(reply, result);
   }
 }

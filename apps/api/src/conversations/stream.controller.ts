@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ARBOR_CONFIG, type ArborConfig, ConversationStreamsService } from '@arbor/application';
 import * as S from '@arbor/contract';
@@ -6,6 +6,7 @@ import { Inject } from '@nestjs/common';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
+import { IdParam } from '../validation/id-param';
 
 /** One SSE frame: the revision as `id:`, the event as one line of JSON (JSON has no raw newline). */
 const frame = (e: { revision: number }): string =>
@@ -27,12 +28,11 @@ export class StreamController {
 
   @Get(':id/stream')
   async stream(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @CallerParam() caller: Caller,
   ): Promise<void> {
-    parseOrThrow(S.Id, id, 'params');
     const headers = parseOrThrow(
       S.LastEventIdHeader,
       { 'last-event-id': request.headers['last-event-id'] },

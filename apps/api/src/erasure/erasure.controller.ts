@@ -3,7 +3,6 @@ import {
   Controller,
   Delete,
   HttpCode,
-  Param,
   Post,
   Put,
   Query as QueryParams,
@@ -14,7 +13,6 @@ import {
   EraseBody,
   EraseConversationQuery,
   EraseTenantQuery,
-  Id,
   RetentionBody,
 } from '@arbor/contract';
 import { AdminGuard } from '../auth/admin.guard';
@@ -22,6 +20,7 @@ import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { Idempotency } from '../idempotency/idempotency';
 import { parseOrThrow } from '../validation/zod';
+import { IdParam } from '../validation/id-param';
 
 /** `DELETE /v1/conversations/{id}`: erase one conversation (its own tenant's key). */
 @UseGuards(AuthGuard)
@@ -35,12 +34,11 @@ export class EraseConversationController {
   @Delete(':id')
   @HttpCode(200)
   async erase(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(EraseConversationQuery, query ?? {}, 'query');
     const b = parseOrThrow(EraseBody, body ?? {});
     const result = await this.erasure.eraseConversation(caller, id, {
@@ -66,11 +64,10 @@ export class ErasureAdminController {
   @Delete('tenants/:tenantId')
   @HttpCode(200)
   async eraseTenant(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, tenantId, 'params');
     const q = parseOrThrow(EraseTenantQuery, query ?? {}, 'query');
     const result = await this.erasure.eraseTenant(tenantId, {
       reason: q.reason ?? 'tenant erased',
@@ -82,11 +79,10 @@ export class ErasureAdminController {
 
   @Put('tenants/:tenantId/retention')
   async setRetention(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, tenantId, 'params');
     const { retentionDays } = parseOrThrow(RetentionBody, body);
     const set = await this.directory.setRetention(tenantId, retentionDays, caller);
     return { tenantId, retentionDays: set.retentionDays };

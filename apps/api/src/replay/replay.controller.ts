@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Query as QueryParams, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Query as QueryParams, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
@@ -14,7 +14,8 @@ import {
 } from '@arbor/application';
 import { capPageBytes } from '../limits/page-bytes';
 import { assertAnswerWithin } from '../limits/answer-bytes';
-import { ContextsQuery, Id, ReplayQuery } from '@arbor/contract';
+import { ContextsQuery, ReplayQuery } from '@arbor/contract';
+import { IdParam } from '../validation/id-param';
 
 /** A branch cursor is only good for the revision it was handed out with. */
 const branchCursorKind = (revision: number) => `replay-branch@${revision}`;
@@ -30,11 +31,10 @@ export class ReplayController {
 
   @Get('replay')
   async replay(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ReplayQuery, query, 'query');
     const revision = Number(q.revision);
     const list = `${id}/${branchCursorKind(revision)}`;
@@ -69,11 +69,10 @@ export class ReplayController {
 
   @Get('contexts')
   async contexts(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, id, 'params');
     const q = parseOrThrow(ContextsQuery, query, 'query');
     const from =
       this.cursors.decode(caller.tenantId, `${id}/contexts`, q.cursor) ??
@@ -90,12 +89,10 @@ export class ReplayController {
 
   @Get('contexts/:contextId')
   async reproduce(
-    @Param('id') id: string,
-    @Param('contextId') contextId: string,
+    @IdParam('id') id: string,
+    @IdParam('contextId') contextId: string,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, id, 'params');
-    parseOrThrow(Id, contextId, 'params');
     const r = await this.queries.execute(new ReproduceContext(caller, id, contextId));
     return assertAnswerWithin(
       r.mismatch === undefined ? r : { ...r, mismatch: problemBodyOf(r.mismatch) },

@@ -13,13 +13,13 @@ import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import {
   CreateTenantBody as CreateTenant,
-  Id,
   IssueKeyBody as IssueKey,
   RateLimitBody,
 } from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
 import { RateLimiterService, TenantDirectoryService } from '@arbor/application';
 import { Idempotent } from '../idempotency/idempotency';
+import { IdParam } from '../validation/id-param';
 
 @UseGuards(AdminGuard)
 @Controller('v1/tenants')
@@ -35,18 +35,16 @@ export class TenantsController {
   }
 
   @Get(':tenantId/limits')
-  getLimits(@Param('tenantId') tenantId: string) {
-    parseOrThrow(Id, tenantId, 'params');
+  getLimits(@IdParam('tenantId') tenantId: string) {
     return this.limits(tenantId);
   }
 
   @Put(':tenantId/limits')
   async putLimits(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, tenantId, 'params');
     const { limit } = parseOrThrow(RateLimitBody, body);
     await this.directory.setRateLimit(tenantId, limit, caller);
     return this.limits(tenantId);
@@ -62,29 +60,26 @@ export class TenantsController {
   @Idempotent()
   @Post(':tenantId/keys')
   async issueKey(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @Body() body: unknown,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, tenantId, 'params');
     const { label } = parseOrThrow(IssueKey, body ?? {});
     return this.directory.issueKey(tenantId, label ?? null, caller);
   }
 
   @Get(':tenantId/keys')
-  listKeys(@Param('tenantId') tenantId: string) {
-    parseOrThrow(Id, tenantId, 'params');
+  listKeys(@IdParam('tenantId') tenantId: string) {
     return { items: this.directory.listKeys(tenantId) };
   }
 
   @Delete(':tenantId/keys/:keyId')
   @HttpCode(204)
   async revoke(
-    @Param('tenantId') tenantId: string,
+    @IdParam('tenantId') tenantId: string,
     @Param('keyId') keyId: string,
     @CallerParam() caller: Caller,
   ) {
-    parseOrThrow(Id, tenantId, 'params');
     await this.directory.revokeKey(tenantId, keyId, caller);
   }
 }

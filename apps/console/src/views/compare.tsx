@@ -22,6 +22,18 @@ export const CompareView = ({ data, a, b }: { data: Loaded; a?: string; b?: stri
     go('c', conversation.id, 'compare', side === 'a' ? v : left, side === 'b' ? v : right);
   };
   const options = [...new Set([left, right, ...leaves])];
+  const picker = (side: 'a' | 'b', value: string) => (
+    <label>
+      {side.toUpperCase()}{' '}
+      <select data-testid={`compare-${side}`} value={value} onChange={pick(side)}>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {short(o, 14)} {o === tree.tip ? '(tip)' : ''} {preview(messages.get(o), 40)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
   const column = (ids: string[], testid: string) => (
     <div class="compare-col" data-testid={testid}>
       {ids.map((id) => (
@@ -46,26 +58,8 @@ export const CompareView = ({ data, a, b }: { data: Loaded; a?: string; b?: stri
   return (
     <div data-testid="compare">
       <div class="toolbar">
-        <label>
-          A{' '}
-          <select data-testid="compare-a" value={left} onChange={pick('a')}>
-            {options.map((o) => (
-              <option key={o} value={o}>
-                {short(o, 14)} {o === tree.tip ? '(tip)' : ''} {preview(messages.get(o), 40)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          B{' '}
-          <select data-testid="compare-b" value={right} onChange={pick('b')}>
-            {options.map((o) => (
-              <option key={o} value={o}>
-                {short(o, 14)} {o === tree.tip ? '(tip)' : ''} {preview(messages.get(o), 40)}
-              </option>
-            ))}
-          </select>
-        </label>
+        {picker('a', left)}
+        {picker('b', right)}
       </div>
       <p data-testid="ancestor">
         common ancestor: <code>{cmp.ancestor ?? 'none (different roots)'}</code>{' '}

@@ -70,9 +70,23 @@ describe('readConfig', () => {
     [{ ARBOR_SQLITE_SYNCHRONOUS: 'sometimes' }, /SYNCHRONOUS/],
     [{ ARBOR_ADMIN_KEY: 'short' }, /ARBOR_ADMIN_KEY/],
     [{ ARBOR_SQLITE_GROUP_COMMIT: 'sometimes' }, /ARBOR_SQLITE_GROUP_COMMIT/],
+    [{ ARBOR_KEY_STORE: 'redis' }, /ARBOR_KEY_STORE must be sqlite or esdb/],
+    [{ ARBOR_KEY_STORE: 'esdb' }, /ARBOR_KEY_STORE=esdb .*EVENTSTORE_CONNECTION_STRING/],
   ])('refuses %j with an error naming the variable', (env, re) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(re);
+  });
+});
+
+describe('key store choice (ARBOR_KEY_STORE)', () => {
+  const esdb = { EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false' };
+  it('follows the log by default: SQLite beside SQLite, EventStoreDB beside EventStoreDB', () => {
+    expect(readConfig({}).keyStore).toBe('sqlite');
+    expect(readConfig(esdb).keyStore).toBe('esdb');
+  });
+  it('may keep the keys in SQLite beside an EventStoreDB log (one machine)', () => {
+    expect(readConfig({ ...esdb, ARBOR_KEY_STORE: 'SQLite' }).keyStore).toBe('sqlite');
+    expect(readConfig({ ...esdb, ARBOR_KEY_STORE: 'esdb' }).keyStore).toBe('esdb');
   });
 });
 

@@ -6,6 +6,8 @@ import { type RedisTarget } from '@arbor/projections';
 
 export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 
+export type KeyStoreKind = 'sqlite' | 'esdb';
+
 /** Everything the service reads from its environment, parsed once at start-up. */
 export interface ArborConfig {
   port: number;
@@ -59,6 +61,12 @@ export interface ArborConfig {
   encryption?: boolean;
   /** ARBOR_MASTER_KEY (32 bytes, hex or base64); unset → `<dataDir>/master.key`, created once. */
   masterKey?: string | null;
+  /**
+   * ARBOR_KEY_STORE: where the data keys live. `sqlite` (`<dataDir>/keys.sqlite`, one machine) or
+   * `esdb` (streams in the EventStoreDB of EVENTSTORE_CONNECTION_STRING, shared by every machine).
+   * Default: `esdb` when the log is EventStoreDB, else `sqlite`.
+   */
+  keyStore?: KeyStoreKind;
   /** ARBOR_RETENTION_SWEEP_MS: how often `serve` applies the tenants' retention (0: never). */
   retentionSweepMs?: number;
   /** Request and answer limits (`ARBOR_*` below); each one's problem code is in the README. */
@@ -211,6 +219,24 @@ const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(env[name])}`);
 };
 
+/** ARBOR_KEY_STORE, checked against the log it goes with. */
+export const keyStoreOf = (env: NodeJS.ProcessEnv): KeyStoreKind => {
+  const esdb = nonEmpty(env.EVENTSTORE_CONNECTION_STRING) !== null;
+  const raw = (env.ARBOR_KEY_STORE ?? '').trim().toLowerCase();
+  if (raw === '') return esdb ? 'esdb' : 'sqlite';
+  if (raw !== 'sqlite' && raw !== 'esdb') {
+    throw new ConfigError(
+      `ARBOR_KEY_STORE must be sqlite or esdb, got ${JSON.stringify(env.ARBOR_KEY_STORE)}`,
+    );
+  }
+  if (raw === 'esdb' && !esdb) {
+    throw new ConfigError(
+      'ARBOR_KEY_STORE=esdb keeps the keys in EventStoreDB: set EVENTSTORE_CONNECTION_STRING too',
+    );
+  }
+  return raw;
+};
+
 /** Pure: the environment in, a validated config out (or a ConfigError naming the variable). */
 export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborConfig => {
   const synchronous = (env.ARBOR_SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
@@ -263,6 +289,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     auditSecret: nonEmpty(env.ARBOR_AUDIT_SECRET),
     encryption: onOff(env, 'ARBOR_ENCRYPTION', true),
     masterKey: nonEmpty(env.ARBOR_MASTER_KEY),
+    keyStore: keyStoreOf(env),
     retentionSweepMs: int(env, 'ARBOR_RETENTION_SWEEP_MS', 60 * 60 * 1000, 0),
   };
 };

@@ -102,8 +102,8 @@ export class ConversationRepository implements OnApplicationShutdown {
         : null;
   }
 
-  onApplicationShutdown(): void {
-    this.snapshots?.close();
+  async onApplicationShutdown(): Promise<void> {
+    await this.snapshots?.close();
   }
 
   private async readFrom(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
@@ -295,9 +295,9 @@ export class ConversationRepository implements OnApplicationShutdown {
   ): Promise<Executed<R>> {
     const tenantId = caller.tenantId;
     const stream = conversationStream(tenantId, conversationId);
-    return this.queue.run(stream, () => {
+    return this.queue.run(stream, async () => {
       const causationId = randomUUID();
-      const erasure = this.keys.erasure(stream);
+      const erasure = await this.keys.erasure(stream);
       if (erasure !== null) throw erasedError(erasure);
       return decideAndAppend(
         async () => {

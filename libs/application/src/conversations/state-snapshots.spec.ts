@@ -99,7 +99,7 @@ const rows = (dir: string) => {
 
 afterAll(async () => {
   for (const w of worlds) {
-    w.snapshots.close();
+    await w.snapshots.close();
     await w.store.close().catch(() => undefined);
   }
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
@@ -165,7 +165,7 @@ describe('write-side state snapshots', () => {
     await settle();
     expect((await snapshots.load(w.store, STREAM)).folded).toBe(0);
     // … and never usable after the key is erased; drop deletes the row.
-    w.keys.erase(STREAM, { erasedAt: meta.timestamp, actor: 'test', reason: 'test' });
+    await w.keys.erase(STREAM, { erasedAt: meta.timestamp, actor: 'test', reason: 'test' });
     loaded = await snapshots.load(w.store, STREAM);
     expect(loaded.folded).toBe(w.state.revision + 1);
     snapshots.advanced(STREAM, loaded.state, loaded.lastEventId as string);

@@ -15,7 +15,8 @@
  *   (encryption off, `ARBOR_ENCRYPTION=off`) gets no snapshot.
  * - **Written off the commit path**: after a command, once `every` events (default 1,000) were
  *   folded since the last snapshot, a snapshot of that (immutable) state is written in a
- *   setImmediate, not inside the request.
+ *   setImmediate, not inside the request. `close()` writes what is still pending (its promise
+ *   settles once the file is closed; with nothing pending the file is closed before it returns).
  */
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -49,7 +50,7 @@ export interface StateSnapshots {
   advanced(stream: string, state: ConversationState, lastEventId: string): void;
   /** Deletes the stream's snapshot (after an erasure). */
   drop(stream: string): void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface LoadedState {
@@ -119,18 +120,28 @@ export const openStateSnapshots = (
   const snapshotAt = new LRUCache<string, number>({ max: 10_000 });
   /** Newest state waiting to be written, by stream. */
   const pending = new Map<string, { state: ConversationState; eventId: string }>();
+  /** No new snapshots once close() was called; the file stays open until the pending ones are written. */
   let closed = false;
+  let dbOpen = true;
   let scheduled = false;
+  let flushing: Promise<void> | null = null;
 
-  const keyOf = (stream: string): Buffer | null => {
-    const key = keys.existingKey(stream);
+  const keyOf = async (stream: string): Promise<Buffer | null> => {
+    const key = await keys.existingKey(stream);
     return key === null || key === 'erased' ? null : key;
   };
 
-  const readSnapshot = (stream: string): { state: ConversationState; eventId: string } | null => {
+  const readSnapshot = async (
+    stream: string,
+  ): Promise<{ state: ConversationState; eventId: string } | null> => {
     const row = s.get.get(stream) as Row | undefined;
     if (row === undefined || row.version !== STATE_SNAPSHOT_VERSION) return null;
-    const key = keyOf(stream);
+    let key: Buffer | null;
+    try {
+      key = await keyOf(stream);
+    } catch {
+      return null; // the key store is unreachable or refuses the key: fold the stream instead
+    }
     if (key === null) return null;
     let text: string;
     try {
@@ -143,9 +154,13 @@ export const openStateSnapshots = (
     return { state, eventId: row.event_id };
   };
 
-  const write = (stream: string, state: ConversationState, eventId: string): void => {
-    const key = keyOf(stream);
-    if (key === null) return;
+  const write = (
+    stream: string,
+    key: Buffer | null,
+    state: ConversationState,
+    eventId: string,
+  ): void => {
+    if (key === null || !dbOpen) return;
     const plaintext = Buffer.from(encodeState(state), 'utf8');
     const box = sealBytes(key, plaintext, aadOf(stream, state.revision, eventId));
     plaintext.fill(0);
@@ -153,17 +168,37 @@ export const openStateSnapshots = (
     snapshotAt.set(stream, state.revision);
   };
 
-  const flush = (): void => {
-    scheduled = false;
-    if (closed) return;
+  /** Writes the pending snapshots: one key lookup per stream (a cache: a failed lookup skips it). */
+  const writePending = async (): Promise<void> => {
     const batch = [...pending];
     pending.clear();
-    for (const [stream, { state, eventId }] of batch) write(stream, state, eventId);
+    for (const [stream, { state, eventId }] of batch) {
+      let key: Buffer | null = null;
+      try {
+        key = await keyOf(stream);
+      } catch {
+        continue;
+      }
+      write(stream, key, state, eventId);
+    }
+  };
+
+  /** One writer at a time: a flush waits for the one in progress. */
+  const flush = (): Promise<void> => {
+    scheduled = false;
+    const run = (flushing ?? Promise.resolve()).then(writePending);
+    const tracked: Promise<void> = run
+      .catch(() => undefined)
+      .then(() => {
+        if (flushing === tracked) flushing = null;
+      });
+    flushing = tracked;
+    return run;
   };
 
   return {
     async load(store, stream) {
-      const snapshot = readSnapshot(stream);
+      const snapshot = await readSnapshot(stream);
       if (snapshot !== null) {
         const events = await readFrom(store, stream, snapshot.state.revision);
         if (events.length > 0 && events[0].id === snapshot.eventId) {
@@ -188,18 +223,24 @@ export const openStateSnapshots = (
       pending.set(stream, { state, eventId: lastEventId });
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setImmediate(() => {
+          if (dbOpen) void flush().catch(() => undefined);
+        });
       }
     },
     drop(stream) {
       pending.delete(stream);
       snapshotAt.delete(stream);
-      if (!closed) s.drop.run(stream);
+      if (dbOpen) s.drop.run(stream);
     },
-    close() {
+    async close() {
       if (closed) return;
-      flush();
       closed = true;
+      if (pending.size > 0 || flushing !== null) {
+        await flushing?.catch(() => undefined);
+        await writePending().catch(() => undefined);
+      }
+      dbOpen = false;
       db.close();
     },
   };

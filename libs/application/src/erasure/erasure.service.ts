@@ -75,8 +75,8 @@ export class ErasureService {
   }
 
   /** 410 `conversation_erased` when the caller's tenant erased `conversationId`. */
-  assertNotErased(tenantId: string, conversationId: string): void {
-    const erasure = this.keys.erasure(conversationStream(tenantId, conversationId));
+  async assertNotErased(tenantId: string, conversationId: string): Promise<void> {
+    const erasure = await this.keys.erasure(conversationStream(tenantId, conversationId));
     if (erasure !== null) throw erasedError(erasure);
   }
 
@@ -161,14 +161,14 @@ export class ErasureService {
           if (strict) throw new AppError('conversation_not_found');
           return null;
         }
-        const tombstone = this.keys.erasure(stream);
+        const tombstone = await this.keys.erasure(stream);
         if (last.type === CONVERSATION_ERASED) {
           if (strict && tombstone !== null) throw erasedError(tombstone);
           if (tombstone === null) {
             // The event is there but no tombstone (another process erased it before its key
             // store was shared, or the file was restored): destroy the key now.
             const data = last.data as { reason?: string };
-            this.keys.erase(stream, {
+            await this.keys.erase(stream, {
               erasedAt: last.metadata.timestamp,
               actor: last.metadata.actor,
               reason: data.reason ?? reason,
@@ -181,7 +181,7 @@ export class ErasureService {
         const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
         const why = tombstone?.reason ?? reason;
         // The key first: from here on nothing of the content can be read, even if we die now.
-        this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
+        await this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
         await this.forgetEverywhere(tenantId, conversationId);
         try {
           const r = await this.store.appendToStream(

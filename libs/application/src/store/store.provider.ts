@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AUDIT_SECRET_ENV, loadAuditSecret, withHashChain } from '@arbor/audit';
 import { type EventStore } from '@arbor/event-store';
-import { openEventStoreDbStore } from '@arbor/event-store/esdb';
+import { openEventStoreDbKeyStore, openEventStoreDbStore } from '@arbor/event-store/esdb';
 import {
   type KeyStore,
   keyStoreDataPath,
@@ -18,7 +18,7 @@ import { type HeadSignal } from './head-signal';
 export const EVENT_STORE = Symbol('EVENT_STORE');
 /** The log as stored (sealed content, hash chain): what the verifier recomputes. */
 export const SEALED_EVENT_STORE = Symbol('SEALED_EVENT_STORE');
-/** The per-conversation data keys (`<dataDir>/keys.sqlite`). */
+/** The per-conversation data keys (`<dataDir>/keys.sqlite`, or streams in EventStoreDB). */
 export const KEY_STORE = Symbol('KEY_STORE');
 
 /**
@@ -39,12 +39,24 @@ export const createEventStore = (config: ArborConfig, signal?: HeadSignal): Even
   return withHashChain(store, auditSecretOf(config));
 };
 
-/** The key store beside the log, its keys wrapped by ARBOR_MASTER_KEY or `<dataDir>/master.key`. */
-export const createKeyStore = (config: ArborConfig): KeyStore =>
-  openSqliteKeyStore(
-    keyStoreDataPath(config.dataDir),
-    loadMasterKey(config.dataDir, { [MASTER_KEY_ENV]: config.masterKey ?? undefined }).key,
-  );
+/**
+ * The key store, its keys wrapped by ARBOR_MASTER_KEY or `<dataDir>/master.key`: in EventStoreDB
+ * (`ARBOR_KEY_STORE=esdb`, the default when the log is EventStoreDB: every machine shares it), or
+ * `<dataDir>/keys.sqlite` beside the log (one machine).
+ */
+export const createKeyStore = (config: ArborConfig): KeyStore => {
+  const masterKey = loadMasterKey(config.dataDir, {
+    [MASTER_KEY_ENV]: config.masterKey ?? undefined,
+  }).key;
+  const kind = config.keyStore ?? (config.eventStoreConnectionString ? 'esdb' : 'sqlite');
+  if (kind === 'esdb') {
+    if (!config.eventStoreConnectionString) {
+      throw new Error('ARBOR_KEY_STORE=esdb needs EVENTSTORE_CONNECTION_STRING');
+    }
+    return openEventStoreDbKeyStore(config.eventStoreConnectionString, masterKey);
+  }
+  return openSqliteKeyStore(keyStoreDataPath(config.dataDir), masterKey);
+};
 
 /** The log readers and writers use: `sealed` with content keys from `keys` (closed with it). */
 export const withContentEncryption = (

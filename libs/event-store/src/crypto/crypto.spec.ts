@@ -111,7 +111,7 @@ describe('the key store and the sealed log', () => {
         expectedRevision: 'no_stream',
       },
     );
-    const dataKey = Buffer.from(keys.keyFor('conv-t1.c1'));
+    const dataKey = Buffer.from(await keys.keyFor('conv-t1.c1'));
     await store.close();
     for (const bytes of filesUnder(dir)) {
       expect(bytes.includes(dataKey)).toBe(false);
@@ -147,10 +147,10 @@ describe('the key store and the sealed log', () => {
     const row = peek.prepare('SELECT wrapped FROM content_keys').get() as { wrapped: Buffer };
     peek.close();
     expect(
-      keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'gdpr' }),
+      await keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'gdpr' }),
     ).toBe(true);
     expect(
-      keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'again' }),
+      await keys.erase('conv-t1.c1', { erasedAt: meta.timestamp, actor: 'test', reason: 'again' }),
     ).toBe(false);
     const [after] = await store.readStream('conv-t1.c1');
     expect(JSON.stringify(after.data)).not.toContain(MARKER);
@@ -172,7 +172,7 @@ describe('the key store and the sealed log', () => {
         expectedRevision: 0n,
       },
     );
-    expect(keys.erasure('conv-t1.c1')?.reason).toBe('gdpr');
+    expect((await keys.erasure('conv-t1.c1'))?.reason).toBe('gdpr');
     await store.close();
     expect(fs.readFileSync(path.join(dir, 'keys.sqlite')).includes(row.wrapped)).toBe(false);
   });

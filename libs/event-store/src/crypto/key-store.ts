@@ -8,6 +8,9 @@
  * Shared by every process on one data dir (replicas, workers, the CLI): a rollback journal with a
  * busy timeout (a writer waits for another's transaction instead of failing), and every lookup
  * reads the row, so an erasure committed by one process is seen by the next read of any other.
+ *
+ * The `KeyStore` interface is asynchronous so that a store on another machine can implement it
+ * (`@arbor/event-store/esdb`'s `openEventStoreDbKeyStore`); the SQLite store answers at once.
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +32,23 @@ export class ContentErasedError extends Error {
   }
 }
 
+/**
+ * A stored data key could not be unwrapped: the master key is not the one it was wrapped with
+ * (another machine's `master.key`, a wrong `ARBOR_MASTER_KEY`), or the stored bytes were altered.
+ */
+export class KeyUnwrapError extends Error {
+  constructor(
+    readonly streamName: string,
+    override readonly cause?: unknown,
+  ) {
+    super(
+      `the data key of ${streamName} cannot be unwrapped: the master key is not the one it was ` +
+        'wrapped with (check ARBOR_MASTER_KEY / master.key on every machine), or the stored key was altered',
+    );
+    this.name = 'KeyUnwrapError';
+  }
+}
+
 export interface ErasureRecord {
   stream: string;
   erasedAt: string;
@@ -36,24 +56,54 @@ export interface ErasureRecord {
   reason: string;
 }
 
+/**
+ * One data key per stream, wrapped by the master key, outside the log. Asynchronous where a
+ * lookup may go to the network; callers ask once per stream per read call, never per event.
+ */
 export interface KeyStore {
   /** The stream's data key, created on first use; ContentErasedError once erased. */
-  keyFor(stream: string): Buffer;
-  /** The key if there is one, `erased` after erasure, null when the stream never had one. */
-  existingKey(stream: string): Buffer | 'erased' | null;
-  /** Destroys the key (idempotent) and records why; true when this call destroyed it. */
-  erase(stream: string, record: Omit<ErasureRecord, 'stream'>): boolean;
-  erasure(stream: string): ErasureRecord | null;
+  keyFor(stream: string): Promise<Buffer>;
+  /**
+   * The key if there is one, `erased` after erasure, null when the stream never had one. Reads
+   * the store each time (the cache only spares the unwrap): another process's erasure is seen
+   * on the next call. KeyUnwrapError when the master key does not open the stored key.
+   */
+  existingKey(stream: string): Promise<Buffer | 'erased' | null>;
+  /** Destroys the key (idempotent) and records why; true for the one call that recorded it. */
+  erase(stream: string, record: Omit<ErasureRecord, 'stream'>): Promise<boolean>;
+  erasure(stream: string): Promise<ErasureRecord | null>;
   /** Forgets (and zeroes) this process's unwrapped copy of the key, if any. */
   dropCached(stream: string): void;
-  /** Tombstones of every stream starting with `prefix`. */
-  erasures(prefix: string): ErasureRecord[];
-  /** How many live (not erased) keys are stored. */
-  liveKeys(): number;
-  close(): void;
+  /** Erasure records of every stream starting with `prefix` (an operator's call: see each store's cost). */
+  erasures(prefix: string): Promise<ErasureRecord[]>;
+  /** How many live (not erased) keys are stored (an operator's call: see each store's cost). */
+  liveKeys(): Promise<number>;
+  close(): Promise<void>;
 }
 
-const wrapAad = (stream: string): Buffer => Buffer.from(`arbor-key/1|${stream}`, 'utf8');
+/** Associated data of a wrapped key: bound to its stream, so a wrapped key cannot be moved. */
+export const wrapAad = (stream: string): Buffer => Buffer.from(`arbor-key/1|${stream}`, 'utf8');
+
+/** A fresh data key's wrapped form (the raw key is zeroed before returning). */
+export const newWrappedKey =
+  (masterKey: Buffer): ((stream: string) => Buffer) =>
+  (stream) => {
+    const key = randomBytes(KEY_BYTES);
+    try {
+      return seal(masterKey, key, wrapAad(stream));
+    } finally {
+      key.fill(0);
+    }
+  };
+
+/** Unwraps a stored key; KeyUnwrapError when the master key (or the bytes) is wrong. */
+export const unwrapKey = (masterKey: Buffer, stream: string, wrapped: Buffer): Buffer => {
+  try {
+    return open(masterKey, wrapped, wrapAad(stream));
+  } catch (e) {
+    throw new KeyUnwrapError(stream, e);
+  }
+};
 
 interface Row {
   wrapped: Buffer | null;
@@ -101,8 +151,9 @@ export const openSqliteKeyStore = (
   };
   const cache = new LRUCache<string, Buffer>({ max: options.cacheKeys ?? 10_000 });
 
+  const wrapNew = newWrappedKey(masterKey);
   const unwrap = (stream: string, wrapped: Buffer): Buffer => {
-    const key = open(masterKey, wrapped, wrapAad(stream));
+    const key = unwrapKey(masterKey, stream, wrapped);
     cache.set(stream, key);
     return key;
   };
@@ -117,7 +168,7 @@ export const openSqliteKeyStore = (
   // this file (replicas, projector workers, the CLI), and a key another process erased must
   // stop opening content here at once — a cached key alone would keep opening it until evicted.
   // One indexed point read on a local file; the sealed store asks once per stream per read call.
-  const existingKey = (stream: string): Buffer | 'erased' | null => {
+  const existingKeyNow = (stream: string): Buffer | 'erased' | null => {
     const row = s.get.get(stream) as Row | undefined;
     if (row === undefined) {
       dropCached(stream);
@@ -130,33 +181,33 @@ export const openSqliteKeyStore = (
     return cache.get(stream) ?? unwrap(stream, row.wrapped);
   };
 
+  // The SQLite store answers synchronously; the methods are async for the interface's sake
+  // (one settled promise per call, and callers ask once per stream per read call).
   return {
-    keyFor(stream) {
-      const existing = existingKey(stream);
+    async keyFor(stream) {
+      const existing = existingKeyNow(stream);
       if (existing === 'erased') throw new ContentErasedError(stream);
       if (existing !== null) return existing;
-      const key = randomBytes(KEY_BYTES);
-      s.insert.run(stream, seal(masterKey, key, wrapAad(stream)), Date.now());
-      key.fill(0);
+      s.insert.run(stream, wrapNew(stream), Date.now());
       // Another process may have created it first: the stored one wins.
-      const again = existingKey(stream);
+      const again = existingKeyNow(stream);
       if (again === 'erased') throw new ContentErasedError(stream);
       if (again === null) throw new Error(`key store: no key for ${stream} after insert`);
       return again;
     },
-    existingKey,
+    existingKey: async (stream) => existingKeyNow(stream),
     dropCached,
-    erase(stream, record) {
+    async erase(stream, record) {
       dropCached(stream);
       const r = s.erase.run({ stream, now: Date.now(), ...record, at: record.erasedAt });
       return r.changes > 0;
     },
-    erasure(stream) {
+    async erasure(stream) {
       const row = s.get.get(stream) as Row | undefined;
       if (row === undefined || row.erased_at === null) return null;
       return { stream, erasedAt: row.erased_at, actor: row.actor ?? '', reason: row.reason ?? '' };
     },
-    erasures(prefix) {
+    async erasures(prefix) {
       return (s.erasures.all({ p: prefix }) as (Row & { stream: string })[]).map((row) => ({
         stream: row.stream,
         erasedAt: row.erased_at ?? '',
@@ -164,8 +215,8 @@ export const openSqliteKeyStore = (
         reason: row.reason ?? '',
       }));
     },
-    liveKeys: () => (s.live.get() as { n: number }).n,
-    close() {
+    liveKeys: async () => (s.live.get() as { n: number }).n,
+    async close() {
       for (const key of cache.values()) key.fill(0);
       cache.clear();
       db.close();

@@ -31,6 +31,9 @@ export interface ContentKeysOptions {
 
 const isConversationStream = (name: string): boolean => name.startsWith('conv-');
 
+/** Key lookups in flight at once for one read call (matters for a key store on the network). */
+const LOOKUPS_AT_ONCE = 32;
+
 export const withContentKeys = (
   store: EventStore,
   keys: KeyStore,
@@ -40,29 +43,42 @@ export const withContentKeys = (
   const isContentStream = options.isContentStream ?? isConversationStream;
 
   /**
-   * Opens events with their stream's key, asked of the key store once per stream per read call
-   * (`memo` lives for one call): the key store reads its row each time, so a key erased by any
-   * process stops opening content from the next read call on.
+   * Opens events with their streams' keys, asked of the key store once per stream per read call
+   * (before the events are opened, so the per-event loop stays synchronous): the key store reads
+   * its row (or its server) each time, so a key erased by any process stops opening content from
+   * the next read call on. A remote key store's lookups run a few at a time.
    */
-  const opener = () => {
-    const memo = new Map<string, Buffer | null>();
-    const keyOf = (stream: string): Buffer | null => {
-      if (memo.has(stream)) return memo.get(stream) ?? null;
-      const key = keys.existingKey(stream);
-      const usable = key === 'erased' || key === null ? null : key;
-      memo.set(stream, usable);
-      return usable;
-    };
-    return (event: RecordedEvent): RecordedEvent => {
-      if (sealedBoxOf(event.data) === null) return event;
-      const key = keyOf(event.streamName);
-      return {
-        ...event,
-        data: openData(event.type, event.data, key, event.streamName, event.revision),
-      };
-    };
+  const openEvents = async (events: readonly RecordedEvent[]): Promise<RecordedEvent[]> => {
+    let streams: Set<string> | null = null;
+    for (const event of events) {
+      if (sealedBoxOf(event.data) !== null) (streams ??= new Set()).add(event.streamName);
+    }
+    if (streams === null) return events as RecordedEvent[];
+    const keyOf = new Map<string, Buffer | null>();
+    const pending = [...streams];
+    for (let i = 0; i < pending.length; i += LOOKUPS_AT_ONCE) {
+      const batch = pending.slice(i, i + LOOKUPS_AT_ONCE);
+      const found = await Promise.all(batch.map((stream) => keys.existingKey(stream)));
+      batch.forEach((stream, j) => {
+        const key = found[j];
+        keyOf.set(stream, key === 'erased' || key === null ? null : key);
+      });
+    }
+    return events.map((event) =>
+      sealedBoxOf(event.data) === null
+        ? event
+        : {
+            ...event,
+            data: openData(
+              event.type,
+              event.data,
+              keyOf.get(event.streamName) ?? null,
+              event.streamName,
+              event.revision,
+            ),
+          },
+    );
   };
-  const openEvent = (event: RecordedEvent): RecordedEvent => opener()(event);
 
   const headRevision = async (streamName: string): Promise<bigint> => {
     try {
@@ -88,7 +104,8 @@ export const withContentKeys = (
     }
     if (!encrypt) {
       // Still no content into an erased stream, even in clear.
-      if (keys.existingKey(streamName) === 'erased') throw new ContentErasedError(streamName);
+      if ((await keys.existingKey(streamName)) === 'erased')
+        throw new ContentErasedError(streamName);
       return { events, expected };
     }
     let exact: ExpectedRevision = expected;
@@ -100,7 +117,7 @@ export const withContentKeys = (
       if (expected === 'stream_exists' && base < 0n) return { events, expected };
       exact = base < 0n ? 'no_stream' : base;
     }
-    const key = keys.keyFor(streamName);
+    const key = await keys.keyFor(streamName);
     const sealed = events.map((e, i) => ({
       ...e,
       data: sealData(e.type, e.data, key, streamName, base + 1n + BigInt(i)),
@@ -116,7 +133,10 @@ export const withContentKeys = (
         next: async (): Promise<IteratorResult<SubscriptionMessage>> => {
           const r = await it.next();
           if (r.done === true || r.value.kind !== 'event') return r;
-          return { done: false, value: { kind: 'event', event: openEvent(r.value.event) } };
+          // Events without content (and logs written in clear) pass without a key lookup.
+          if (sealedBoxOf(r.value.event.data) === null) return r;
+          const [event] = await openEvents([r.value.event]);
+          return { done: false, value: { kind: 'event', event } };
         },
         return: async (): Promise<IteratorResult<SubscriptionMessage>> =>
           it.return ? it.return() : { done: true, value: undefined },
@@ -137,15 +157,15 @@ export const withContentKeys = (
       });
     },
     readStream: async (streamName, readOptions) =>
-      (await store.readStream(streamName, readOptions)).map(opener()),
-    readAll: async (readOptions) => (await store.readAll(readOptions)).map(opener()),
+      openEvents(await store.readStream(streamName, readOptions)),
+    readAll: async (readOptions) => openEvents(await store.readAll(readOptions)),
     subscribeToAll: (subscribeOptions) => openSubscription(store.subscribeToAll(subscribeOptions)),
     headPosition: () => store.headPosition(),
     close: async () => {
       try {
         await store.close();
       } finally {
-        keys.close();
+        await keys.close();
       }
     },
   };

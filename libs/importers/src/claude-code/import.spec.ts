@@ -1,5 +1,5 @@
 import { checkTurn } from '@arbor/domain';
-import { commitConversation, treeProblems } from '../testing/commit';
+import { commitConversation, toolResultTurnEnds, treeProblems } from '../testing/commit';
 import { cc, ccA, ccCall, ccResult, ccU, jsonl, type Rec, text } from '../testing/records';
 import { importClaudeCode } from './import';
 
@@ -112,6 +112,92 @@ describe('Claude Code importer', () => {
     ]);
     expect(r.conversations[0].branchPoints).toEqual([]);
     expectSound(r);
+  });
+
+  describe('a session that stops on tool results (no answer after them)', () => {
+    const turnEnds = (r: ReturnType<typeof load>) =>
+      toolResultTurnEnds(commitConversation(r.conversations[0]).session);
+
+    it('imports the last turn as one ending on the results, parallel ones in one message', () => {
+      const r = load([
+        /* 1 */ cc('user', 'u0', null, ccU('hi')),
+        /* 2 */ cc('assistant', 'a0', 'u0', ccA('m0', [text('hello')])),
+        /* 3 */ cc('user', 'u1', 'a0', ccU('list both')),
+        /* 4 */ cc('assistant', 'a1', 'u1', ccA('m1', [text('listing'), ccCall('t1')])),
+        /* 5 */ cc('assistant', 'a2', 'a1', ccA('m1', [ccCall('t2')])),
+        /* 6 */ cc('user', 'r1', 'a2', ccU([ccResult('t1', 'one')])),
+        /* 7 */ cc('user', 'r2', 'r1', ccU([ccResult('t2', 'two')])),
+        /* 8 */ cc('progress', 'p1', 'r2'),
+      ]);
+      expect(shape(r)).toEqual([
+        [null, ['u0', 'a0']],
+        ['a0', ['u1', 'a1', 'r1']],
+      ]);
+      const last = r.conversations[0].turns[1].messages;
+      expect(last[1].content).toEqual([text('listing'), ccCall('t1'), ccCall('t2')]);
+      expect(last[2]).toEqual({
+        id: 'r1',
+        role: 'user',
+        content: [ccResult('t1', 'one'), ccResult('t2', 'two')],
+      });
+      expect(r.conversations[0].tip).toBe('r1');
+      expect(r.report.skipped).toEqual([]);
+      expect(turnEnds(r)).toEqual(['r1']);
+      expectSound(r);
+    });
+
+    it('keeps an interruption typed after the results in the message that ends the turn', () => {
+      const r = load([
+        /* 1 */ cc('user', 'u1', null, ccU('run it')),
+        /* 2 */ cc('assistant', 'a1', 'u1', ccA('m1', [ccCall('t1', 'run')])),
+        /* 3 */ cc('user', 'r1', 'a1', ccU([ccResult('t1', 'stopped')])),
+        /* 4 */ cc('user', 'u2', 'r1', ccU([text('[Request interrupted by user]')])),
+      ]);
+      expect(shape(r)).toEqual([[null, ['u1', 'a1', 'r1']]]);
+      expect(r.conversations[0].turns[0].messages[2].content).toEqual([
+        ccResult('t1', 'stopped'),
+        text('[Request interrupted by user]'),
+      ]);
+      expect(turnEnds(r)).toEqual(['r1']);
+      expectSound(r);
+    });
+
+    it('drops the unanswered call of a partly answered batch (noted) and ends on the answered one', () => {
+      const r = load([
+        /* 1 */ cc('user', 'u1', null, ccU('both')),
+        /* 2 */ cc('assistant', 'a1', 'u1', ccA('m1', [ccCall('t1'), ccCall('t2', 'cat')])),
+        /* 3 */ cc('user', 'r1', 'a1', ccU([ccResult('t1')])),
+      ]);
+      expect(shape(r)).toEqual([[null, ['u1', 'a1', 'r1']]]);
+      expect(r.conversations[0].turns[0].messages[1].content).toEqual([ccCall('t1')]);
+      expect(reasons(r.report.skipped)).toEqual([
+        [2, 'tool_use without its tool_result', 't2 (cat)'],
+      ]);
+      expect(turnEnds(r)).toEqual(['r1']);
+      expectSound(r);
+    });
+
+    it('imports a branch left on tool results as a branch; the tip stays where the file ends', () => {
+      const r = load([
+        /* 1 */ cc('user', 'u0', null, ccU('hi')),
+        /* 2 */ cc('assistant', 'a0', 'u0', ccA('m0', [text('hello')])),
+        /* 3 */ cc('user', 'u1', 'a0', ccU('try the tool')),
+        /* 4 */ cc('assistant', 'a1', 'u1', ccA('m1', [ccCall('t1')])),
+        /* 5 */ cc('user', 'r1', 'a1', ccU([ccResult('t1')])),
+        // Rewound to a0 and asked something else.
+        /* 6 */ cc('user', 'u2', 'a0', ccU('never mind')),
+        /* 7 */ cc('assistant', 'a2', 'u2', ccA('m2', [text('ok')])),
+      ]);
+      expect(shape(r)).toEqual([
+        [null, ['u0', 'a0']],
+        ['a0', ['u1', 'a1', 'r1']],
+        ['a0', ['u2', 'a2']],
+      ]);
+      expect(r.conversations[0].tip).toBe('a2');
+      expect(r.conversations[0].branchPoints).toEqual(['a0']);
+      expect(turnEnds(r)).toEqual(['r1']);
+      expectSound(r);
+    });
   });
 
   it('continues the chain through a compact_boundary logicalParentUuid', () => {

@@ -1,5 +1,5 @@
 import { detectFormat } from '../detect';
-import { commitConversation, treeProblems } from '../testing/commit';
+import { commitConversation, toolResultTurnEnds, treeProblems } from '../testing/commit';
 import { jsonl, type Rec } from '../testing/records';
 import { importCodex } from './import';
 
@@ -257,6 +257,39 @@ describe('Codex rollout importer', () => {
     ]);
     expect(reasonsAt(r.report.changed, 2)[0]).toMatch(/^user prompt taken from event_msg/);
     expect(reasonsAt(r.report.changed, 4)[0]).toMatch(/^developer message imported as user text/);
+  });
+
+  it('imports a rollout that stops on tool outputs as a turn ending on them', () => {
+    const r = load([
+      /* 1 */ meta(),
+      /* 2 */ user('hi'),
+      /* 3 */ answer('hello'),
+      /* 4 */ user('list and read'),
+      /* 5 */ call('c1'),
+      /* 6 */ call('c2', '{"cmd":"cat a"}'),
+      /* 7 */ output('c1', 'a b'),
+      /* 8 */ output('c2', 'text of a'),
+      /* 9 */ event({ type: 'turn_aborted', reason: 'interrupted' }),
+    ]);
+    const turns = r.conversations[0].turns;
+    expect(turns.map((t) => t.messages.map((m) => m.role))).toEqual([
+      ['user', 'assistant'],
+      ['user', 'assistant', 'user'],
+    ]);
+    const last = turns[1].messages;
+    expect(last[1].content.map((b) => (b.type === 'tool_use' ? b.id : b.type))).toEqual([
+      'c1',
+      'c2',
+    ]);
+    expect(last[2].content.map((b) => (b.type === 'tool_result' ? b.tool_use_id : b.type))).toEqual(
+      ['c1', 'c2'],
+    );
+    expect(r.conversations[0].tip).toBe(last[2].id);
+    expect(r.report.skipped.filter((n) => n.line < 9)).toEqual([]);
+    expect(toolResultTurnEnds(commitConversation(r.conversations[0]).session)).toEqual([
+      last[2].id,
+    ]);
+    expectSound(r);
   });
 
   it('reports unparseable lines, unknown line types and a missing session_meta', () => {

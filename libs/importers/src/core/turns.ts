@@ -2,7 +2,9 @@
  * Nodes → turns → conversations.
  *
  * A turn is the path from a user prompt through the tool loop to an assistant message without
- * tool_use (a final answer), hung on the previous turn's final answer. Consecutive user nodes
+ * tool_use (a final answer), hung on the previous turn's final answer; or, where a branch of the
+ * file stops on tool results (no answer after them), to the user message holding those results
+ * (a turn ending on answered tool results, as Arbor commits it: `MessageAppended.turnEnd`). Consecutive user nodes
  * (a tool result, an interruption notice, the next prompt) are one user message, as a provider
  * receives them. A branch inside a turn (two answers after one tool result) cannot be a branch
  * in Arbor, whose turns hang on turn ends: the shared prefix is copied under new ids
@@ -16,13 +18,14 @@ import { checkTurn, type MessageInput } from '@arbor/domain';
 import { type ImportedTurn, type Item } from '../types';
 import { type Node, type NodeGraph, toolResultIds, toolResultsFirst, toolUseIds } from './nodes';
 import { type Notes } from './notes';
-import { effectiveParent, isFinal } from './repair';
+import { effectiveParent, isEmpty, isFinal } from './repair';
 import { sanitizeMessage } from './sanitize';
 
 export const SYNTHETIC_PROMPT_ID = 'synthetic-prompt';
 const SYNTHETIC_TEXT = '(the prompt of this transcript is not in the file)';
 
 interface BuiltTurn {
+  /** Its last node: a final answer, or the tool results an open end stops on. */
   final: Node;
   /** One entry per message: the nodes merged into it. Empty first group: synthetic prompt. */
   groups: Node[][];
@@ -119,11 +122,39 @@ const fail = (ctx: Ctx, nodes: readonly Node[], reason: string, detail?: string)
   for (const n of nodes) if (!ctx.failed.has(n.key)) ctx.failed.set(n.key, { reason, detail });
 };
 
-/** Builds every turn that ends at a final answer, keyed by that final's node key. */
+/**
+ * The user nodes a branch of the file stops on while they answer tool calls: a leaf (nothing
+ * hangs on it) in a run of user nodes that holds tool results. The session stopped on tool
+ * results (an agent stopped on a tool's output, a run cut off before the model answered, an
+ * interruption typed after a result), so the turn ends there: Arbor takes a turn that ends on
+ * the tool results answering its calls, and the next model call continues from them.
+ */
+const openEnds = (graph: NodeGraph): Node[] => {
+  const hasChildren = new Set<string>();
+  for (const n of graph.nodes.values()) {
+    if (isEmpty(n)) continue;
+    const p = effectiveParent(graph, n);
+    if (p !== null) hasChildren.add(p.key);
+  }
+  const answersCalls = (leaf: Node): boolean => {
+    for (let n: Node | null = leaf; n !== null && n.role === 'user'; n = effectiveParent(graph, n))
+      if (n.kind === 'results') return true;
+    return false;
+  };
+  return [...graph.nodes.values()].filter(
+    (n) => n.role === 'user' && !isEmpty(n) && !hasChildren.has(n.key) && answersCalls(n),
+  );
+};
+
+/**
+ * Builds every turn that ends at a final answer or at an open end (tool results nothing
+ * follows), keyed by that last node's key.
+ */
 const buildTurns = (ctx: Ctx): Map<string, BuiltTurn> => {
   const built = new Map<string, BuiltTurn>();
   const finals = [...ctx.graph.nodes.values()]
     .filter(isFinal)
+    .concat(openEnds(ctx.graph))
     .sort((a, b) => a.lines[0] - b.lines[0]);
   for (const f of finals) {
     const t = turnOf(ctx.graph, f);

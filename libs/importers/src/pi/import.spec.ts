@@ -1,4 +1,4 @@
-import { commitConversation, treeProblems } from '../testing/commit';
+import { commitConversation, toolResultTurnEnds, treeProblems } from '../testing/commit';
 import {
   jsonl,
   piAssistant,
@@ -86,6 +86,31 @@ describe('pi importer, version 1 (linear, no ids)', () => {
       [12, 'tool_result without its tool_use', 'c9'],
       [12, 'user message with nothing left to import (empty or only dropped blocks)'],
     ]);
+    expectSound(r);
+  });
+
+  it('imports a session that stops on tool results as a turn ending on them', () => {
+    const r = load([
+      /* 1 */ piHeader(),
+      /* 2 */ piMsg(piUser('hi')),
+      /* 3 */ piMsg(piAssistant([text('hello')])),
+      /* 4 */ piMsg(piUser('read two files')),
+      /* 5 */ piMsg(piAssistant([piCall('c1'), piCall('c2')], { stopReason: 'toolUse' })),
+      /* 6 */ piMsg(piResult('c1', 'one')),
+      /* 7 */ piMsg(piResult('c2', 'two', true)),
+    ]);
+    expect(shape(r)).toEqual([
+      [null, ['L2', 'L3']],
+      ['L3', ['L4', 'L5', 'L6']],
+    ]);
+    const results = r.conversations[0].turns[1].messages[2];
+    expect(results.role).toBe('user');
+    expect(results.content.map((b) => (b.type === 'tool_result' ? b.tool_use_id : b.type))).toEqual(
+      ['c1', 'c2'],
+    );
+    expect(r.conversations[0].tip).toBe('L6');
+    expect(r.report.skipped).toEqual([]);
+    expect(toolResultTurnEnds(commitConversation(r.conversations[0]).session)).toEqual(['L6']);
     expectSound(r);
   });
 
@@ -209,6 +234,27 @@ describe('pi importer, version 2+ (id/parentId tree)', () => {
     expect(reasons(r.report.skipped)).toEqual([
       [10, 'label not on the end of an imported turn', 'mid'],
     ]);
+    expectSound(r);
+  });
+
+  it('imports a branch that stops on a tool result as a turn ending on it', () => {
+    const records = tree();
+    records.push(
+      piMsg(piUser('read it'), { id: 'aa00000b', parentId: 'aa000004' }),
+      piMsg(piAssistant([piCall('c1')], { stopReason: 'toolUse' }), {
+        id: 'aa00000c',
+        parentId: 'aa00000b',
+      }),
+      piMsg(piResult('c1', 'contents'), { id: 'aa00000d', parentId: 'aa00000c' }),
+    );
+    const r = load(records);
+    const [c] = r.conversations;
+    expect(c.tip).toBe('aa00000d');
+    expect(c.turns.at(-1)).toMatchObject({
+      parentId: 'aa000004',
+      messages: [{ id: 'aa00000b' }, { id: 'aa00000c' }, { id: 'aa00000d', role: 'user' }],
+    });
+    expect(toolResultTurnEnds(commitConversation(c).session)).toEqual(['aa00000d']);
     expectSound(r);
   });
 

@@ -45,3 +45,9 @@ export const treeProblems = (s: Session): string[] => {
   }
   return problems;
 };
+
+/** Ids of the committed messages that end a turn on tool results (`MessageAppended.turnEnd`). */
+export const toolResultTurnEnds = (s: Session): string[] =>
+  s.log.flatMap((e) =>
+    e.type === 'MessageAppended' && e.data.turnEnd === true ? [e.data.message.id] : [],
+  );
