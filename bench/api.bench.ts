@@ -6,7 +6,7 @@
  *   npm run bench:api -- [--duration 20] [--connections 32] [--tenants 32] [--conversations 256]
  *                        [--turn-bytes 1024] [--moves 500] [--depth 10000] [--sync FULL|NORMAL]
  *                        [--group-commit on|off] [--profile] [--no-build]
- *                        [--encryption-compare-seconds 10] (0 = off)
+ *                        [--encryption-compare-seconds 10] [--no-encryption-compare]
  *
  * Load: autocannon, one keep-alive connection per client; each connection owns its conversations
  * (one tenant per connection) and chains every turn from the tip its own last commit returned
@@ -64,7 +64,9 @@ const opts = {
   groupCommit: flagValue(args, 'group-commit') ?? 'on',
   profile: hasFlag(args, 'profile'),
   noBuild: hasFlag(args, 'no-build'),
-  encryptionSeconds: numberFlag(args, 'encryption-compare-seconds', 10),
+  encryptionSeconds: hasFlag(args, 'no-encryption-compare')
+    ? 0
+    : numberFlag(args, 'encryption-compare-seconds', 10),
 };
 
 /** Runs `tasks` with at most `width` in flight. */
