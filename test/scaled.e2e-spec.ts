@@ -26,6 +26,7 @@ import {
 } from '@arbor/projections';
 import { exchange, toolTurn } from './support/api';
 import { ADMIN_KEY } from './support/harness';
+import { normalizer } from './support/normalize';
 import {
   type Answer,
   call,
@@ -42,27 +43,6 @@ import {
 jest.setTimeout(240_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Ids, keys, hashes and times differ between two runs; everything else must not. */
-const normalizer = () => {
-  const seen = new Map<string, string>();
-  const alias = (kind: string) => (v: string) => {
-    let a = seen.get(v);
-    if (a === undefined) {
-      a = `<${kind}${seen.size}>`;
-      seen.set(v, a);
-    }
-    return a;
-  };
-  return (text: string, secrets: string[]): string => {
-    let t = text;
-    for (const s of secrets) t = t.split(s).join(alias('secret')(s));
-    return t
-      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, alias('uuid'))
-      .replace(/[0-9a-f]{64}/g, '<hash>');
-  };
-};
 
 /** The same calls against any shape: `write` for writes, `read` for reads. */
 const scenario = async (
