@@ -1,6 +1,7 @@
 /**
- * Every call of the HTTP API on the scaled shape: the walk of test/contract.e2e-spec.ts
- * (support/every-route) against two `arbor serve --projector off` replicas and one `arbor project`
+ * Every call of the HTTP API on the scaled shape: the walks of test/contract.e2e-spec.ts
+ * (support/every-route: each documented 2xx answer, then every route without a key and with
+ * unknown ids) against two `arbor serve --projector off` replicas and one `arbor project`
  * worker over one SQLite log directory and a redis-server of this file's own — every non-GET call
  * to replica A, every GET (and the live stream) to replica B — and the same walk on the embedded
  * shape (the in-process harness, SQLite read models). Every answer is checked against the OpenAPI
@@ -13,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROUTES } from '@arbor/contract';
 import { routeOf } from './support/contract-check';
-import { walkEveryRoute, type RouteCaller } from './support/every-route';
+import { type RouteCaller, walkCommonErrors, walkEveryRoute } from './support/every-route';
 import { type CallOptions, httpCall, startHarness } from './support/harness';
 import { normalizer } from './support/normalize';
 import {
@@ -136,17 +137,19 @@ describeWithRedisServer('scaled shape: every route of the API on two replicas + 
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('answers every call (non-GETs on replica A, GETs and the stream on B) as the embedded shape does', async () => {
+  it('answers every call (non-GETs on replica A, GETs and the stream on B), the common errors of every route included, as the embedded shape does', async () => {
     const embedded = await startHarness({ REDIS_URL: '' });
     const one = recording(embedded.baseUrl, embedded.baseUrl);
     let expectedWalk;
     try {
       expectedWalk = await walkEveryRoute(one.caller);
+      await walkCommonErrors(one.caller);
     } finally {
       await embedded.destroy();
     }
     const two = recording(a.url, b.url);
     const gotWalk = await walkEveryRoute(two.caller);
+    await walkCommonErrors(two.caller);
 
     // The replicas reached every documented 2xx answer, as the walk does on the embedded shape.
     const documented2xx = ROUTES.flatMap((r) =>

@@ -3,8 +3,10 @@
  * contract spec (test/contract.e2e-spec.ts) runs on the in-process harness and the scaled-routes
  * spec (test/scaled-routes.e2e-spec.ts) runs on two replicas and the embedded shape to compare
  * their answers. The walk only needs a caller: every request goes through `call` (which checks the
- * answer against the OpenAPI document), the live stream is opened on `streamBase`.
+ * answer against the OpenAPI document), the live stream is opened on `streamBase`. `walkCommonErrors`
+ * then calls every route without a key and with unknown ids.
  */
+import { ROUTES } from '@arbor/contract';
 import { ADMIN_KEY, type Harness } from './harness';
 import {
   assistant,
@@ -196,4 +198,28 @@ export const walkEveryRoute = async (c: RouteCaller): Promise<RouteWalk> => {
     (await c.call('DELETE', `/v1/tenants/${leaving.body.id as string}`, { key: ADMIN_KEY })).status,
   ).toBe(200);
   return { tenantId, apiKey: tenant.body.apiKey as string, firstFrame };
+};
+
+/**
+ * The common errors of every route: no key (or a tenant key on an admin route) answers 401, an
+ * unknown id 404 (or 400 for bodies/queries that need more), as documented.
+ */
+export const walkCommonErrors = async (c: Pick<RouteCaller, 'call'>): Promise<void> => {
+  const tenant = await c.call('POST', '/v1/tenants', { key: ADMIN_KEY, body: { name: 'errors' } });
+  expect(tenant.status).toBe(201);
+  const key = tenant.body.apiKey as string;
+  for (const route of ROUTES) {
+    const url = route.path.replace(/\{[^}]+\}/g, 'nope');
+    const method = route.method.toUpperCase();
+    if (route.auth !== 'none') {
+      const r = await c.call(method, url, { body: route.body ? {} : undefined });
+      expect([method, route.path, r.status]).toEqual([method, route.path, 401]);
+    }
+    // (`PUT /v1/conversations/{id}` creates one: it has no unknown id.)
+    const creates = route.operationId === 'ensureConversation';
+    if (route.auth === 'tenant' && route.path.includes('{id}') && !creates) {
+      const r = await c.call(method, url, { key, body: route.body ? {} : undefined });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+    }
+  }
 };
