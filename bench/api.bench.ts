@@ -6,11 +6,17 @@
  *   npm run bench:api -- [--duration 20] [--connections 32] [--tenants 32] [--conversations 256]
  *                        [--turn-bytes 1024] [--moves 500] [--depth 10000] [--sync FULL|NORMAL]
  *                        [--group-commit on|off] [--profile] [--no-build]
+ *                        [--encryption-compare-seconds 10] (0 = off)
  *
  * Load: autocannon, one keep-alive connection per client; each connection owns its conversations
  * (one tenant per connection) and chains every turn from the tip its own last commit returned
  * (parentId = expectedTip = that tip), so every commit is valid and none conflicts. `--profile`
  * runs the server under `node --cpu-prof` and prints where its self time went.
+ *
+ * The encryption's cost (ARBOR_ENCRYPTION, content sealed per conversation; on by default): after
+ * the main run, the same commit load and the same page read run against a server with it off and
+ * one with it on, each on a fresh data dir, alternating off/on twice so drift in the machine's
+ * load hits both alike, and the ratios on/off are printed.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,6 +64,7 @@ const opts = {
   groupCommit: flagValue(args, 'group-commit') ?? 'on',
   profile: hasFlag(args, 'profile'),
   noBuild: hasFlag(args, 'no-build'),
+  encryptionSeconds: numberFlag(args, 'encryption-compare-seconds', 10),
 };
 
 /** Runs `tasks` with at most `width` in flight. */
@@ -97,6 +104,8 @@ const slotsPerConnection = (slots: Slot[]): Slot[][] => {
 
 /** After a run stops mid-request, the server may have committed a turn the client never saw. */
 const resyncTips = async (http: JsonClient, slots: Slot[]) => {
+  // Requests the load generator abandoned at its deadline may still be committing: let them land.
+  await new Promise((r) => setTimeout(r, 1000));
   await pool(
     16,
     slots.map((s) => async () => {
@@ -142,7 +151,15 @@ const runCommits = (baseUrl: string, groups: Slot[][], seconds: number) =>
               },
               onResponse: (status, body) => {
                 if (status >= 200 && status < 300) current.tip = (JSON.parse(body) as Slot).tip;
-                else if (failures.length < 5) failures.push(`${status} ${body.slice(0, 300)}`);
+                else {
+                  if (failures.length < 5) failures.push(`${status} ${body.slice(0, 300)}`);
+                  // A client's answer to stale_tip: chain from the tip the problem names (it is
+                  // still counted as a non-2xx), instead of repeating the same stale commit.
+                  if (status === 409) {
+                    const tip = (JSON.parse(body) as { tip?: string | null }).tip;
+                    if (tip !== undefined) current.tip = tip;
+                  }
+                }
               },
             },
           ]);
@@ -251,6 +268,73 @@ const warmReads = async (
     if (i >= 10) samples.push(r.ms);
   }
   return { ...summarize(samples), errors };
+};
+
+interface EncryptionSample {
+  commitsPerSec: number;
+  p50: number;
+  p99: number;
+  cpuPerCommit: number;
+  pageP50: number;
+}
+
+/** One fresh server with ARBOR_ENCRYPTION=`on|off`: the commit load, then a warm page read. */
+const encryptionSample = async (
+  entry: string,
+  env: Record<string, string>,
+  encryption: 'on' | 'off',
+): Promise<EncryptionSample> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `arbor-bench-api-enc-${encryption}-`));
+  const server = await startServer({
+    main: entry,
+    dataDir: dir,
+    env: { ...env, ARBOR_ENCRYPTION: encryption },
+  });
+  const http = createJsonClient(server.baseUrl, 16);
+  try {
+    const slots = await setUp(http);
+    const groups = slotsPerConnection(slots);
+    await runCommits(server.baseUrl, groups, 2);
+    await resyncTips(http, slots);
+    const cpu0 = server.cpuMs();
+    const r = await runCommits(server.baseUrl, groups, opts.encryptionSeconds);
+    const cpu = server.cpuMs() - cpu0;
+    const page = {
+      id: await readConversation(http, slots[1].key, READ_PAGE, 400),
+      key: slots[1].key,
+    };
+    const reads = await warmReads(http, readProbes(page, page).page);
+    return {
+      commitsPerSec: r['2xx'] / r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      cpuPerCommit: cpu / Math.max(1, r['2xx']),
+      pageP50: reads.p50,
+    };
+  } finally {
+    http.close();
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Off, on, off, on; each figure the median of its two runs. */
+const encryptionCost = async (entry: string, env: Record<string, string>) => {
+  const runs: Record<'on' | 'off', EncryptionSample[]> = { on: [], off: [] };
+  for (const mode of ['off', 'on', 'off', 'on'] as const) {
+    runs[mode].push(await encryptionSample(entry, env, mode));
+  }
+  const pick = (mode: 'on' | 'off', k: keyof EncryptionSample) =>
+    median(runs[mode].map((x) => x[k]));
+  return {
+    on: (k: keyof EncryptionSample) => pick('on', k),
+    off: (k: keyof EncryptionSample) => pick('off', k),
+  };
 };
 
 const main = async () => {
@@ -404,6 +488,32 @@ const main = async () => {
       ),
     );
     const depthRatio = moves.deep.p50 / moves.shallow.p50;
+    if (opts.encryptionSeconds > 0) {
+      const cost = await encryptionCost(entry, serverEnv);
+      console.log(
+        section(
+          `Encryption (ARBOR_ENCRYPTION) on vs off: fresh servers, off/on/off/on, ${opts.encryptionSeconds} s of commits each, medians`,
+        ),
+      );
+      const row = (label: string, k: keyof EncryptionSample, digits = 2) => [
+        label,
+        fmt(cost.off(k), digits),
+        fmt(cost.on(k), digits),
+        ratio(cost.on(k), cost.off(k)),
+      ];
+      console.log(
+        table(
+          ['metric', 'off', 'on', 'on/off'],
+          [
+            row('turn commits/s', 'commitsPerSec', 0),
+            row('commit p50 (ms)', 'p50'),
+            row('commit p99 (ms)', 'p99'),
+            row('server CPU per commit (ms)', 'cpuPerCommit', 3),
+            row(`GET …/messages?limit=${READ_PAGE} warm p50 (ms)`, 'pageP50'),
+          ],
+        ),
+      );
+    }
     console.log(section('Summary'));
     console.log(
       verdictLines('bench:api', [

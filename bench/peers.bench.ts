@@ -4,6 +4,7 @@
  * script, never into Arbor's own install).
  *
  *   npm run bench:peers -- [--turns 5000] [--read-at 2000] [--reads 20] [--conversations 32]
+ *   npm run bench:peers -- --only open [--open-reps 7] [--data <dir>]   (cold open alone)
  *
  * Equal durability: pi appends each entry with appendFileSync (in the OS cache, no fsync); Arbor
  * commits each turn to its SQLite log at synchronous=NORMAL (WAL, no fsync per commit). Both
@@ -239,6 +240,28 @@ const arborPhases = {
     };
   },
 
+  /**
+   * Cold open → ready to append, alone (`--only open`): a new process opens the log as the
+   * server composes it and loads the conversation's write state (snapshot + the events after it),
+   * nothing else. Split: the store's open, and the load (`folded`: events folded after the
+   * snapshot).
+   */
+  async coldopen(dir: string) {
+    const { conversationId } = JSON.parse(fs.readFileSync(path.join(dir, IDS_FILE), 'utf8')) as {
+      conversationId: string;
+    };
+    const t0 = now();
+    const store = openStore(dir, 'NORMAL');
+    const storeOpenMs = since(t0);
+    const writer = createWriter(store, TENANT, conversationId);
+    const t1 = now();
+    const loaded = await writer.load();
+    const foldMs = since(t1);
+    const openMs = since(t0);
+    await store.close();
+    return { openMs, storeOpenMs, foldMs, revision: loaded.revision };
+  },
+
   async verify(dir: string) {
     const { conversationId, target } = JSON.parse(
       fs.readFileSync(path.join(dir, IDS_FILE), 'utf8'),
@@ -374,6 +397,10 @@ const main = async () => {
   console.log(
     `peer: @mariozechner/pi-coding-agent ${piVersion}; ${turns} turns × 4 messages; reads: p50 of ${reads}`,
   );
+  if (flagValue(args, 'only') === 'open') {
+    await openOnly(args, turns, readAt, reads);
+    return;
+  }
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-peers-'));
   const piDir = path.join(base, 'pi');
   const arborDir = path.join(base, 'arbor');
@@ -580,6 +607,76 @@ const main = async () => {
     fs.rmSync(base, { recursive: true, force: true });
   }
 };
+
+interface ColdOpenOut {
+  openMs: number;
+  storeOpenMs: number;
+  foldMs: number;
+  revision: number;
+}
+
+/**
+ * `--only open [--open-reps 7] [--data <dir>]`: only the cold open → ready to append, repeated
+ * in fresh processes alternating pi and Arbor (which goes first alternates too). The data is
+ * written once by both sides' append phases into `--data` (kept, and reused when it is already
+ * there) or a temp dir (removed).
+ */
+async function openOnly(args: string[], turns: number, readAt: number, reads: number) {
+  const reps = numberFlag(args, 'open-reps', 7);
+  const keep = flagValue(args, 'data');
+  const base = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-peers-'));
+  const piDir = path.join(base, 'pi');
+  const arborDir = path.join(base, 'arbor');
+  try {
+    if (!fs.existsSync(path.join(arborDir, IDS_FILE))) {
+      fs.rmSync(base, { recursive: true, force: true });
+      fs.mkdirSync(piDir, { recursive: true });
+      fs.mkdirSync(arborDir, { recursive: true });
+      runPhase<AppendOut>('pi', 'append', piDir, [turns, readAt, reads]);
+      runPhase<AppendOut>('arbor', 'append', arborDir, [turns, readAt, reads]);
+    } else console.log(`reusing the data in ${base}`);
+    const pi: number[] = [];
+    const ar: ColdOpenOut[] = [];
+    for (let r = 0; r < reps; r++) {
+      const runPi = () => pi.push(runPhase<OpenOut>('pi', 'open', piDir, [1]).openMs);
+      const runAr = () => ar.push(runPhase<ColdOpenOut>('arbor', 'coldopen', arborDir));
+      const order = r % 2 === 0 ? [runPi, runAr] : [runAr, runPi];
+      for (const run of order) run();
+    }
+    const spread = (xs: number[]) =>
+      `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+    const arOpen = median(ar.map((a) => a.openMs));
+    const piOpen = median(pi);
+    console.log(section(`Cold open → ready to append, ${reps} alternating runs (median, min–max)`));
+    console.log(
+      table(
+        ['measure', 'ms'],
+        [
+          ['pi: SessionManager.open', spread(pi)],
+          ['Arbor: open → ready to append', spread(ar.map((a) => a.openMs))],
+          [
+            '  store open (log, chain, key store, snapshot file)',
+            spread(ar.map((a) => a.storeOpenMs)),
+          ],
+          ['  write state loaded (snapshot + events after it)', spread(ar.map((a) => a.foldMs))],
+          ['  Arbor / pi, run by run', ar.map((a, i) => fmt(a.openMs / pi[i], 2)).join(', ')],
+        ],
+      ),
+    );
+    console.log(section('Summary'));
+    console.log(
+      verdictLines('bench:peers', [
+        {
+          target: `cold open → ready to append at ${fmt(turns * 4, 0)} messages: ≤ 0.5× pi's time`,
+          measured: `${fmt(arOpen)} vs ${fmt(piOpen)} ms (${fmt(arOpen / piOpen, 2)}×, medians of ${reps})`,
+          pass: arOpen <= 0.5 * piOpen,
+        },
+      ]),
+    );
+  } finally {
+    if (keep === undefined) fs.rmSync(base, { recursive: true, force: true });
+  }
+}
 
 const child = async (argv: string[]) => {
   const [phase, dir, ...rest] = argv;

@@ -25,9 +25,9 @@ const KEY = 'sk-ant-test-erasure-key';
 /** Files and Redis keys (under the harness's prefix) holding the marker. */
 const tracesOf = async (h: Harness, marker: string): Promise<string[]> => [
   ...filesWith(h.dataDir, marker),
-  ...(h.config.redisUrl === null
+  ...(h.config.redis?.kind !== 'node'
     ? []
-    : await redisKeysWith(h.config.redisUrl, `${h.config.redisPrefix}:*`, marker)),
+    : await redisKeysWith(h.config.redis.url, `${h.config.redisPrefix}:*`, marker)),
 ];
 
 const verifyLog = async (h: Harness) => {

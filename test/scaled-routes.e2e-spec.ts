@@ -6,7 +6,7 @@
  * to replica A, every GET (and the live stream) to replica B — and the same walk on the embedded
  * shape (the in-process harness, SQLite read models). Every answer is checked against the OpenAPI
  * document on the way (`httpCall`), then the two runs are compared call by call (status and body),
- * after normalizing what legitimately differs between two runs (support/normalize, plus the few
+ * after normalizing what legitimately differs between two runs (support/scaled-scenario, plus the few
  * answers that describe the process rather than the data: see DESCRIBES_THE_PROCESS).
  */
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import { ROUTES } from '@arbor/contract';
 import { routeOf } from './support/contract-check';
 import { type RouteCaller, walkCommonErrors, walkEveryRoute } from './support/every-route';
 import { type CallOptions, httpCall, startHarness } from './support/harness';
-import { normalizer } from './support/normalize';
+import { normalizer } from './support/scaled-scenario';
 import {
   describeWithRedisServer,
   type Proc,

@@ -8,25 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient } from 'redis';
-import {
-  createEventStore,
-  createKeyStore,
-  PROJECTION_FILTER,
-  PROJECTIONS,
-  readConfig,
-  withContentEncryption,
-} from '@arbor/application';
-import {
-  createProjector,
-  createRedisReadModel,
-  generationKey,
-  leaseKey,
-  type RedisClient,
-} from '@arbor/projections';
-import { exchange, toolTurn } from './support/api';
+import { connectRedis, generationKey, leaseKey, type RedisClient } from '@arbor/projections';
+import { exchange } from './support/api';
 import { ADMIN_KEY } from './support/harness';
-import { normalizer } from './support/normalize';
 import {
   type Answer,
   call,
@@ -39,85 +23,11 @@ import {
   spawnWorker,
   startRedisServer,
 } from './support/scaled';
+import { directRead, liveAndRebuildOf, normalizer, scenario } from './support/scaled-scenario';
 
 jest.setTimeout(240_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The same calls against any shape: `write` for writes, `read` for reads. */
-const scenario = async (
-  write: string,
-  read: string,
-  readAfterWrite: (base: string, route: string, key: string) => Promise<Answer>,
-): Promise<{ answers: string[]; secrets: string[] }> => {
-  const answers: string[] = [];
-  const keep = (label: string, a: Answer) => answers.push(`${label} ${a.status} ${a.text}`);
-  const tenant = await call(write, 'POST', '/v1/tenants', ADMIN_KEY, { name: 'scaled' });
-  keep('tenant', { ...tenant, text: String(tenant.status) });
-  const key = tenant.body.apiKey as string;
-  const secrets = [key, tenant.body.id as string, tenant.body.keyId as string].filter(Boolean);
-  const w = (method: string, route: string, body?: unknown) =>
-    call(write, method, route, key, body);
-  const r = (route: string) => readAfterWrite(read, route, key);
-  keep(
-    'create',
-    await w('POST', '/v1/conversations', { id: 'conv-a', title: 'A', metadata: { k: 1 } }),
-  );
-  keep('get', await r('/v1/conversations/conv-a'));
-  const t1 = await w('POST', '/v1/conversations/conv-a/turns', {
-    turnId: 't1',
-    messages: exchange('1'),
-  });
-  keep('turn1', t1);
-  keep(
-    'turn2',
-    await w('POST', '/v1/conversations/conv-a/turns', { turnId: 't2', messages: toolTurn('2', 2) }),
-  );
-  keep('messages', await r('/v1/conversations/conv-a/messages'));
-  keep('tree', await r('/v1/conversations/conv-a/tree'));
-  keep('checkpoint', await w('POST', '/v1/conversations/conv-a/checkpoints', { label: 'cp1' }));
-  keep(
-    'turn3',
-    await w('POST', '/v1/conversations/conv-a/turns', { turnId: 't3', messages: exchange('3') }),
-  );
-  keep('rewind', await w('POST', '/v1/conversations/conv-a/checkpoints/cp1/rewind', {}));
-  keep('checkpoints', await r('/v1/conversations/conv-a/checkpoints'));
-  keep('branch after rewind', await r('/v1/conversations/conv-a/messages'));
-  const first = (t1.body.messageIds as string[])[1];
-  keep('tip', await w('PUT', '/v1/conversations/conv-a/tip', { messageId: first }));
-  keep(
-    'turn4 (branch)',
-    await w('POST', '/v1/conversations/conv-a/turns', { turnId: 't4', messages: exchange('4') }),
-  );
-  keep('tree after branch', await r('/v1/conversations/conv-a/tree'));
-  keep('fork', await w('POST', '/v1/conversations/conv-a/forks', { id: 'conv-b', title: 'B' }));
-  keep('fork messages', await r('/v1/conversations/conv-b/messages'));
-  keep('source lineage', await r('/v1/conversations/conv-a'));
-  keep(
-    'failure',
-    await w('POST', '/v1/conversations/conv-b/failures', {
-      input: { messages: exchange('f') },
-      error: { message: 'boom' },
-    }),
-  );
-  keep('retry', await r('/v1/conversations/conv-b/retry'));
-  keep('list', await r('/v1/conversations'));
-  keep('events', await r('/v1/conversations/conv-a/events'));
-  keep('export', await r('/v1/conversations/conv-a/export?format=jsonl'));
-  keep('last 2', await r('/v1/conversations/conv-a/messages?last=2'));
-  // The same turnId again, on the other replica: one turn, replayed.
-  keep(
-    'retry t1 elsewhere',
-    await call(read, 'POST', '/v1/conversations/conv-a/turns', key, {
-      turnId: 't1',
-      messages: exchange('1'),
-    }),
-  );
-  keep('unknown', await r('/v1/conversations/nope'));
-  return { answers, secrets };
-};
-
-const directRead = (base: string, route: string, key: string) => call(base, 'GET', route, key);
 
 describeWithRedisServer(
   'scaled shape: two API replicas + projector workers over one log and Redis',
@@ -134,28 +44,7 @@ describeWithRedisServer(
     let key = '';
 
     /** The live generation's dump vs a rebuild from the log into a generation of the test's own. */
-    const liveAndRebuild = async (): Promise<{ live: string; rebuilt: string }> => {
-      const prefix = env.ARBOR_REDIS_PREFIX;
-      const generation = (await client.get(generationKey(prefix))) as string;
-      // The log as the app reads it: through the content keys (the read models hold clear text).
-      const config = readConfig({ ARBOR_DATA_DIR: dataDir });
-      const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
-      const check = createRedisReadModel({ client, prefix, generation: `check${Date.now()}` });
-      await check.sink.reset();
-      const projector = createProjector({
-        store,
-        sink: check.sink,
-        set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
-      });
-      await projector.start();
-      await projector.waitFor((await store.headPosition()) as bigint, 60_000);
-      await projector.stop();
-      const rebuilt = await check.sink.dump();
-      await check.sink.reset();
-      await store.close();
-      const live = await createRedisReadModel({ client, prefix, generation }).sink.dump();
-      return { live, rebuilt };
-    };
+    const liveAndRebuild = () => liveAndRebuildOf(client, env.ARBOR_REDIS_PREFIX, dataDir);
 
     /** Reads until every partition has caught up with the log (a read of `key` succeeds). */
     const settled = async (base: string) => {
@@ -175,9 +64,7 @@ describeWithRedisServer(
       env = scaledEnv(redis.url);
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-'));
       embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-embedded-'));
-      client = createClient({ url: redis.url });
-      client.on('error', () => undefined);
-      await client.connect();
+      client = await connectRedis({ kind: 'node', url: redis.url });
       // Started one after another: a loaded 2-core machine compiles each with swc on start.
       workers.push(await spawnWorker(dataDir, env, 'w1'));
       r1 = await spawnReplica(dataDir, env, false);
@@ -189,7 +76,7 @@ describeWithRedisServer(
 
     afterAll(async () => {
       for (const p of [...procs, ...workers]) await p.kill().catch(() => undefined);
-      await client?.quit().catch(() => undefined);
+      await client?.close().catch(() => undefined);
       await redis?.kill();
       for (const d of [dataDir, embeddedDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
     });

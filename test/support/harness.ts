@@ -123,7 +123,7 @@ export const startHarness = async (
       if (redisPrefix !== null) {
         const client = await connectTestRedis();
         await cleanupPrefix(client, redisPrefix);
-        await client.quit();
+        await client.close();
       }
     },
     async createTenant(name) {

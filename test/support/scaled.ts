@@ -179,6 +179,17 @@ export const scaledEnv = (redisUrl: string): Record<string, string> => ({
   ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL',
 });
 
+/**
+ * The same for a Redis Cluster: `REDIS_CLUSTER_URLS` the masters' URLs, `REDIS_URL` emptied (the
+ * two are exclusive, and the caller's shell may have one set).
+ */
+export const clusterEnv = (urls: readonly string[]): Record<string, string> => ({
+  ...scaledEnv(''),
+  REDIS_URL: '',
+  REDIS_CLUSTER_URLS: urls.join(','),
+  ARBOR_REDIS_PREFIX: `arbor-test:cluster:${randomBytes(4).toString('hex')}`,
+});
+
 export interface Answer {
   status: number;
   text: string;

@@ -9,16 +9,15 @@ import {
 } from '@arbor/application';
 import {
   agreePartitions,
+  connectRedis,
   createProjectorPool,
   headChannel,
-  type RedisClient,
 } from '@arbor/projections';
-import { createClient } from 'redis';
 import { CliError } from './errors';
 
 /**
  * `arbor project`: one projector worker and nothing else (no HTTP). It joins the pool in Redis
- * (`REDIS_URL`, `ARBOR_REDIS_PREFIX`), takes its fair share of the partitions by lease, projects
+ * (`REDIS_URL` or `REDIS_CLUSTER_URLS`, `ARBOR_REDIS_PREFIX`), takes its fair share of the partitions by lease, projects
  * them from the shared log until SIGTERM/SIGINT, then gives its leases back. `kill -9` leaves
  * them to expire (ARBOR_LEASE_MS), after which the other workers take them over.
  */
@@ -26,8 +25,12 @@ export const projectCommand = async (
   config: ArborConfig,
   log: (line: string) => void,
 ): Promise<number> => {
-  if (config.redisUrl === null) {
-    throw new CliError('usage', 'arbor project needs REDIS_URL (the read models it writes)', 2);
+  if (config.redis === null) {
+    throw new CliError(
+      'usage',
+      'arbor project needs REDIS_URL or REDIS_CLUSTER_URLS (the read models it writes)',
+      2,
+    );
   }
   const signal = createHeadSignal();
   // Read through the content keys: the read models hold the messages, not their sealed boxes.
@@ -36,16 +39,8 @@ export const projectCommand = async (
     createKeyStore(config),
     config,
   );
-  const client: RedisClient = createClient({
-    url: config.redisUrl,
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  const subscriber = client.duplicate();
-  subscriber.on('error', () => undefined);
-  await subscriber.connect();
+  const client = await connectRedis(config.redis);
+  const subscriber = await client.subscriber();
   await subscriber.subscribe(headChannel(config.redisPrefix), () => signal.wake());
   const partitions = await agreePartitions(client, config.redisPrefix, config.partitions);
   const pool = createProjectorPool({
@@ -68,8 +63,8 @@ export const projectCommand = async (
     process.once('SIGINT', resolve);
   });
   await pool.stop();
-  await subscriber.quit().catch(() => undefined);
-  await client.quit().catch(() => undefined);
+  await subscriber.close().catch(() => undefined);
+  await client.close().catch(() => undefined);
   await store.close();
   return 0;
 };

@@ -2,10 +2,11 @@ export const USAGE = `arbor — event-sourced conversation history for LLM agent
 
 usage:
   arbor serve                      start the HTTP service (same as npm start)
-      --projector on|off           with REDIS_URL: join the projector pool (default on) or
-                                   serve only (a pure API replica)
-  arbor project                    with REDIS_URL: one projector worker, no HTTP; takes its share
-                                   of the partitions by lease (ARBOR_LEASE_MS, ARBOR_PARTITIONS)
+      --projector on|off           with REDIS_URL or REDIS_CLUSTER_URLS: join the projector pool
+                                   (default on) or serve only (a pure API replica)
+  arbor project                    with REDIS_URL or REDIS_CLUSTER_URLS: one projector worker, no
+                                   HTTP; takes its share of the partitions by lease
+                                   (ARBOR_LEASE_MS, ARBOR_PARTITIONS)
   arbor rebuild                    drop the read models and replay the log from position 0
                                    (stop the server first, or call POST /v1/admin/projections/rebuild)
   arbor verify                     recompute every event's hash chain from the log itself and

@@ -80,4 +80,54 @@ describe('persistent map', () => {
       { numRuns: 200 },
     );
   });
+
+  it('pmapFrom of entries in trie order (a stored snapshot) builds the same trie, duplicates included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.integer()), { maxLength: 300 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (entries, dupes) => {
+          let bySet: PMap<number> = pmapEmpty();
+          for (const [k, v] of entries) bySet = pmapSet(bySet, k, v);
+          const inTrieOrder = Array.from(pmapEntries(bySet));
+          expect(JSON.stringify(pmapFrom(inTrieOrder))).toBe(JSON.stringify(bySet));
+          // An entry repeated right after itself keeps the order; the later value wins.
+          const repeated = inTrieOrder.slice();
+          for (const d of dupes) {
+            if (repeated.length === 0) break;
+            const at = d % repeated.length;
+            repeated.splice(at + 1, 0, [repeated[at][0], d]);
+          }
+          let expected: PMap<number> = pmapEmpty();
+          for (const [k, v] of repeated) expected = pmapSet(expected, k, v);
+          const built = pmapFrom(repeated);
+          expect(built.size).toBe(expected.size);
+          expect(JSON.stringify(built)).toBe(JSON.stringify(expected));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('pmapFrom keeps colliding keys apart in trie order too, a repeated one included', () => {
+    const [a, b] = ['id43zx', 'idbpad']; // one FNV-1a hash (see above)
+    let bySet: PMap<number> = pmapEmpty();
+    for (const [k, v] of [
+      [a, 1],
+      ['other', 3],
+      [b, 2],
+    ] as const)
+      bySet = pmapSet(bySet, k, v);
+    const inTrieOrder = Array.from(pmapEntries(bySet));
+    expect(JSON.stringify(pmapFrom(inTrieOrder))).toBe(JSON.stringify(bySet));
+    const at = inTrieOrder.findIndex(([k]) => k === b);
+    const repeated = [
+      ...inTrieOrder.slice(0, at + 1),
+      [b, 20] as [string, number],
+      ...inTrieOrder.slice(at + 1),
+    ];
+    const built = pmapFrom(repeated);
+    expect(built.size).toBe(3);
+    expect(JSON.stringify(built)).toBe(JSON.stringify(pmapSet(bySet, b, 20)));
+  });
 });

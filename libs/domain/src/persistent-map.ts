@@ -201,15 +201,90 @@ const build = <V>(leaves: Leaf<V>[], shift: number): TrieNode<V> => {
   return { kind: 'branch', bitmap, children };
 };
 
+/** A leaf's place in trie order as one number: its 5-bit index at each level, level 0 first. */
+const trieRank = (h: number): number =>
+  (h & MASK) * 2 ** 27 +
+  ((h >>> 5) & MASK) * 2 ** 22 +
+  ((h >>> 10) & MASK) * 2 ** 17 +
+  ((h >>> 15) & MASK) * 2 ** 12 +
+  ((h >>> 20) & MASK) * 2 ** 7 +
+  ((h >>> 25) & MASK) * 2 ** 2 +
+  (h >>> 30);
+
+/** Leaves of one hash, duplicates dropped (the last value wins, at the first one's place). */
+const distinctLeaves = <V>(leaves: Leaf<V>[]): Leaf<V>[] => {
+  const at = new Map<string, number>();
+  const out: Leaf<V>[] = [];
+  for (const l of leaves) {
+    const i = at.get(l.key);
+    if (i === undefined) {
+      at.set(l.key, out.length);
+      out.push(l);
+    } else out[i] = l;
+  }
+  return out;
+};
+
+/**
+ * The trie of `leaves[lo, hi)`, which are in trie order (as pmapEntries yields them), below
+ * `shift`: each child is a run of equal 5-bit indexes, so no bucket arrays are built. Leaves of
+ * equal hash are adjacent; their duplicates are dropped there (`size.dropped` counts them).
+ */
+const buildSorted = <V>(
+  leaves: Leaf<V>[],
+  lo: number,
+  hi: number,
+  shift: number,
+  size: { dropped: number },
+): TrieNode<V> => {
+  if (hi - lo === 1) return leaves[lo];
+  const hash = leaves[lo].hash;
+  if (leaves[hi - 1].hash === hash) {
+    const distinct = distinctLeaves(leaves.slice(lo, hi));
+    size.dropped += hi - lo - distinct.length;
+    return distinct.length === 1 ? distinct[0] : { kind: 'collision', hash, leaves: distinct };
+  }
+  const children: TrieNode<V>[] = [];
+  let bitmap = 0;
+  let i = lo;
+  while (i < hi) {
+    const index = (leaves[i].hash >>> shift) & MASK;
+    let j = i + 1;
+    while (j < hi && ((leaves[j].hash >>> shift) & MASK) === index) j++;
+    children.push(buildSorted(leaves, i, j, shift + BITS, size));
+    bitmap |= 1 << index;
+    i = j;
+  }
+  return { kind: 'branch', bitmap, children };
+};
+
 /**
  * Build a map from entries (later duplicates win), in one pass: the same trie as setting them one
- * by one (collision leaves in first-insertion order), without copying a path per entry.
+ * by one (collision leaves in first-insertion order), without copying a path per entry. Entries
+ * already in trie order (a map's own pmapEntries, as a stored snapshot holds them) are built from
+ * their runs directly; any other order goes through buckets.
  */
 export const pmapFrom = <V>(entries: Iterable<readonly [string, V]>): PMap<V> => {
-  const byKey = new Map<string, V>();
-  for (const [k, v] of entries) byKey.set(k, v);
-  if (byKey.size === 0) return pmapEmpty<V>();
   const leaves: Leaf<V>[] = [];
-  for (const [k, v] of byKey) leaves.push(leaf(hashString(k), k, v));
-  return { size: leaves.length, root: build(leaves, 0) };
+  let sorted = true;
+  let last = -1;
+  for (const [k, v] of entries) {
+    const l = leaf(hashString(k), k, v);
+    if (sorted) {
+      const rank = trieRank(l.hash);
+      if (rank < last) sorted = false;
+      last = rank;
+    }
+    leaves.push(l);
+  }
+  if (leaves.length === 0) return pmapEmpty<V>();
+  if (sorted) {
+    const size = { dropped: 0 };
+    const root = buildSorted(leaves, 0, leaves.length, 0, size);
+    return { size: leaves.length - size.dropped, root };
+  }
+  const byKey = new Map<string, Leaf<V>>();
+  for (const l of leaves) byKey.set(l.key, l);
+  const distinct = [...byKey.values()];
+  return { size: distinct.length, root: build(distinct, 0) };
 };

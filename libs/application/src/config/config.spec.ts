@@ -10,7 +10,7 @@ describe('readConfig', () => {
       dataDir: path.resolve('/srv/data'),
       adminKey: null,
       eventStoreConnectionString: null,
-      redisUrl: null,
+      redis: null,
       redisPrefix: 'arbor',
       synchronous: 'FULL',
       groupCommit: true,
@@ -38,6 +38,30 @@ describe('readConfig', () => {
     expect(c.eventStoreConnectionString).toBe('esdb://localhost:2113?tls=false');
     expect(c.synchronous).toBe('NORMAL');
     expect(c.groupCommit).toBe(false);
+    expect(c.redis).toEqual({ kind: 'node', url: 'redis://127.0.0.1:6379' });
+  });
+
+  it('reads a Redis Cluster from REDIS_CLUSTER_URLS (seed nodes, comma-separated)', () => {
+    const c = readConfig({
+      REDIS_CLUSTER_URLS: 'redis://10.0.0.1:7000, redis://10.0.0.2:7001,rediss://u:p@h3:7002',
+    });
+    expect(c.redis).toEqual({
+      kind: 'cluster',
+      urls: ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7001', 'rediss://u:p@h3:7002'],
+    });
+  });
+
+  it.each([
+    [{ REDIS_URL: 'redis://a:1', REDIS_CLUSTER_URLS: 'redis://b:2' }, /exclusive/],
+    [{ REDIS_CLUSTER_URLS: 'redis://a:1,,redis://b:2' }, /"" is empty/],
+    [{ REDIS_CLUSTER_URLS: 'a:1' }, /redis:\/\/ or rediss:\/\//],
+    [{ REDIS_CLUSTER_URLS: 'http://a:1' }, /redis:\/\/ or rediss:\/\//],
+    [{ REDIS_CLUSTER_URLS: 'redis://a' }, /host and a port/],
+    [{ REDIS_CLUSTER_URLS: 'redis://a:1/2' }, /database 0/],
+    [{ REDIS_CLUSTER_URLS: 'redis://a:1,redis://a:1' }, /listed twice/],
+  ])('refuses the Redis setting %j with an error naming it', (env, re) => {
+    expect(() => readConfig(env)).toThrow(ConfigError);
+    expect(() => readConfig(env)).toThrow(re);
   });
 
   it.each([

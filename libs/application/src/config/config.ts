@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { summaryConfigFromEnv, type SummaryEnvConfig } from '@arbor/context';
+import { type RedisTarget } from '@arbor/projections';
 
 export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 
@@ -15,12 +16,15 @@ export interface ArborConfig {
   /** Without it, admin calls are refused. */
   adminKey: string | null;
   eventStoreConnectionString: string | null;
-  /** REDIS_URL: when set, the read models live in Redis (else SQLite beside the log). */
-  redisUrl: string | null;
+  /**
+   * Where Redis is, when the read models live there (else SQLite beside the log): REDIS_URL
+   * (one node) or REDIS_CLUSTER_URLS (a Redis Cluster's seed nodes, comma-separated); never both.
+   */
+  redis: RedisTarget | null;
   /** ARBOR_REDIS_PREFIX (default `arbor`): every Redis key starts with it. */
   redisPrefix: string;
   /**
-   * The scaled shape (REDIS_URL only). ARBOR_PROJECTOR (`on`, default): this process joins the
+   * The scaled shape (REDIS_URL or REDIS_CLUSTER_URLS only). ARBOR_PROJECTOR (`on`, default): this process joins the
    * projector pool; `off` (`arbor serve --projector off`): a pure API replica.
    */
   projector: boolean;
@@ -162,6 +166,49 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
 
 const nonEmpty = (v: string | undefined): string | null => (v && v.trim() !== '' ? v : null);
 
+/**
+ * REDIS_URL (one node, taken as given, as before) or REDIS_CLUSTER_URLS: the seed nodes of a
+ * Redis Cluster, `redis://host:port` or `rediss://…` (TLS), comma-separated; node-redis discovers
+ * the other masters from them (one reachable seed is enough). Credentials and TLS of the first
+ * apply to every node. No database index: a cluster has only database 0.
+ */
+export const redisTargetOf = (env: NodeJS.ProcessEnv): RedisTarget | null => {
+  const url = nonEmpty(env.REDIS_URL);
+  const list = nonEmpty(env.REDIS_CLUSTER_URLS);
+  if (url !== null && list !== null) {
+    throw new ConfigError(
+      'REDIS_URL and REDIS_CLUSTER_URLS are exclusive: set REDIS_URL for one Redis node or REDIS_CLUSTER_URLS for a Redis Cluster, not both',
+    );
+  }
+  if (url !== null) return { kind: 'node', url };
+  if (list === null) return null;
+  const urls = list.split(',').map((u) => u.trim());
+  const seen = new Set<string>();
+  for (const u of urls) {
+    const bad = (why: string) =>
+      new ConfigError(
+        `REDIS_CLUSTER_URLS: ${JSON.stringify(u)} ${why} (expected redis://host:port,redis://host:port,…)`,
+      );
+    if (u === '') throw bad('is empty');
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw bad('is not a URL');
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+      throw bad('must start with redis:// or rediss://');
+    if (parsed.hostname === '' || parsed.port === '') throw bad('needs a host and a port');
+    if (parsed.pathname !== '' && parsed.pathname !== '/')
+      throw bad('names a database; a Redis Cluster has only database 0');
+    if (parsed.search !== '' || parsed.hash !== '') throw bad('has options; none are read');
+    const at = `${parsed.hostname}:${parsed.port}`;
+    if (seen.has(at)) throw bad('is listed twice');
+    seen.add(at);
+  }
+  return { kind: 'cluster', urls };
+};
+
 const SYNC: readonly Synchronous[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
 const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
@@ -207,7 +254,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     dataDir: path.resolve(cwd, env.ARBOR_DATA_DIR ?? './data'),
     adminKey,
     eventStoreConnectionString: nonEmpty(env.EVENTSTORE_CONNECTION_STRING),
-    redisUrl: nonEmpty(env.REDIS_URL),
+    redis: redisTargetOf(env),
     redisPrefix: nonEmpty(env.ARBOR_REDIS_PREFIX) ?? 'arbor',
     projector: onOff(env, 'ARBOR_PROJECTOR', true),
     partitions: int(env, 'ARBOR_PARTITIONS', 4, 1),

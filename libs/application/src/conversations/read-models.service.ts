@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Database from 'better-sqlite3';
 import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
-import { createClient } from 'redis';
 import {
   agreePartitions,
   asyncQueries,
   checkpointKey,
+  connectRedis,
   conversationsProjection,
   createProjectorPool,
   createRedisReadSide,
@@ -30,6 +30,8 @@ import {
   type ReadModelQueries,
   type ReadModelSink,
   type RedisClient,
+  type RedisSubscriber,
+  runScript,
   sqliteSink,
   switchReadModel,
 } from '@arbor/projections';
@@ -106,7 +108,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   /** The generation the last Redis read found live. */
   private liveGeneration: string | null = null;
   private redis: RedisClient | null = null;
-  private subscriber: RedisClient | null = null;
+  private subscriber: RedisSubscriber | null = null;
   private readSide: RedisReadSide | null = null;
   private pool: ProjectorPool | null = null;
   private partitions = 1;
@@ -176,6 +178,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       `${this.config.redisPrefix}:*:{${tenantId}:${conversationId}}:*`,
     );
     const drop = keys.filter((k) => !k.endsWith(':erased'));
+    // One key per UNLINK: the generations' keys of a conversation are in different slots.
     await Promise.all(drop.map((k) => (this.redis as RedisClient).unlink(k)));
     return drop.length;
   }
@@ -273,23 +276,17 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       this.metrics.registerLagSource(() => this.lags()),
       this.metrics.registerLeaseSource(() => this.leases()),
     ];
-    if (this.config.redisUrl !== null) {
-      // Reconnects forever (node-redis default strategy); a command while disconnected fails at
-      // once (no offline queue), so reads answer 503 instead of hanging.
-      const client: RedisClient = createClient({
-        url: this.config.redisUrl,
-        disableOfflineQueue: true,
-        socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
-      });
-      client.on('error', (e: unknown) => {
+    if (this.config.redis !== null) {
+      // One node or a cluster (REDIS_URL / REDIS_CLUSTER_URLS). Reconnects forever; a command
+      // while disconnected fails at once (no offline queue), so reads answer 503 instead of
+      // hanging.
+      const client = await connectRedis(this.config.redis);
+      client.onError((e: unknown) => {
         this.metrics.redisErrors.inc({ client: 'read-models' });
         this.logger.debug(`redis: ${String(e)}`);
       });
-      await client.connect();
       this.redis = client;
-      const subscriber = client.duplicate();
-      subscriber.on('error', (e: unknown) => this.logger.debug(`redis subscriber: ${String(e)}`));
-      await subscriber.connect();
+      const subscriber = await client.subscriber();
       this.subscriber = subscriber;
       // Every process's subscriptions wake on any process's append (the shared log's head).
       await subscriber.subscribe(headChannel(this.config.redisPrefix), () =>
@@ -320,7 +317,7 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
         onApplied: (m) => this.signals.publish(m.streams),
       });
       // A reconnected subscriber may have missed `applied` messages: every stream looks again.
-      subscriber.on('ready', () => this.signals.resync());
+      subscriber.onReconnect(() => this.signals.resync());
       if (this.config.projector) {
         this.pool = createProjectorPool({
           client,
@@ -351,9 +348,8 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     await this.pool?.stop().catch(() => undefined);
     await this.readSide?.close().catch(() => undefined);
     this.db?.close();
-    for (const c of [this.subscriber, this.redis]) {
-      if (c !== null) await c.quit().catch(() => c.destroy());
-    }
+    await this.subscriber?.close().catch(() => undefined);
+    await this.redis?.close().catch(() => undefined);
     this.redis = null;
     this.subscriber = null;
   }
@@ -613,11 +609,14 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
       const switched =
         !fenced &&
         Number(
-          await client.eval(SWITCH_SCRIPT, {
-            // Both in the control slot (one hash tag): single-slot, as Redis Cluster requires.
-            keys: [generationKey(prefix), metaKey(prefix, generation)],
-            arguments: [old, JSON.stringify({ readyAt: readyAt.toString() }), generation],
-          }),
+          // Both in the control slot (one hash tag): single-slot, as Redis Cluster requires
+          // (runScript checks it).
+          await runScript(
+            client,
+            SWITCH_SCRIPT,
+            [generationKey(prefix), metaKey(prefix, generation)],
+            [old, JSON.stringify({ readyAt: readyAt.toString() }), generation],
+          ),
         ) === 1;
       if (!switched) {
         // Another rebuild (or an emptied Redis) switched first: build again over the live one.

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { createClient } from 'redis';
-import { type RedisClient } from '@arbor/projections';
+import { createRedisClient, type RedisClient } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
@@ -64,14 +63,15 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    if (this.config.redisUrl === null) return;
-    const client: RedisClient = createClient({
-      url: this.config.redisUrl,
-      // A command while disconnected fails at once (then the local bucket decides) instead of
-      // waiting in a queue for a Redis that may not come back.
+    if (this.config.redis === null) return;
+    // One node or a cluster; a command while disconnected fails at once (then the local bucket
+    // decides) instead of waiting in a queue for a Redis that may not come back.
+    const client = createRedisClient(this.config.redis, {
       disableOfflineQueue: true,
+      // node-redis's own reconnect backoff (as before this factory).
+      maxReconnectDelayMs: null,
     });
-    client.on('error', () => this.metrics.redisErrors.inc({ client: 'rate-limit' }));
+    client.onError(() => this.metrics.redisErrors.inc({ client: 'rate-limit' }));
     // Not awaited: the service starts (and limits locally) while Redis is away; node-redis
     // keeps reconnecting.
     client.connect().catch((e: unknown) => this.logger.warn(`redis: ${String(e)}`));
@@ -81,7 +81,7 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     const r = this.redis;
     this.redis = null;
-    if (r !== null && r.isOpen) await r.quit().catch(() => undefined);
+    if (r !== null) await r.close().catch(() => undefined);
   }
 
   /** The limit applied to a tenant, or null (unlimited). */

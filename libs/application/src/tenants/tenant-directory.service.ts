@@ -134,7 +134,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     if (first.ok || first.reason === 'missing') return first;
     // One process alone writes every key it knows (its own writes wait for the directory): only
     // replicas sharing a log (the scaled shape, REDIS_URL) can meet a key issued elsewhere.
-    if (this.config.redisUrl === null) return first;
+    if (this.config.redis === null) return first;
     const head = await this.store.headPosition();
     if (head === null || (this.position !== null && this.position >= head)) return first;
     await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);

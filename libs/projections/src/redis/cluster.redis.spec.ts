@@ -5,131 +5,52 @@
  * with the key sets they build; a script over two slots is refused there (CROSSSLOT) and by
  * `runScript` before it is sent. The slot computation is checked against `CLUSTER KEYSLOT`.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { createClient, createCluster } from 'redis';
+import {
+  describeWithRedisCluster,
+  type RedisClusterServers,
+  startRedisCluster,
+} from '../testing/redis-cluster';
+import { type RedisClient } from './connection';
 import { ACQUIRE, checkpointKey, fenceKey, leaseKey, metaKey, RELEASE, RENEW } from './pool';
 import {
   APPLY_CONVERSATION_SCRIPT,
   CHECKPOINT_SCRIPT,
+  ERASE_CONVERSATION_SCRIPT,
   FORK_ADD_SCRIPT,
   FORK_REMOVE_SCRIPT,
   generationKey,
   LIST_REMOVE_SCRIPT,
   LIST_UPDATE_SCRIPT,
-  type RedisClient,
   runScript,
   slotOf,
 } from './redis-read-model';
-
-const installed =
-  spawnSync('redis-server', ['--version'], { timeout: 5000 }).status === 0 &&
-  spawnSync('redis-cli', ['--version'], { timeout: 5000 }).status === 0;
-const SKIP =
-  'SKIPPED: no redis-server/redis-cli on PATH, so the Redis Cluster suite (single-slot scripts on a real 3-master cluster) was NOT run. Install redis-server; ARBOR_REQUIRE_ALL=1 turns this skip into a failure.';
-
-const portFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-/** A port p with p + 10000 (the cluster bus) free as well. */
-const clusterPort = async (taken: Set<number>): Promise<number> => {
-  for (;;) {
-    const p = 20000 + Math.floor(Math.random() * 30000);
-    if (taken.has(p) || taken.has(p + 10000)) continue;
-    if ((await portFree(p)) && (await portFree(p + 10000))) {
-      taken.add(p);
-      taken.add(p + 10000);
-      return p;
-    }
-  }
-};
 
 const PREFIX = 'arbor-test:cluster';
 const G = 'g1';
 const conv = (t: string, c: string) => `${PREFIX}:${G}:{${t}:${c}}`;
 
 const suite = () => {
-  const children: ChildProcess[] = [];
-  const ports: number[] = [];
-  let dir = '';
+  let servers: RedisClusterServers;
+  let ports: number[] = [];
   let cluster: ReturnType<typeof createCluster>;
 
-  /** The cluster client as the single-node type `runScript` takes: both send EVALSHA/EVAL. */
+  /** The cluster client as the narrow client `runScript` takes (it routes by the first key). */
   const viaCluster = (): RedisClient =>
     ({
-      sendCommand: (args: string[]) => {
-        // EVALSHA <sha> <numkeys> <key1> …: routed by the first key, as the cluster requires.
-        const firstKey = Number(args[2]) > 0 ? args[3] : undefined;
-        return cluster.sendCommand(firstKey, false, args);
-      },
+      sendCommand: (args: string[], key?: string) => cluster.sendCommand(key, false, args),
     }) as unknown as RedisClient;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cluster-'));
-    const taken = new Set<number>();
-    for (let i = 0; i < 3; i++) ports.push(await clusterPort(taken));
-    for (const port of ports) {
-      children.push(
-        spawn(
-          'redis-server',
-          [
-            '--port',
-            String(port),
-            '--bind',
-            '127.0.0.1',
-            '--cluster-enabled',
-            'yes',
-            '--cluster-config-file',
-            path.join(dir, `nodes-${port}.conf`),
-            '--dir',
-            dir,
-            '--save',
-            '',
-            '--appendonly',
-            'no',
-          ],
-          { stdio: 'ignore' },
-        ),
-      );
-    }
-    const cli = (port: number, ...args: string[]) =>
-      spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: 30_000 });
-    for (const port of ports) {
-      for (let i = 0; i < 100 && cli(port, 'ping').stdout.trim() !== 'PONG'; i++)
-        await new Promise((r) => setTimeout(r, 50));
-    }
-    const created = spawnSync(
-      'redis-cli',
-      [
-        '--cluster',
-        'create',
-        ...ports.map((p) => `127.0.0.1:${p}`),
-        '--cluster-replicas',
-        '0',
-        '--cluster-yes',
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    if (created.status !== 0) throw new Error(`cluster create: ${created.stdout}${created.stderr}`);
-    for (let i = 0; i < 200; i++) {
-      if (ports.every((p) => cli(p, 'cluster', 'info').stdout.includes('cluster_state:ok'))) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    cluster = createCluster({ rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })) });
+    servers = await startRedisCluster();
+    ports = servers.ports;
+    cluster = createCluster({ rootNodes: servers.urls.map((url) => ({ url })) });
     await cluster.connect();
   }, 120_000);
 
   afterAll(async () => {
     await cluster?.close().catch(() => undefined);
-    for (const c of children) c.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
+    await servers?.stop();
   });
 
   it('computes the slot of every key shape as CLUSTER KEYSLOT does', async () => {
@@ -215,6 +136,17 @@ const suite = () => {
     expect(await runScript(client, FORK_ADD_SCRIPT, forks, ['f1', '{}'])).toBe(1);
     expect(await runScript(client, FORK_REMOVE_SCRIPT, forks, ['f1'])).toBe(1);
     expect(await runScript(client, FORK_ADD_SCRIPT, forks, ['f1', '{}'])).toBe(0);
+    // The erasure: every key of the conversation unlinked and the marker set, in its slot.
+    expect(
+      await runScript(
+        client,
+        ERASE_CONVERSATION_SCRIPT,
+        [`${k}:erased`, `${k}:conv`, `${k}:msgs`, `${k}:forks`],
+        ['{"revision":9}'],
+      ),
+    ).toBe(1);
+    expect(await cluster.get(`${k}:conv`)).toBeNull();
+    expect(await cluster.get(`${k}:erased`)).toBe('{"revision":9}');
 
     const cp = [checkpointKey(PREFIX, G, 0), generationKey(PREFIX), leaseKey(PREFIX, 0)];
     expect(await runScript(client, CHECKPOINT_SCRIPT, cp, [G, 'w1:1', '42'])).toBe('OK');
@@ -239,14 +171,8 @@ const suite = () => {
   });
 };
 
-if (installed) describe('Redis Cluster: single-slot scripts', suite);
-else {
-  console.warn(SKIP);
-  describe('Redis Cluster: single-slot scripts', () => {
-    if (process.env.ARBOR_REQUIRE_ALL === '1')
-      it('requires redis-server (ARBOR_REQUIRE_ALL=1)', () => {
-        throw new Error(SKIP);
-      });
-    else it.skip(SKIP, () => undefined);
-  });
-}
+describeWithRedisCluster(
+  'Redis Cluster: single-slot scripts',
+  'the Redis Cluster suite (single-slot scripts on a real 3-master cluster)',
+  suite,
+);

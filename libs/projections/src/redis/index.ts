@@ -1,3 +1,4 @@
+export * from './connection';
 export * from './redis-read-model';
 export * from './pool';
 export * from './read-side';

@@ -17,10 +17,12 @@ import {
 } from './pool';
 import {
   createRedisReadModel,
+  dropGeneration,
   FencedError,
   generationKey,
-  type RedisClient,
+  switchGeneration,
 } from './redis-read-model';
+import { type RedisClient } from './connection';
 
 const SET = {
   projections: [conversationsProjection],
@@ -93,7 +95,7 @@ describeWithRedis('projector pool (partition leases with fencing tokens)', () =>
     for (const p of pools) await p.stop().catch(() => undefined);
     await store.close();
     await cleanupPrefix(client, prefix);
-    await client.quit();
+    await client.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -224,5 +226,33 @@ describeWithRedis('projector pool (partition leases with fencing tokens)', () =>
     await expect(successor.sink.apply(events, events[0].position)).rejects.toBeInstanceOf(
       FencedError,
     );
+  });
+
+  it('a worker that finds the generation switched drops what its batches still wrote into the dead one', async () => {
+    // The test before left a lease held by a worker that is not running.
+    for (let p = 0; p < PARTITIONS; p++) await client.del(leaseKey(prefix, p));
+    const c = poolOf('worker-c');
+    await c.start();
+    await until('c owns every partition', async () => {
+      await c.tick();
+      return c.status().owned.length === PARTITIONS;
+    });
+    const dead = (await client.get(generationKey(prefix))) as string;
+    await until(
+      'caught up',
+      async () => (await applied(dead)) >= ((await store.headPosition()) as bigint),
+    );
+    expect((await client.scanKeys(`${prefix}:${dead}:*`)).length).toBeGreaterThan(10);
+    // A rebuild switched and dropped the old generation; then a batch of c, computed before its
+    // next tick, still wrote a conversation's rows there (its checkpoint was refused).
+    await switchGeneration(client, prefix, `${dead}-next`);
+    await dropGeneration(client, prefix, dead);
+    await client.set(`${prefix}:${dead}:{t:late}:conv`, '{"revision":0}');
+    await c.tick();
+    expect(c.status().owned.map((o) => o.generation)).toEqual(
+      Array.from({ length: PARTITIONS }, () => `${dead}-next`),
+    );
+    expect(await client.scanKeys(`${prefix}:${dead}:*`)).toEqual([]);
+    await c.stop();
   });
 });

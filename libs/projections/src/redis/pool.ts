@@ -4,12 +4,13 @@ import { createProjector, type Projector } from '../projector';
 import {
   controlTag,
   createRedisReadModel,
+  dropGeneration,
   FencedError,
   generationKey,
   projectorCheckpointKey,
-  type RedisClient,
   runScript,
 } from './redis-read-model';
+import { type RedisClient } from './connection';
 
 /**
  * Projector workers over Redis read models: the conversation streams are split into
@@ -284,6 +285,23 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
     }
   };
 
+  /**
+   * A generation no longer live (a rebuild switched, or Redis lost its marker): between the
+   * switch (and the rebuild's `dropGeneration` of the old one) and this worker's next tick, its
+   * batches still wrote their conversations' rows there — only their checkpoint was refused — so
+   * those rows would stay behind for ever. Once this worker has stopped writing there, it drops
+   * the dead generation again (once per generation; SCAN + UNLINK, on every master of a cluster).
+   */
+  const forgotten = new Set<string>();
+  const forget = async (dead: string): Promise<void> => {
+    if (forgotten.has(dead)) return;
+    forgotten.add(dead);
+    await dropGeneration(client, prefix, dead).catch((e: unknown) => {
+      forgotten.delete(dead);
+      options.onError?.(e);
+    });
+  };
+
   const tickOnce = async (): Promise<void> => {
     const head = await store.headPosition();
     const generation = await ensureLiveGeneration(client, prefix, head);
@@ -294,6 +312,8 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
     const live = Math.max(1, await client.zCard(workersKey(prefix)));
     const fair = Math.ceil(partitions / live);
 
+    const again: Owned[] = [];
+    const stoppedIn = new Set<string>();
     for (const entry of [...owned.values()]) {
       const held =
         Number(
@@ -307,13 +327,20 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
       if (!held) {
         note('lost', entry.partition);
         await drop(entry, false);
+        stoppedIn.add(entry.generation);
       } else if (entry.failed || entry.generation !== generation) {
         // Fenced by a generation switch, or failed (Redis error): project again from the
         // partition's checkpoint in the live generation, under the same lease.
         await drop(entry, false);
-        if (stopped) return;
-        owned.set(entry.partition, await startProjector(entry.partition, entry.token, generation));
+        stoppedIn.add(entry.generation);
+        again.push(entry);
       }
+    }
+    // Every projector of this worker in a dead generation stopped: what they wrote there goes.
+    for (const dead of stoppedIn) if (dead !== generation) await forget(dead);
+    for (const entry of again) {
+      if (stopped) return;
+      owned.set(entry.partition, await startProjector(entry.partition, entry.token, generation));
     }
     // More than a fair share (a worker joined): give the extra partitions back.
     const mine = [...owned.values()].sort((a, b) => a.partition - b.partition);

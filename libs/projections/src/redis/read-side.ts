@@ -1,6 +1,7 @@
 import { type ReadModelQueries } from '../read-model-port';
 import { type AppliedMessage, appliedChannel, checkpointKey, metaKey, parseApplied } from './pool';
-import { createRedisReadModel, generationKey, type RedisClient } from './redis-read-model';
+import { type RedisClient, type RedisSubscriber } from './connection';
+import { createRedisReadModel, generationKey } from './redis-read-model';
 
 /**
  * What an API replica reads with over Redis read models it may not project itself: the live
@@ -22,8 +23,8 @@ export interface RedisReadSide {
 
 export interface RedisReadSideOptions {
   client: RedisClient;
-  /** A second connection for SUBSCRIBE (a subscribed connection runs no other command). */
-  subscriber: RedisClient | null;
+  /** The connection for SUBSCRIBE (`client.subscriber()`). */
+  subscriber: RedisSubscriber | null;
   prefix: string;
   partitions: number;
   pollMs?: number;

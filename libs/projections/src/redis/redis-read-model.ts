@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import keySlot from 'cluster-key-slot';
-import type { createClient } from 'redis';
 import { type ConversationEvent, type Message } from '@arbor/domain';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
 import {
@@ -15,8 +14,7 @@ import {
 } from '../conversations/queries';
 import { CONVERSATION_ERASED } from '../conversations/apply';
 import { type ReadModelQueries, type ReadModelSink } from '../read-model-port';
-
-export type RedisClient = ReturnType<typeof createClient>;
+import { type RedisClient } from './connection';
 
 /**
  * The conversation read models in Redis. Layout, under a generation `g` (the live one is named
@@ -37,7 +35,7 @@ export type RedisClient = ReturnType<typeof createClient>;
  *   `<prefix>:{<prefix>:ctl}:gen`, per generation `<prefix>:<g>:{<prefix>:ctl}:meta` and the
  *   projectors' checkpoints `…:checkpoint:<name>`, the pool's leases and fencing counters.
  *
- * Every script and MULTI touches the keys of ONE hash slot (Redis Cluster refuses anything
+ * Every script touches the keys of ONE hash slot (Redis Cluster refuses anything
  * else; `runScript` checks it before sending). A batch is therefore several atomic writes:
  * 1. per conversation, one script in its slot: refused unless the conversation's stored
  *    revision is still the one the batch was computed from and the writer's fencing token is at
@@ -172,6 +170,15 @@ if ARGV[2] ~= '' then redis.call('ZREM', KEYS[3], ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('ZREM', KEYS[4], ARGV[3]) end
 return redis.call('ZREM', KEYS[1], ARGV[1])
 `;
+/**
+ * A conversation erased, in its slot: KEYS[1] its `:erased` marker (set to ARGV[1]), KEYS[2..]
+ * every other key it has (unlinked). Atomic: no reader sees half of it.
+ */
+export const ERASE_CONVERSATION_SCRIPT = `
+for i = 2, #KEYS do redis.call('UNLINK', KEYS[i]) end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`;
 /** A fork's entry on its source (KEYS: forks, forksgone, the source's erasure marker). */
 export const FORK_ADD_SCRIPT = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
@@ -221,10 +228,12 @@ export const runScript = async (
   }
   const tail = [String(keys.length), ...keys, ...args];
   try {
-    return await client.sendCommand(['EVALSHA', sha, ...tail]);
+    // On a cluster: sent to the master of the (one) slot; a node that does not know the script
+    // yet answers NOSCRIPT and gets it once.
+    return await client.sendCommand(['EVALSHA', sha, ...tail], keys[0]);
   } catch (e) {
     if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {
-      return client.sendCommand(['EVAL', script, ...tail]);
+      return client.sendCommand(['EVAL', script, ...tail], keys[0]);
     }
     throw e;
   }
@@ -256,6 +265,7 @@ const LIST_REMOVE_SHA = sha1(LIST_REMOVE_SCRIPT);
 const FORK_ADD_SHA = sha1(FORK_ADD_SCRIPT);
 const FORK_REMOVE_SHA = sha1(FORK_REMOVE_SCRIPT);
 const CHECKPOINT_SHA = sha1(CHECKPOINT_SCRIPT);
+const ERASE_SHA = sha1(ERASE_CONVERSATION_SCRIPT);
 
 /** The control keys' hash tag: one slot for the marker, metas, checkpoints, leases, fences. */
 export const controlTag = (prefix: string): string => `{${prefix}:ctl}`;
@@ -282,13 +292,9 @@ export const switchGeneration = (
   generation: string,
 ): Promise<unknown> => client.set(generationKey(prefix), generation);
 
-/** Every key matching `pattern`, by SCAN (never KEYS). */
-export const scanKeys = async (client: RedisClient, pattern: string): Promise<string[]> => {
-  const keys: string[] = [];
-  for await (const batch of client.scanIterator({ MATCH: pattern, COUNT: 500 }))
-    keys.push(...batch);
-  return keys;
-};
+/** Every key matching `pattern`, by SCAN (never KEYS), on every master of a cluster. */
+export const scanKeys = (client: RedisClient, pattern: string): Promise<string[]> =>
+  client.scanKeys(pattern);
 
 /** Deletes the keys matching `pattern` (SCAN + UNLINK), one key per call (Cluster-safe). */
 export const unlinkMatching = async (client: RedisClient, pattern: string): Promise<number> => {
@@ -367,24 +373,27 @@ export const createRedisReadModel = (
 
   /**
    * ConversationErased: every key of the conversation goes (rows, bodies, branch, checkpoints,
-   * failures, digests, its forks list) in one MULTI/EXEC with the content-free `:erased` marker;
+   * failures, digests, its forks list) in one script (its slot) with the content-free `:erased`
+   * marker;
    * then, in other slots, its entry in the tenant's list and on its source's forks list.
    */
   const eraseConversation = async (t: string, c: string, erasure: RecordedEvent) => {
     const k = conv(t, c);
     const row = await getConv(t, c);
     const reason = (erasure.data as { reason?: unknown } | null)?.reason;
-    const tx = client.multi();
-    for (const part of ERASED_PARTS) tx.unlink(`${k}:${part}`);
-    tx.set(
-      `${k}:erased`,
-      JSON.stringify({
-        revision: Number(erasure.revision),
-        erasedAt: erasure.metadata.timestamp,
-        reason: typeof reason === 'string' ? reason : '',
-      }),
+    await runScript(
+      client,
+      ERASE_CONVERSATION_SCRIPT,
+      [`${k}:erased`, ...ERASED_PARTS.map((part) => `${k}:${part}`)],
+      [
+        JSON.stringify({
+          revision: Number(erasure.revision),
+          erasedAt: erasure.metadata.timestamp,
+          reason: typeof reason === 'string' ? reason : '',
+        }),
+      ],
+      ERASE_SHA,
     );
-    await tx.exec();
     const m = row === null ? null : sortedMembers(row);
     await runScript(
       client,

@@ -1,4 +1,5 @@
-import { createRedisReadModel, type RedisClient } from '../redis/redis-read-model';
+import { type RedisClient } from '../redis/connection';
+import { createRedisReadModel } from '../redis/redis-read-model';
 import { readModelContract } from './read-model-contract';
 import { cleanupPrefix, connectTestRedis, describeWithRedis, randomPrefix } from './redis';
 
@@ -11,7 +12,7 @@ describeWithRedis('Redis read models', () => {
   });
   afterAll(async () => {
     await cleanupPrefix(client, prefix);
-    await client.quit();
+    await client.close();
   });
 
   readModelContract('Redis', {

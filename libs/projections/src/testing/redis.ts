@@ -1,8 +1,8 @@
 /** Test helpers for suites that need a Redis: probe, a random key prefix, cleanup by prefix. */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
-import { unlinkMatching, type RedisClient } from '../redis/redis-read-model';
+import { connectRedis, type RedisClient } from '../redis/connection';
+import { unlinkMatching } from '../redis/redis-read-model';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -46,9 +46,7 @@ export const randomPrefix = (label: string): string =>
   `arbor-test:${label}:${randomBytes(6).toString('hex')}`;
 
 export const connectTestRedis = async (): Promise<RedisClient> => {
-  const client: RedisClient = createClient({ url: TEST_REDIS_URL });
-  await client.connect();
-  return client;
+  return connectRedis({ kind: 'node', url: TEST_REDIS_URL });
 };
 
 /** Deletes only this prefix's keys (SCAN MATCH + UNLINK; never FLUSHALL/FLUSHDB). */

@@ -1,0 +1,311 @@
+import { createClient, createCluster } from 'redis';
+
+/**
+ * The one way every process connects to Redis: a single node (`REDIS_URL`, node-redis
+ * `createClient`) or a Redis Cluster (`REDIS_CLUSTER_URLS`, `createCluster`), behind the narrow
+ * interface our code uses. What differs on a cluster is handled here:
+ *
+ * - a raw command (`sendCommand`: our scripts' EVALSHA/EVAL) is routed to the master of its
+ *   first key's slot (every script touches one slot only; `runScript` checks it);
+ * - `scanKeys` walks every master (a SCAN on one node sees only that node's slots);
+ * - pub/sub is the classic SUBSCRIBE/PUBLISH: a Redis Cluster forwards every PUBLISH to every
+ *   node, so a subscriber connected to any one node (node-redis keeps one pub/sub connection per
+ *   cluster and moves it when its node goes) hears every process's messages. A PUBLISH goes to
+ *   the master of the channel name's slot, so one publisher's messages arrive in order. Sharded pub/sub
+ *   (SSUBSCRIBE) would save the cluster bus that broadcast, but needs Redis 7, other commands
+ *   on each shape, and one connection per channel's shard; our three channels carry small
+ *   hints (head positions, applied batches, erasures), so the broadcast is the simpler choice,
+ *   and the single-node path stays exactly as it was;
+ * - MULTI is not offered: an atomic write is a script (one slot, checked).
+ */
+
+type NodeClient = ReturnType<typeof createClient>;
+
+/** The typed commands we use, with node-redis's own signatures (a cluster has the same ones). */
+type CommandName =
+  | 'get'
+  | 'set'
+  | 'mGet'
+  | 'del'
+  | 'exists'
+  | 'hGet'
+  | 'hmGet'
+  | 'hGetAll'
+  | 'hLen'
+  | 'lRange'
+  | 'lLen'
+  | 'lIndex'
+  | 'zRange'
+  | 'zRangeWithScores'
+  | 'zAdd'
+  | 'zRemRangeByScore'
+  | 'zCard'
+  | 'zRem'
+  | 'type'
+  | 'unlink'
+  | 'publish'
+  | 'eval';
+export type RedisCommands = Pick<NodeClient, CommandName>;
+const COMMANDS: readonly CommandName[] = [
+  'get',
+  'set',
+  'mGet',
+  'del',
+  'exists',
+  'hGet',
+  'hmGet',
+  'hGetAll',
+  'hLen',
+  'lRange',
+  'lLen',
+  'lIndex',
+  'zRange',
+  'zRangeWithScores',
+  'zAdd',
+  'zRemRangeByScore',
+  'zCard',
+  'zRem',
+  'type',
+  'unlink',
+  'publish',
+  'eval',
+];
+
+/** Where Redis is: one node, or the seed nodes of a cluster (the rest are discovered). */
+export type RedisTarget = { kind: 'node'; url: string } | { kind: 'cluster'; urls: string[] };
+
+/** A connection for SUBSCRIBE (a subscribed single-node connection runs no other command). */
+export interface RedisSubscriber {
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string): Promise<void>;
+  /** Runs after the connection came back (messages may have been lost meanwhile). */
+  onReconnect(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export interface RedisClient extends RedisCommands {
+  readonly target: RedisTarget;
+  /** A raw command; on a cluster sent to the master of `key` (EVAL/EVALSHA: their first key). */
+  sendCommand(args: string[], key?: string): Promise<unknown>;
+  /** Every key matching `pattern` (SCAN MATCH, never KEYS), on every master of a cluster. */
+  scanKeys(pattern: string): Promise<string[]>;
+  /** Opens a subscriber (its own connection on a single node; the cluster's pub/sub one). */
+  subscriber(): Promise<RedisSubscriber>;
+  connect(): Promise<void>;
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  /** Connection errors (node-redis reconnects by itself). */
+  onError(listener: (error: unknown) => void): void;
+  /** QUIT (or a hard close when that fails). */
+  close(): Promise<void>;
+}
+
+export interface RedisConnectOptions {
+  /**
+   * A command while disconnected fails at once instead of waiting in a queue (reads answer 503,
+   * rate limits fall back to the local bucket). Default true.
+   */
+  disableOfflineQueue?: boolean;
+  /**
+   * Reconnects forever, backing off 50 ms doubling to this cap (default 1000); null: node-redis's
+   * own strategy (doubling to 2000 ms, with jitter).
+   */
+  maxReconnectDelayMs?: number | null;
+}
+
+/** The key a raw command is routed by: EVAL/EVALSHA `<script> <numkeys> <key1>…` → key1. */
+const routingKey = (args: readonly string[]): string | undefined => {
+  const name = args[0]?.toUpperCase();
+  if ((name === 'EVAL' || name === 'EVALSHA') && Number(args[2]) > 0) return args[3];
+  return undefined;
+};
+
+const bindCommands = (raw: RedisCommands): RedisCommands => {
+  const source = raw as unknown as Record<CommandName, (...a: unknown[]) => unknown>;
+  const out: Partial<Record<CommandName, unknown>> = {};
+  for (const name of COMMANDS) out[name] = source[name].bind(raw);
+  return out as RedisCommands;
+};
+
+const scanNode = async (node: NodeClient, pattern: string, into: string[]): Promise<void> => {
+  for await (const batch of node.scanIterator({ MATCH: pattern, COUNT: 500 })) into.push(...batch);
+};
+
+const nodeSubscriber = async (main: NodeClient): Promise<RedisSubscriber> => {
+  const sub = main.duplicate();
+  const reconnected: (() => void)[] = [];
+  let ready = false;
+  sub.on('error', () => undefined);
+  sub.on('ready', () => {
+    // The first 'ready' is the connection itself; every later one a reconnection.
+    if (ready) for (const l of reconnected) l();
+    ready = true;
+  });
+  await sub.connect();
+  return {
+    subscribe: (channel, listener) => sub.subscribe(channel, listener),
+    unsubscribe: (channel) => sub.unsubscribe(channel),
+    onReconnect: (l) => reconnected.push(l),
+    close: async () => {
+      await sub.quit().catch(() => sub.destroy());
+    },
+  };
+};
+
+/**
+ * A client for `target`, not connected yet (`connect()`; the rate limiter connects in the
+ * background). Credentials and TLS of a cluster's first URL apply to every node it discovers.
+ */
+export const createRedisClient = (
+  target: RedisTarget,
+  options: RedisConnectOptions = {},
+): RedisClient => {
+  const disableOfflineQueue = options.disableOfflineQueue ?? true;
+  const cap = options.maxReconnectDelayMs === undefined ? 1000 : options.maxReconnectDelayMs;
+  const reconnectStrategy =
+    cap === null ? undefined : (retries: number) => Math.min(50 * 2 ** retries, cap);
+  const errorListeners: ((e: unknown) => void)[] = [];
+  const onError = (e: unknown) => {
+    for (const l of errorListeners) l(e);
+  };
+
+  if (target.kind === 'node') {
+    const raw: NodeClient = createClient({
+      url: target.url,
+      disableOfflineQueue,
+      ...(reconnectStrategy === undefined ? {} : { socket: { reconnectStrategy } }),
+    });
+    raw.on('error', onError);
+    return {
+      ...bindCommands(raw),
+      target,
+      sendCommand: (args) => raw.sendCommand(args),
+      scanKeys: async (pattern) => {
+        const keys: string[] = [];
+        await scanNode(raw, pattern, keys);
+        return keys;
+      },
+      subscriber: () => nodeSubscriber(raw),
+      connect: async () => {
+        await raw.connect();
+      },
+      get isOpen() {
+        return raw.isOpen;
+      },
+      get isReady() {
+        return raw.isReady;
+      },
+      onError: (l) => errorListeners.push(l),
+      close: async () => {
+        if (!raw.isOpen) return;
+        await raw.quit().catch(() => raw.destroy());
+      },
+    };
+  }
+
+  const first = new URL(target.urls[0]);
+  const cluster = createCluster({
+    rootNodes: target.urls.map((url) => ({ url })),
+    defaults: {
+      disableOfflineQueue,
+      ...(first.username !== '' ? { username: decodeURIComponent(first.username) } : {}),
+      ...(first.password !== '' ? { password: decodeURIComponent(first.password) } : {}),
+      socket: {
+        ...(reconnectStrategy === undefined ? {} : { reconnectStrategy }),
+        ...(first.protocol === 'rediss:' ? { tls: true } : {}),
+      },
+    },
+  });
+  cluster.on('error', onError);
+  cluster.on('node-error', onError);
+  const reconnected: (() => void)[] = [];
+  // Any node back (the pub/sub one among them) may have missed messages: listeners look again.
+  let readyOnce = false;
+  cluster.on('node-ready', () => {
+    if (readyOnce) for (const l of reconnected) l();
+  });
+  let closed = false;
+  return {
+    ...bindCommands(cluster as unknown as RedisCommands),
+    target,
+    sendCommand: (args, key) => cluster.sendCommand(key ?? routingKey(args), false, args),
+    // node-redis sends a cluster PUBLISH to any node, so two messages of one publisher may reach
+    // a subscriber out of order (seen in connection.redis.spec.ts). Sent to the channel name's
+    // slot master instead: one node per channel, and one publisher's messages stay in order, as
+    // on a single node.
+    publish: (async (channel: string, message: string) => {
+      // The node client itself: `cluster.sendCommand` spreads PUBLISH over the nodes too.
+      const node = (await cluster.getNodeClientForKey(channel)) as unknown as NodeClient;
+      return node.publish(channel, message);
+    }) as RedisCommands['publish'],
+    scanKeys: async (pattern) => {
+      const keys: string[] = [];
+      for (const master of cluster.masters) {
+        // The node client's type carries the cluster's generics; its SCAN is the same command.
+        const node = (await cluster.nodeClient(master)) as unknown as NodeClient;
+        await scanNode(node, pattern, keys);
+      }
+      return keys;
+    },
+    // The cluster keeps a pub/sub connection of its own: no second cluster client needed.
+    subscriber: () => {
+      const subscribed = new Set<string>();
+      return Promise.resolve({
+        subscribe: async (channel: string, listener: (message: string) => void) => {
+          subscribed.add(channel);
+          await cluster.subscribe(channel, listener);
+        },
+        unsubscribe: async (channel: string) => {
+          subscribed.delete(channel);
+          await cluster.unsubscribe(channel);
+        },
+        onReconnect: (l: () => void) => reconnected.push(l),
+        close: async () => {
+          const channels = [...subscribed];
+          subscribed.clear();
+          if (channels.length > 0 && cluster.isOpen)
+            await cluster.unsubscribe(channels).catch(() => undefined);
+        },
+      });
+    },
+    // A single-node client retries its first connection by itself; a cluster's discovery fails
+    // once and stays closed: retried here, with the same backoff, until it works or close().
+    connect: async () => {
+      for (let retries = 0; ; retries++) {
+        try {
+          await cluster.connect();
+          readyOnce = true;
+          return;
+        } catch (e) {
+          if (closed) throw e;
+          onError(e);
+          const delay = reconnectStrategy?.(retries) ?? Math.min(50 * 2 ** retries, 2000);
+          await new Promise((r) => setTimeout(r, delay));
+          if (closed) throw e;
+        }
+      }
+    },
+    get isOpen() {
+      return cluster.isOpen;
+    },
+    get isReady() {
+      return cluster.isReady;
+    },
+    onError: (l) => errorListeners.push(l),
+    close: async () => {
+      closed = true;
+      if (!cluster.isOpen) return;
+      await cluster.close().catch(() => cluster.destroy());
+    },
+  };
+};
+
+/** `createRedisClient` and `connect()`. */
+export const connectRedis = async (
+  target: RedisTarget,
+  options: RedisConnectOptions = {},
+): Promise<RedisClient> => {
+  const client = createRedisClient(target, options);
+  await client.connect();
+  return client;
+};
