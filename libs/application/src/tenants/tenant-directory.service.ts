@@ -149,7 +149,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
    * wait for its directory.
    */
   async fresh(): Promise<void> {
-    if (this.config.redisUrl === null) return;
+    if (this.config.redis === null) return;
     const head = await this.store.headPosition();
     if (head === null || (this.position !== null && this.position >= head)) return;
     await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
