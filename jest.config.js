@@ -41,6 +41,7 @@ const common = {
 /** The scaled shape's suites (replicas, workers, Redis): also under `npm run test:esdb`. */
 const SCALED_SUITES = [
   '<rootDir>/test/scaled.e2e-spec.ts',
+  '<rootDir>/test/scaled-routes.e2e-spec.ts',
   '<rootDir>/test/redis-read-models.e2e-spec.ts',
   '<rootDir>/libs/projections/src/redis/*.redis.spec.ts',
 ];

@@ -77,7 +77,7 @@ export const fail = (what: string, r: HttpResult): never => {
 };
 
 /** A tenant-scoped client: thin helpers over real HTTP calls that throw on unexpected statuses. */
-export const clientFor = (h: Harness, key: string) => {
+export const clientFor = (h: Pick<Harness, 'call'>, key: string) => {
   const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
   const c = {
     key,

@@ -42,6 +42,37 @@ export interface HttpResult {
   text: string;
 }
 
+export type CallOptions = NonNullable<Parameters<Harness['call']>[2]>;
+
+/**
+ * One call over real HTTP to the server at `baseUrl`, its answer checked against the OpenAPI
+ * document (`checkAnswer`); `Harness.call` is this on the harness's own server.
+ */
+export const httpCall = async (
+  baseUrl: string,
+  method: string,
+  url: string,
+  options: CallOptions = {},
+): Promise<HttpResult> => {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let payload: string | undefined;
+  if (options.raw !== undefined) payload = options.raw;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined && !headers['content-type'])
+    headers['content-type'] = 'application/json';
+  const res = await fetch(baseUrl + url, { method, headers, body: payload });
+  const text = await res.text();
+  checkAnswer(method, url, res.status, res.headers.get('content-type'), text);
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+};
+
 /** The real app on a real SQLite file in a fresh temp directory, listening on 127.0.0.1. */
 export const startHarness = async (
   env: Record<string, string> = {},
@@ -75,25 +106,7 @@ export const startHarness = async (
     baseUrl: urlOf(app),
     dataDir,
     config,
-    async call(method, url, options = {}) {
-      const headers: Record<string, string> = { ...(options.headers ?? {}) };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      let payload: string | undefined;
-      if (options.raw !== undefined) payload = options.raw;
-      else if (options.body !== undefined) payload = JSON.stringify(options.body);
-      if (payload !== undefined && !headers['content-type'])
-        headers['content-type'] = 'application/json';
-      const res = await fetch(h.baseUrl + url, { method, headers, body: payload });
-      const text = await res.text();
-      checkAnswer(method, url, res.status, res.headers.get('content-type'), text);
-      let body: unknown = undefined;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      return { status: res.status, headers: res.headers, body, text };
-    },
+    call: (method, url, options) => httpCall(h.baseUrl, method, url, options),
     async stop() {
       await app.close();
     },

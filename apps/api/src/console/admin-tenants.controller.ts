@@ -11,7 +11,8 @@ export class AdminTenantsController {
   constructor(private readonly directory: TenantDirectoryService) {}
 
   @Get()
-  list() {
+  async list() {
+    await this.directory.fresh();
     const all = this.directory.tenants();
     return { items: all.slice(0, MAX_TENANTS), truncated: all.length > MAX_TENANTS };
   }

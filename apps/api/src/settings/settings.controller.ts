@@ -17,7 +17,8 @@ export class SettingsController {
   ) {}
 
   @Get('context')
-  getContext(@CallerParam() caller: Caller) {
+  async getContext(@CallerParam() caller: Caller) {
+    await this.directory.fresh();
     return this.directory.contextSettings(caller.tenantId);
   }
 

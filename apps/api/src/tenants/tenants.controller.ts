@@ -35,7 +35,8 @@ export class TenantsController {
   }
 
   @Get(':tenantId/limits')
-  getLimits(@IdParam('tenantId') tenantId: string) {
+  async getLimits(@IdParam('tenantId') tenantId: string) {
+    await this.directory.fresh();
     return this.limits(tenantId);
   }
 
@@ -69,7 +70,8 @@ export class TenantsController {
   }
 
   @Get(':tenantId/keys')
-  listKeys(@IdParam('tenantId') tenantId: string) {
+  async listKeys(@IdParam('tenantId') tenantId: string) {
+    await this.directory.fresh();
     return { items: this.directory.listKeys(tenantId) };
   }
 

@@ -159,7 +159,12 @@ export class ContextService {
    * The model's capabilities: the default table, the tenant's rule for the model (longest
    * prefix), this request's overrides. Resolved once here, handed to the ladder whole, recorded.
    */
-  private capabilities(caller: Caller, request: ContextRequest): LayeredCapabilities {
+  private async capabilities(
+    caller: Caller,
+    request: ContextRequest,
+  ): Promise<LayeredCapabilities> {
+    // A setting changed through another replica a moment ago applies here too.
+    await this.directory.fresh();
     const table = this.directory.contextSettings(caller.tenantId).models;
     try {
       return layerCapabilities(request.provider, request.model, table, request.capabilities);
@@ -368,7 +373,7 @@ export class ContextService {
     const appended = appendedMessages(request.append ?? [], history, new Date().toISOString());
     const messages = [...history, ...appended];
     refuseOpenToolCalls(messages);
-    const layered = this.capabilities(caller, request);
+    const layered = await this.capabilities(caller, request);
     const input = this.input(caller, conversationId, state, messages, request, layered);
     const { body, receipt, newDecisions } = await this.assemble(input);
     const contextId = randomUUID();
@@ -521,7 +526,7 @@ export class ContextService {
       mode: 'auto',
       capabilities: overrides,
     };
-    const layered = this.capabilities(caller, request);
+    const layered = await this.capabilities(caller, request);
     const capabilities = ContextService.receiptCapabilities(layered, request);
     const cache = cacheUse(messages);
     if (messages.length === 0) {

@@ -141,6 +141,20 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return authenticate(this.dir, header);
   }
 
+  /**
+   * Waits (bounded by 2 s, as `authenticateFresh`) until this process's directory has caught up
+   * with the log's head, so a directory read on one replica sees a write just made through another
+   * (a key issued, a limit or a setting changed): the admin's and a tenant's read-your-writes for
+   * what the directory holds. Only in the scaled shape; the embedded process's own writes already
+   * wait for its directory.
+   */
+  async fresh(): Promise<void> {
+    if (this.config.redis === null) return;
+    const head = await this.store.headPosition();
+    if (head === null || (this.position !== null && this.position >= head)) return;
+    await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
+
   exists(tenantId: string): boolean {
     return this.dir.tenants.has(tenantId);
   }
