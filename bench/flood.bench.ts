@@ -201,6 +201,9 @@ const measure = async (shape: string, server: Replica, round: number): Promise<R
   return { shape, round, before, during, after, flood: answers, floodSecs, load: fmt(l1, 2) };
 };
 
+const total = (answers: Map<number, number>): number =>
+  [...answers.values()].reduce((a, b) => a + b, 0);
+
 const main = async () => {
   console.log(machineLine());
   console.log(
@@ -262,6 +265,12 @@ const main = async () => {
       `${fmt((n(200) + n(201)) / r.floodSecs, 0)} / ${fmt(n(429) / r.floodSecs, 0)}` +
         (other.length > 0 ? ` (+${other.map(([k, v]) => `${v}×${k}`).join(', ')})` : ''),
       `${fmt(r.before.serverCpuPerSec, 0)} / ${fmt(r.during.serverCpuPerSec, 0)}`,
+      // Server CPU per answer during the flood (victim's and flood's): load-independent.
+      fmt(
+        (r.during.serverCpuPerSec * r.floodSecs * 1000) /
+          Math.max(1, r.during.victim.n + total(r.flood)),
+        0,
+      ),
       r.load,
     ];
   });
@@ -277,6 +286,7 @@ const main = async () => {
         'victim non-200',
         'flood ok/s / 429/s',
         'server CPU ms/s alone/during',
+        'µs CPU/answer',
         'load',
       ],
       rows,

@@ -6,6 +6,7 @@ import { type RedisClient } from '@arbor/projections';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { RefusalMemory } from './refusal-memory';
 import { type BucketAnswer, type BucketLimit, type BucketState, takeToken } from './token-bucket';
 
 /**
@@ -58,12 +59,15 @@ interface Taken {
  * unlimited). The bucket is in Redis when REDIS_URL is set (shared by every replica), else in
  * this process (same semantics). When Redis does not answer, the request is decided by this
  * process's own bucket instead (fail over, not fail open: a flood is still bounded per replica)
- * and `arbor_redis_errors_total{client="rate-limit"}` counts it.
+ * and `arbor_redis_errors_total{client="rate-limit"}` counts it. After a refusal, the requests of
+ * that tenant are refused in process until its bucket can hold a token again (`RefusalMemory`):
+ * a flood costs no Redis round trip per request.
  */
 @Injectable()
 export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
   private readonly local = new LRUCache<string, BucketState>({ max: 100_000 });
+  private readonly refusals = new RefusalMemory();
   private redis: RedisClient | null = null;
 
   constructor(
@@ -107,8 +111,16 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
   async take(tenantId: string): Promise<RateDecision | null> {
     const limit = this.limitFor(tenantId);
     if (limit === null) return null;
-    const { answer } = (await this.takeRedis(tenantId, limit)) ?? this.takeLocal(tenantId, limit);
+    const sentAt = Date.now();
+    const known = this.refusals.refused(tenantId, limit, sentAt);
+    if (known !== null) {
+      this.metrics.rateLimited.inc({ tenant: tenantId });
+      return { limit, answer: known };
+    }
+    const { answer, tokens } =
+      (await this.takeRedis(tenantId, limit)) ?? this.takeLocal(tenantId, limit);
     if (!answer.allowed) {
+      this.refusals.remember(tenantId, limit, sentAt, tokens);
       this.metrics.rateLimited.inc({ tenant: tenantId });
     }
     return { limit, answer };
