@@ -12,18 +12,35 @@ type Step =
   | { kind: 'request'; latency: number }
   | { kind: 'limit'; limit: BucketLimit };
 
-const limitArb = fc.record({
-  ratePerSecond: fc.integer({ min: 1, max: 2000 }),
-  burst: fc.integer({ min: 1, max: 50 }),
-});
+// Mostly token intervals of 1–50 ms and small bursts, so that short sequences empty the bucket
+// and send requests on every ms around a token's return; sometimes anything.
+const rateArb = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 20, max: 1000 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 2000 }) },
+);
+const burstArb = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 5 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) },
+);
+const limitArb = fc.record({ ratePerSecond: rateArb, burst: burstArb });
 const stepArb = (maxLatency: number): fc.Arbitrary<Step> =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.nat(400) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('wait' as const),
+        // Mostly a ms or two (requests land on every ms around a token's return), some long.
+        ms: fc.oneof({ weight: 4, arbitrary: fc.nat(2) }, { weight: 1, arbitrary: fc.nat(400) }),
+      }),
+    },
     {
       weight: 6,
       arbitrary: fc.record({
         kind: fc.constant('request' as const),
-        latency: fc.nat(maxLatency),
+        latency: fc.oneof(
+          { weight: 3, arbitrary: fc.nat(Math.min(1, maxLatency)) },
+          { weight: 1, arbitrary: fc.nat(maxLatency) },
+        ),
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('limit' as const), limit: limitArb }) },
@@ -84,8 +101,8 @@ describe('RefusalMemory (in front of a token bucket)', () => {
   it('never refuses while the bucket holds a token, and never admits more than the bucket allows, over any sequence and latencies', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 2000 }),
-        fc.integer({ min: 1, max: 50 }),
+        rateArb,
+        burstArb,
         fc.array(stepArb(30), { maxLength: 200 }),
         (ratePerSecond, burst, raw) => {
           // One limit throughout, so the allowance bound below is the bucket's.
