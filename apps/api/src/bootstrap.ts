@@ -58,8 +58,6 @@ export const createApp = async (
   // Fastify's built-in JSON parser reads application/json; its text/plain parser goes too. Any
   // other content type is then FST_ERR_CTP_INVALID_MEDIA_TYPE → 415 unsupported_media_type.
   adapter.getInstance().removeContentTypeParser('text/plain');
-  // Our own JSON parser: UTF-8 checked, nesting bounded before parsing, `__proto__` kept as data.
-  installJsonBodyParser(adapter.getInstance(), config.limits.jsonMaxDepth);
   limitConnections(adapter.getInstance().server, config.limits);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, storeFactory),
@@ -67,8 +65,14 @@ export const createApp = async (
     { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
   );
   app.enableShutdownHooks();
+  // Our own JSON parser: UTF-8 checked, nesting bounded before parsing, `__proto__` kept as data;
+  // the bytes it reads are counted (arbor_http_request_body_bytes_total).
+  const metrics = app.get(MetricsService);
+  installJsonBodyParser(adapter.getInstance(), config.limits.jsonMaxDepth, (n) =>
+    metrics.bodyBytes.inc(n),
+  );
   // First of the hooks: the request id and the metrics cover every answer, 401s included.
-  observeRequests(adapter.getInstance(), app.get(MetricsService), accessLogger(config.logLevel));
+  observeRequests(adapter.getInstance(), metrics, accessLogger(config.logLevel));
   app.get(Idempotency).install(adapter.getInstance());
   const directory = app.get(TenantDirectoryService);
   authenticateBeforeBody(adapter.getInstance(), (request) => {

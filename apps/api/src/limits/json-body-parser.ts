@@ -70,7 +70,11 @@ export const parseJsonBody = (bytes: Buffer, maxFieldDepth: number): unknown => 
   }
 };
 
-export const installJsonBodyParser = (fastify: FastifyInstance, maxFieldDepth: number): void => {
+export const installJsonBodyParser = (
+  fastify: FastifyInstance,
+  maxFieldDepth: number,
+  onBody: (bytes: number) => void = () => undefined,
+): void => {
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser(
     'application/json',
@@ -80,6 +84,7 @@ export const installJsonBodyParser = (fastify: FastifyInstance, maxFieldDepth: n
       body: Buffer,
       done: (err: Error | null, value?: unknown) => void,
     ) => {
+      onBody(body.length);
       try {
         done(null, parseJsonBody(body, maxFieldDepth));
       } catch (e) {

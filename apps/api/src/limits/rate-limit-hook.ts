@@ -19,10 +19,14 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => {
   };
 };
 
+/** The longest a refusal is held before it is answered. */
+export const HOLD_MAX_MS = 250;
+
 /**
  * Per-tenant rate limits, in `onRequest` after authentication (before the body is read, so a
  * refused flood costs no parsing): each tenant-key request under /v1/ takes one token; an empty
- * bucket is `429 rate_limited` with `Retry-After` (whole seconds, at least 1). Admin calls and
+ * bucket is `429 rate_limited` with `Retry-After` (whole seconds, at least 1), answered when the
+ * next token is back or after HOLD_MAX_MS, whichever comes first. Admin calls and
  * unauthenticated ones (answered 401 by the hook before) are not counted.
  */
 export const rateLimitRequests = (
@@ -39,6 +43,10 @@ export const rateLimitRequests = (
     if (decision === null) return;
     for (const [k, v] of Object.entries(rateLimitHeaders(decision))) reply.raw.setHeader(k, v);
     if (decision.answer.allowed) return;
+    // Answered no sooner than the tenant's next token (at most HOLD_MAX_MS): a client that sends
+    // again as soon as it is refused gets no more answers than tokens come back, so a flood's
+    // refusals do not queue ahead of other tenants' requests (bench:flood: 3–8× → ~1–1.7×).
+    await new Promise((r) => setTimeout(r, Math.min(decision.answer.retryAfterMs, HOLD_MAX_MS)));
     const retryAfter = Math.max(1, Math.ceil(decision.answer.retryAfterMs / 1000));
     const problem = new Problem(
       'rate_limited',

@@ -56,6 +56,11 @@ export class MetricsService {
     labelNames: ['client'] as const,
     registers: [this.registry],
   });
+  readonly bodyBytes = new Counter({
+    name: 'arbor_http_request_body_bytes_total',
+    help: 'Bytes of request bodies read and parsed (JSON)',
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'arbor_rate_limited_total',
     help: 'Requests refused 429 rate_limited, by tenant',

@@ -111,6 +111,8 @@ export interface RedisConnectOptions {
    * own strategy (doubling to 2000 ms, with jitter).
    */
   maxReconnectDelayMs?: number | null;
+  /** node-redis's own per-command timeout (a slower answer rejects); unset: none. */
+  commandTimeoutMs?: number;
 }
 
 /** The key a raw command is routed by: EVAL/EVALSHA `<script> <numkeys> <key1>…` → key1. */
@@ -164,6 +166,10 @@ export const createRedisClient = (
   const cap = options.maxReconnectDelayMs === undefined ? 1000 : options.maxReconnectDelayMs;
   const reconnectStrategy =
     cap === null ? undefined : (retries: number) => Math.min(50 * 2 ** retries, cap);
+  const commandOptions =
+    options.commandTimeoutMs === undefined
+      ? {}
+      : { commandOptions: { timeout: options.commandTimeoutMs } };
   const errorListeners: ((e: unknown) => void)[] = [];
   const onError = (e: unknown) => {
     for (const l of errorListeners) l(e);
@@ -173,6 +179,7 @@ export const createRedisClient = (
     const raw: NodeClient = createClient({
       url: target.url,
       disableOfflineQueue,
+      ...commandOptions,
       ...(reconnectStrategy === undefined ? {} : { socket: { reconnectStrategy } }),
     });
     raw.on('error', onError);
@@ -208,6 +215,7 @@ export const createRedisClient = (
     rootNodes: target.urls.map((url) => ({ url })),
     defaults: {
       disableOfflineQueue,
+      ...commandOptions,
       ...(first.username !== '' ? { username: decodeURIComponent(first.username) } : {}),
       ...(first.password !== '' ? { password: decodeURIComponent(first.password) } : {}),
       socket: {
