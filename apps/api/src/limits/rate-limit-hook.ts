@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import {
   type RateDecision,
   type RateLimiterService,
@@ -23,6 +24,20 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => {
 export const HOLD_MAX_MS = 250;
 
 /**
+ * When a refusal is answered: no sooner than the tenant's next token, and no sooner than one
+ * token interval after the tenant's previous held refusal — so a tenant's refusals leave at about
+ * its token rate, however many connections it floods with — but never later than `maxMs` from
+ * now. `previousAt` is when the tenant's last held refusal is (or was) answered, 0 for none.
+ */
+export const holdUntil = (
+  previousAt: number,
+  now: number,
+  retryAfterMs: number,
+  intervalMs: number,
+  maxMs: number = HOLD_MAX_MS,
+): number => Math.min(now + maxMs, Math.max(now + retryAfterMs, previousAt + intervalMs));
+
+/**
  * Per-tenant rate limits, in `onRequest` after authentication (before the body is read, so a
  * refused flood costs no parsing): each tenant-key request under /v1/ takes one token; an empty
  * bucket is `429 rate_limited` with `Retry-After` (whole seconds, at least 1), answered when the
@@ -34,6 +49,8 @@ export const rateLimitRequests = (
   directory: TenantDirectoryService,
   limiter: RateLimiterService,
 ): void => {
+  /** Per tenant: when its last held refusal is answered (tenants refused in the last 250 ms). */
+  const heldUntil = new LRUCache<string, number>({ max: 100_000, ttl: HOLD_MAX_MS * 2 });
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     if (!path.startsWith('/v1/') || /^\/v1\/(tenants|admin)(\/|$)/.test(path)) return;
@@ -43,10 +60,18 @@ export const rateLimitRequests = (
     if (decision === null) return;
     for (const [k, v] of Object.entries(rateLimitHeaders(decision))) reply.raw.setHeader(k, v);
     if (decision.answer.allowed) return;
-    // Answered no sooner than the tenant's next token (at most HOLD_MAX_MS): a client that sends
-    // again as soon as it is refused gets no more answers than tokens come back, so a flood's
-    // refusals do not queue ahead of other tenants' requests (bench:flood: 3–8× → ~1–1.7×).
-    await new Promise((r) => setTimeout(r, Math.min(decision.answer.retryAfterMs, HOLD_MAX_MS)));
+    // Held (at most HOLD_MAX_MS): a client that sends again as soon as it is refused gets about
+    // one refusal per token interval over all its connections, so a flood's refusals do not
+    // queue ahead of other tenants' requests (bench:flood; bench/README.md).
+    const now = Date.now();
+    const at = holdUntil(
+      heldUntil.get(auth.tenantId) ?? 0,
+      now,
+      decision.answer.retryAfterMs,
+      1000 / decision.limit.ratePerSecond,
+    );
+    heldUntil.set(auth.tenantId, at);
+    await new Promise((r) => setTimeout(r, at - now));
     const retryAfter = Math.max(1, Math.ceil(decision.answer.retryAfterMs / 1000));
     const problem = new Problem(
       'rate_limited',
