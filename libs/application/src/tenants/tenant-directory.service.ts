@@ -132,27 +132,29 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   async authenticateFresh(header: string | undefined): Promise<Authentication> {
     const first = authenticate(this.dir, header);
     if (first.ok || first.reason === 'missing') return first;
-    // One process alone writes every key it knows (its own writes wait for the directory): only
-    // replicas sharing a log (the scaled shape, REDIS_URL) can meet a key issued elsewhere.
-    if (this.config.redis === null) return first;
-    const head = await this.store.headPosition();
-    if (head === null || (this.position !== null && this.position >= head)) return first;
-    await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
-    return authenticate(this.dir, header);
+    return (await this.fresh()) ? authenticate(this.dir, header) : first;
   }
 
   /**
-   * Waits (bounded by 2 s, as `authenticateFresh`) until this process's directory has caught up
-   * with the log's head, so a directory read on one replica sees a write just made through another
-   * (a key issued, a limit or a setting changed): the admin's and a tenant's read-your-writes for
-   * what the directory holds. Only in the scaled shape; the embedded process's own writes already
-   * wait for its directory.
+   * Waits (bounded by 2 s) until this process's directory has caught up with the log's head, so
+   * a directory read on one replica sees a write just made through another (a key issued, a limit
+   * or a setting changed). Only in the scaled shape (REDIS_URL / REDIS_CLUSTER_URLS): one process
+   * alone writes everything it knows, and its own writes already wait for its directory. True
+   * when it waited (the directory may have changed).
    */
-  async fresh(): Promise<void> {
-    if (this.config.redis === null) return;
+  async fresh(): Promise<boolean> {
+    if (this.config.redis === null) return false;
     const head = await this.store.headPosition();
-    if (head === null || (this.position !== null && this.position >= head)) return;
-    await Promise.race([this.waitFor(head), new Promise((r) => setTimeout(r, 2000).unref())]);
+    if (head === null || (this.position !== null && this.position >= head)) return false;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.waitFor(head),
+      new Promise((r) => {
+        timer = setTimeout(r, 2000);
+      }),
+    ]);
+    clearTimeout(timer);
+    return true;
   }
 
   exists(tenantId: string): boolean {
