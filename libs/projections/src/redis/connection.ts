@@ -133,11 +133,15 @@ const scanNode = async (node: NodeClient, pattern: string, into: string[]): Prom
   for await (const batch of node.scanIterator({ MATCH: pattern, COUNT: 500 })) into.push(...batch);
 };
 
-const nodeSubscriber = async (main: NodeClient): Promise<RedisSubscriber> => {
+const nodeSubscriber = async (
+  main: NodeClient,
+  onError: (e: unknown) => void,
+): Promise<RedisSubscriber> => {
   const sub = main.duplicate();
   const reconnected: (() => void)[] = [];
   let ready = false;
-  sub.on('error', () => undefined);
+  // The subscriber's connection errors reach the client's own `onError` listeners.
+  sub.on('error', onError);
   sub.on('ready', () => {
     // The first 'ready' is the connection itself; every later one a reconnection.
     if (ready) for (const l of reconnected) l();
@@ -192,7 +196,7 @@ export const createRedisClient = (
         await scanNode(raw, pattern, keys);
         return keys;
       },
-      subscriber: () => nodeSubscriber(raw),
+      subscriber: () => nodeSubscriber(raw, onError),
       connect: async () => {
         await raw.connect();
       },
