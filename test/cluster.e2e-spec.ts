@@ -32,7 +32,7 @@ import {
   type Proc,
   type Replica,
   spawnReplica,
-  spawnWorker,
+  spawnShape,
 } from './support/scaled';
 import { directRead, liveAndRebuildOf, normalizer, scenario } from './support/scaled-scenario';
 import { openSse } from './support/sse';
@@ -97,12 +97,7 @@ describeWithRedisCluster(
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cluster-e2e-'));
       embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cluster-e2e-embedded-'));
       client = await connectRedis({ kind: 'cluster', urls: servers.urls });
-      // One after another: a loaded 2-core machine compiles each with swc on start.
-      procs.push(await spawnWorker(dataDir, env, 'w1'));
-      a = await spawnReplica(dataDir, env, false);
-      procs.push(a);
-      b = await spawnReplica(dataDir, env, false);
-      procs.push(b);
+      ({ a, b } = await spawnShape(dataDir, env, procs));
       const tenant = await call(a.url, 'POST', '/v1/tenants', ADMIN_KEY, {});
       key = tenant.body.apiKey as string;
     });

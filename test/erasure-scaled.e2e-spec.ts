@@ -34,8 +34,7 @@ import {
   type RedisServer,
   type Replica,
   scaledEnv,
-  spawnReplica,
-  spawnWorker,
+  spawnShape,
   startRedisServer,
 } from './support/scaled';
 
@@ -97,12 +96,7 @@ describeWithRedisServer('erasure in the scaled shape (replicas, worker, Redis)',
       ARBOR_SUMMARY_MAX_TOKENS: '256',
     };
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-erasure-scaled-'));
-    // One after another: a loaded 2-core machine compiles each with swc on start.
-    procs.push(await spawnWorker(dataDir, env, 'w1'));
-    a = await spawnReplica(dataDir, env, false);
-    procs.push(a);
-    b = await spawnReplica(dataDir, env, false);
-    procs.push(b);
+    ({ a, b } = await spawnShape(dataDir, env, procs));
   });
 
   afterAll(async () => {

@@ -20,7 +20,7 @@ import {
   type RedisServer,
   type Replica,
   scaledEnv,
-  spawnReplica,
+  spawnShape,
   spawnWorker,
   startRedisServer,
 } from './support/scaled';
@@ -71,11 +71,7 @@ describeWithRedisServer(
       redis = await startRedisServer();
       env = scaledEnv(redis.url);
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-ops-'));
-      procs.push(await spawnWorker(dataDir, env, 'w1'));
-      a = await spawnReplica(dataDir, env, false);
-      procs.push(a);
-      b = await spawnReplica(dataDir, env, false);
-      procs.push(b);
+      ({ a, b } = await spawnShape(dataDir, env, procs));
       const tenant = await call(a.url, 'POST', '/v1/tenants', ADMIN_KEY, {});
       key = tenant.body.apiKey as string;
     });

@@ -23,8 +23,7 @@ import {
   type RedisServer,
   type Replica,
   scaledEnv,
-  spawnReplica,
-  spawnWorker,
+  spawnShape,
   startRedisServer,
 } from './support/scaled';
 
@@ -123,12 +122,7 @@ describeWithRedisServer('scaled shape: every route of the API on two replicas + 
     redis = await startRedisServer();
     const env = scaledEnv(redis.url);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scaled-routes-'));
-    // One after another: a loaded 2-core machine compiles each with swc on start.
-    procs.push(await spawnWorker(dataDir, env, 'w1'));
-    a = await spawnReplica(dataDir, env, false);
-    procs.push(a);
-    b = await spawnReplica(dataDir, env, false);
-    procs.push(b);
+    ({ a, b } = await spawnShape(dataDir, env, procs));
   }, 600_000);
 
   afterAll(async () => {

@@ -170,6 +170,26 @@ export const spawnWorker = (dataDir: string, env: Record<string, string>, id: st
     'arbor project: worker',
   );
 
+/**
+ * The scaled shape as the README starts it: one `arbor project` worker (id `w1`) and two
+ * `serve --projector off` replicas over `dataDir`, started one after another (a loaded 2-core
+ * machine compiles each with swc on start). Every process is pushed to `procs` as it starts, so
+ * an `afterAll` that kills `procs` also stops those a later failure left behind.
+ */
+export const spawnShape = async (
+  dataDir: string,
+  env: Record<string, string>,
+  procs: Proc[],
+): Promise<{ worker: Proc; a: Replica; b: Replica }> => {
+  const worker = await spawnWorker(dataDir, env, 'w1');
+  procs.push(worker);
+  const a = await spawnReplica(dataDir, env, false);
+  procs.push(a);
+  const b = await spawnReplica(dataDir, env, false);
+  procs.push(b);
+  return { worker, a, b };
+};
+
 export const scaledEnv = (redisUrl: string): Record<string, string> => ({
   REDIS_URL: redisUrl,
   ARBOR_REDIS_PREFIX: `arbor-test:scaled:${randomBytes(4).toString('hex')}`,
