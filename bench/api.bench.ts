@@ -29,6 +29,7 @@ import {
   fmt,
   hasFlag,
   machineLine,
+  median,
   mib,
   numberFlag,
   ratio,
@@ -318,11 +319,6 @@ const encryptionSample = async (
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-};
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 /** Off, on, off, on; each figure the median of its two runs. */

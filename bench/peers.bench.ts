@@ -24,6 +24,7 @@ import {
   flagValue,
   fmt,
   machineLine,
+  median,
   numberFlag,
   section,
   table,
@@ -41,7 +42,6 @@ const MOVES = 11;
 
 const now = () => process.hrtime.bigint();
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
 const turnMessages = (i: number): MessageInput[] => {

@@ -20,6 +20,7 @@ import { type EventData, type EventMetadata, type EventStore } from '@arbor/even
 import { openSqliteEventStore, type SynchronousMode } from '@arbor/event-store/sqlite';
 import { openSqliteKeyStore, withContentKeys } from '@arbor/event-store/crypto';
 import { applyPragmas, SCHEMA_SQL } from '@arbor/event-store/sqlite/schema';
+import { median } from './lib/report';
 
 const EVENTS_PER_TURN = 4;
 const STREAMS = 100;
@@ -124,12 +125,6 @@ const rates = (count: number, sides: { name: string; s: number; cpu: number }[])
     sealed: count / side('sealed').s,
     cpuRatio: side('raw').cpu / side('store').cpu,
   };
-};
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
 /** Both sides run chunk by chunk in turn, so a noisy neighbour slows both alike. */

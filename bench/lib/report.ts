@@ -34,6 +34,13 @@ export interface Summary {
   max: number;
 }
 
+/** The median (the mean of the two middle values for an even count). */
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
 export const summarize = (samples: readonly number[]): Summary => {
   const sorted = [...samples].sort((a, b) => a - b);
   const mean = sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length);
