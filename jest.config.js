@@ -49,6 +49,11 @@ const SCALED_SUITES = [
 module.exports = {
   // Generous: CI machines have 2 cores and property tests open real SQLite files.
   testTimeout: 60_000,
+  // Suites run in a worker that is replaced once it holds more than this after a test file. On a
+  // 2-core machine Jest would otherwise run every suite in its own process (one worker = in
+  // band), where what the ~210 suites leave behind (native handles, module caches of spawned
+  // tools) added up to V8's 4 GB heap limit 670 s into a clean-clone run, which then aborted.
+  workerIdleMemoryLimit: '1536MB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
