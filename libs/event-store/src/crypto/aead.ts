@@ -28,8 +28,10 @@ export const seal = (key: Buffer, plaintext: Buffer, aad: Buffer): Buffer => {
   const iv = freshIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+  // GCM is a stream mode: update() returns every byte and final() none (it computes the tag).
+  const body = cipher.update(plaintext);
+  cipher.final();
+  return Buffer.concat([iv, cipher.getAuthTag(), body], IV_BYTES + TAG_BYTES + body.length);
 };
 
 /** Throws when the key is wrong, the bytes were changed or the associated data differs. */
@@ -38,5 +40,7 @@ export const open = (key: Buffer, sealed: Buffer, aad: Buffer): Buffer => {
   const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  const body = decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES));
+  decipher.final(); // throws when the tag does not match: body is then never returned
+  return body;
 };

@@ -64,23 +64,30 @@ const getAt = (root: unknown, path: Path): unknown => {
   return at;
 };
 
-/** A copy of `root` with the value at `path` replaced (or removed when `value` is undefined). */
-const setAt = (
+/**
+ * Sets `value` at `path` in `root`, which the caller owns: objects along the path are copied
+ * the first time this call's `owned` set meets them (so the input is never changed, and two
+ * fields under one parent copy it once), then written in place.
+ */
+const setOwned = (
   root: Record<string, unknown>,
   path: Path,
   value: unknown,
-): Record<string, unknown> => {
-  const [head, ...rest] = path;
-  const copy = { ...root };
-  if (rest.length === 0) {
-    if (value === undefined) delete copy[head];
-    else copy[head] = value;
-    return copy;
+  owned: Set<object>,
+): void => {
+  let at = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const child = at[path[i]];
+    if (!isObject(child)) return;
+    if (!owned.has(child)) {
+      const copy = { ...child };
+      owned.add(copy);
+      at[path[i]] = copy;
+      at = copy;
+    } else at = child;
   }
-  const child = copy[head];
-  if (!isObject(child)) return copy;
-  copy[head] = setAt(child, rest, value);
-  return copy;
+  if (value === undefined) delete at[path[path.length - 1]];
+  else at[path[path.length - 1]] = value;
 };
 
 export const aadOf = (streamName: string, revision: bigint): Buffer =>
@@ -107,13 +114,14 @@ export const sealData = (
   const fields = CONTENT_FIELDS[type];
   if (fields === undefined || !isObject(data) || sealedBoxOf(data) !== null) return data;
   const taken: Record<string, unknown> = {};
-  let rest: Record<string, unknown> = data;
+  const rest: Record<string, unknown> = { ...data };
+  const owned = new Set<object>([rest]);
   for (const f of fields) {
     const value = getAt(data, f.path);
     if (value === undefined) continue;
     const name = f.path.join('.');
     taken[name] = value;
-    rest = setAt(rest, f.path, undefined);
+    setOwned(rest, f.path, undefined, owned);
   }
   const names = Object.keys(taken);
   if (names.length === 0) return data;
@@ -138,18 +146,18 @@ export const openData = (
 ): unknown => {
   const box = sealedBoxOf(data);
   if (box === null || !isObject(data)) return data;
-  const { sealed: _sealed, ...rest } = data;
-  let out: Record<string, unknown> = rest;
+  const { sealed: _sealed, ...out } = data;
+  const owned = new Set<object>([out]);
   if (key === null) {
     const fields = CONTENT_FIELDS[type] ?? [];
     for (const name of box.fields) {
       const f = fields.find((x) => x.path.join('.') === name);
-      out = setAt(out, name.split('.'), f?.erased ?? ERASED);
+      setOwned(out, name.split('.'), f?.erased ?? ERASED, owned);
     }
     return out;
   }
   const plaintext = open(key, Buffer.from(box.box, 'base64'), aadOf(streamName, revision));
   const taken = JSON.parse(plaintext.toString('utf8')) as Record<string, unknown>;
-  for (const name of box.fields) out = setAt(out, name.split('.'), taken[name]);
+  for (const name of box.fields) setOwned(out, name.split('.'), taken[name], owned);
   return out;
 };

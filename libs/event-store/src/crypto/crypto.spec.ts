@@ -43,6 +43,18 @@ describe('content sealing', () => {
     expect(openData('MessageAppended', sealed, key, 'conv-t1.c1', 0n)).toEqual(data);
   });
 
+  it('never changes the object it seals or opens (both copy what they rewrite)', () => {
+    const data = { ...message('m1', MARKER), other: { kept: true } };
+    (data.message as Record<string, unknown>).metadata = { source: MARKER };
+    const before = structuredClone(data);
+    const sealed = sealData('MessageAppended', data, key, 'conv-t1.c1', 0n);
+    expect(data).toEqual(before);
+    const sealedBefore = structuredClone(sealed);
+    expect(openData('MessageAppended', sealed, key, 'conv-t1.c1', 0n)).toEqual(before);
+    expect(openData('MessageAppended', sealed, null, 'conv-t1.c1', 0n)).not.toEqual(before);
+    expect(sealed).toEqual(sealedBefore);
+  });
+
   it('refuses a box moved to another revision or stream, or opened with another key', () => {
     const sealed = sealData('MessageAppended', message('m1', 'x'), key, 'conv-t1.c1', 3n);
     expect(() => openData('MessageAppended', sealed, key, 'conv-t1.c1', 4n)).toThrow();
