@@ -54,6 +54,7 @@ describe('sqlite key store: the change-counter cache', () => {
       expect(reads).toHaveBeenCalledTimes(1);
       expect(await b.existingKey(stream)).toEqual(key);
       expect(await b.keyFor(stream)).toEqual(key);
+      expect(await b.erasure(stream)).toBeNull();
       expect(reads).toHaveBeenCalledTimes(1);
       // A commit by another connection, to another row: b reads its row once more.
       const third = new Database(file);
@@ -67,6 +68,11 @@ describe('sqlite key store: the change-counter cache', () => {
       await a.erase(stream, { erasedAt: '2026-01-01T00:00:00.000Z', actor: 'a', reason: 'r' });
       expect(await b.existingKey(stream)).toBe('erased');
       await expect(b.keyFor(stream)).rejects.toThrow('erased');
+      expect((await b.erasure(stream))?.reason).toBe('r');
+      // The erased row is remembered too (every request to an erased conversation asks).
+      const afterErase = reads.mock.calls.length;
+      expect(await b.existingKey(stream)).toBe('erased');
+      expect(reads).toHaveBeenCalledTimes(afterErase);
     } finally {
       reads.mockRestore();
       await a.close();

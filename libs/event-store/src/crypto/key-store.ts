@@ -123,11 +123,16 @@ export const fileChangeCounter = (
   enabled: boolean,
 ): { read: () => number | null; close: () => void } => {
   if (!enabled) return { read: () => null, close: () => undefined };
-  const fd = fs.openSync(file, 'r');
+  let fd: number | null = fs.openSync(file, 'r');
   const header = Buffer.alloc(4);
   return {
-    read: () => (fs.readSync(fd, header, 0, 4, 24) === 4 ? header.readUInt32BE(0) : null),
-    close: () => fs.closeSync(fd),
+    read: () =>
+      fd !== null && fs.readSync(fd, header, 0, 4, 24) === 4 ? header.readUInt32BE(0) : null,
+    // Idempotent: a store may be closed by more than one owner at shutdown.
+    close: () => {
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
   };
 };
 
@@ -175,41 +180,57 @@ export const openSqliteKeyStore = (
     ),
     live: db.prepare('SELECT COUNT(*) AS n FROM content_keys WHERE wrapped IS NOT NULL'),
   };
-  /** An unwrapped key and the file's change counter read just before its row was. */
-  interface Cached {
-    key: Buffer;
+  /** A row as read (undefined: none) and the file's change counter read just before it. */
+  interface Seen {
+    row: Row | undefined;
     counter: number;
   }
-  const cache = new LRUCache<string, Cached>({ max: options.cacheKeys ?? 10_000 });
+  const max = options.cacheKeys ?? 10_000;
+  const rows = new LRUCache<string, Seen>({ max });
+  /** Unwrapped keys, only ever for a row `rows` (or a fresh read) shows as live. */
+  const cache = new LRUCache<string, Buffer>({ max });
   const changeCounter = fileChangeCounter(file, journal === 'delete');
 
   const wrapNew = newWrappedKey(masterKey);
 
-  const dropCached = (stream: string): void => {
+  /** Zeroes and forgets this process's unwrapped key (the row seen stays: it says why). */
+  const forgetKey = (stream: string): void => {
     const cached = cache.get(stream);
     cache.delete(stream);
-    cached?.key.fill(0);
+    cached?.fill(0);
+  };
+  const dropCached = (stream: string): void => {
+    forgetKey(stream);
+    rows.delete(stream);
   };
 
   // Several processes share this file (replicas, projector workers, the CLI), and a key another
-  // process erased must stop opening content here at once. The cached key answers only while
-  // the change counter is what it was before the row was read (read first, so a commit between
+  // process erased must stop opening content here at once. A row seen before answers only while
+  // the change counter is what it was before that row was read (read first, so a commit between
   // the two reads leaves the entry stale, never wrongly fresh); otherwise the row is read again.
-  const existingKeyNow = (stream: string): Buffer | 'erased' | null => {
+  const rowOf = (stream: string): Row | undefined => {
     const counter = changeCounter.read();
-    const cached = cache.get(stream);
-    if (cached !== undefined && counter !== null && cached.counter === counter) return cached.key;
+    const seen = rows.get(stream);
+    if (seen !== undefined && counter !== null && seen.counter === counter) return seen.row;
     const row = s.get.get(stream) as Row | undefined;
+    if (counter !== null) rows.set(stream, { row, counter });
+    return row;
+  };
+
+  const existingKeyNow = (stream: string): Buffer | 'erased' | null => {
+    const row = rowOf(stream);
     if (row === undefined) {
-      dropCached(stream);
+      forgetKey(stream);
       return null;
     }
     if (row.erased_at !== null || row.wrapped === null) {
-      dropCached(stream);
+      forgetKey(stream);
       return 'erased';
     }
-    const key = cached?.key ?? unwrapKey(masterKey, stream, row.wrapped);
-    cache.set(stream, { key, counter: counter ?? -1 });
+    const cached = cache.get(stream);
+    if (cached !== undefined) return cached;
+    const key = unwrapKey(masterKey, stream, row.wrapped);
+    cache.set(stream, key);
     return key;
   };
 
@@ -235,7 +256,7 @@ export const openSqliteKeyStore = (
       return r.changes > 0;
     },
     async erasure(stream) {
-      const row = s.get.get(stream) as Row | undefined;
+      const row = rowOf(stream);
       if (row === undefined || row.erased_at === null) return null;
       return { stream, erasedAt: row.erased_at, actor: row.actor ?? '', reason: row.reason ?? '' };
     },
@@ -249,8 +270,9 @@ export const openSqliteKeyStore = (
     },
     liveKeys: async () => (s.live.get() as { n: number }).n,
     async close() {
-      for (const cached of cache.values()) cached.key.fill(0);
+      for (const key of cache.values()) key.fill(0);
       cache.clear();
+      rows.clear();
       changeCounter.close();
       db.close();
     },
