@@ -50,6 +50,10 @@ export const migrateConversationTables = (db: Database.Database): void => {
       PRIMARY KEY (tenant_id, source_id, fork_id)
     ) WITHOUT ROWID, STRICT;
 
+    -- In insertion order (a rowid table): each message appends to the last leaf instead of
+    -- landing on a random page by its id (fewer pages written per commit, fuller pages; see
+    -- bench/README.md), with the id lookup in rm_messages_by_id. Files made before this layout
+    -- keep theirs (keyed by id, WITHOUT ROWID; same answers) until a rebuild drops the table.
     CREATE TABLE IF NOT EXISTS rm_messages (
       tenant_id TEXT NOT NULL,
       conversation_id TEXT NOT NULL,
@@ -59,9 +63,8 @@ export const migrateConversationTables = (db: Database.Database): void => {
       depth INTEGER NOT NULL,
       seq INTEGER NOT NULL,
       turn_id TEXT NOT NULL,
-      body TEXT NOT NULL,
-      PRIMARY KEY (tenant_id, conversation_id, id)
-    ) WITHOUT ROWID, STRICT;
+      body TEXT NOT NULL
+    ) STRICT;
     CREATE INDEX IF NOT EXISTS rm_messages_children ON rm_messages (tenant_id, conversation_id, parent_id);
     CREATE INDEX IF NOT EXISTS rm_messages_by_seq ON rm_messages (tenant_id, conversation_id, seq);
 
@@ -116,6 +119,19 @@ export const migrateConversationTables = (db: Database.Database): void => {
     ) WITHOUT ROWID, STRICT;
     CREATE INDEX IF NOT EXISTS rm_digests_by_message ON rm_digests (tenant_id, conversation_id, message_id);
   `);
+  if (messagesHaveRowid(db)) {
+    db.exec(
+      'CREATE UNIQUE INDEX IF NOT EXISTS rm_messages_by_id ON rm_messages (tenant_id, conversation_id, id)',
+    );
+  }
+};
+
+/** Whether rm_messages has the insertion-ordered layout (false: the older one keyed by id). */
+export const messagesHaveRowid = (db: Database.Database): boolean => {
+  const row = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'rm_messages'")
+    .get() as { sql: string } | undefined;
+  return row !== undefined && !/WITHOUT\s+ROWID/i.test(row.sql);
 };
 
 export const dropConversationTables = (db: Database.Database): void => {
