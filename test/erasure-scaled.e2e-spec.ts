@@ -212,4 +212,27 @@ describeWithRedisServer('erasure in the scaled shape (replicas, worker, Redis)',
     expect((await arbor('verify')).stdout).toMatch(/^OK: /);
     expect(await snapshotOf(stay, stayId)).toEqual(keptStay);
   });
+
+  it('a tenant made or given a retention policy on replica A a moment ago is erased or swept through replica B', async () => {
+    // B's directory is its own fold of the tenant streams: it must catch up before it answers.
+    const admin = callerFor(b.url);
+    for (let i = 0; i < 5; i++) {
+      const made = await newTenant(a, `short-lived ${i}`);
+      const gone = await admin('DELETE', `/v1/tenants/${made.id}?reason=moment`, {
+        key: ADMIN_KEY,
+      });
+      expect([gone.status, gone.body.tenantId]).toEqual([200, made.id]);
+      const before = await admin('POST', '/v1/admin/retention/sweep', { key: ADMIN_KEY });
+      const kept = await newTenant(a, `kept ${i}`);
+      const set = await callerFor(a.url)('PUT', `/v1/tenants/${kept.id}/retention`, {
+        key: ADMIN_KEY,
+        body: { retentionDays: 30 },
+      });
+      expect(set.status).toBe(200);
+      const after = await admin('POST', '/v1/admin/retention/sweep', { key: ADMIN_KEY });
+      expect([before.status, after.status]).toEqual([200, 200]);
+      // The sweep on B counts the policy just set on A.
+      expect(after.body.tenants).toBe((before.body.tenants as number) + 1);
+    }
+  });
 });

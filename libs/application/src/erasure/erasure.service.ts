@@ -261,6 +261,8 @@ export class ErasureService {
     tenantId: string,
     options: { reason: string; actor: string; onProgress?: (done: number, total: number) => void },
   ): Promise<{ tenantId: string; erased: number; conversations: number; reason: string }> {
+    // In the scaled shape the tenant may have been made through another replica a moment ago.
+    await this.directory.fresh();
     if (!this.directory.exists(tenantId)) throw new AppError('tenant_not_found');
     const caller: Caller = { tenantId, keyId: `erase:${tenantId}`, actor: options.actor };
     const ids = await this.conversationsOf(tenantId);
@@ -290,6 +292,8 @@ export class ErasureService {
     } = {},
   ): Promise<SweepResult> {
     const now = (options.now ?? new Date()).getTime();
+    // Policies set through another replica count too (scaled shape: the directory catches up).
+    await this.directory.fresh();
     const policies = this.directory.retentionPolicies();
     const due: { tenantId: string; conversationId: string; idleDays: number; days: number }[] = [];
     const candidates: { tenantId: string; retentionDays: number; id: string }[] = [];
