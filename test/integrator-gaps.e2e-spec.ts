@@ -119,6 +119,17 @@ describe('integrator gaps', () => {
       expect(r.body.tip).toBeNull();
       const roles = (r.body.body.messages as { role: string }[]).map((m) => m.role);
       expect(roles).toEqual(provider === 'anthropic' ? [] : ['system']);
+      // And it reproduces from the log byte for byte (the replay had no window for tip null).
+      const reproduced = await h.call(
+        'GET',
+        `/v1/conversations/${body.id}/contexts/${r.body.contextId}`,
+        { key },
+      );
+      expect([reproduced.status, reproduced.body.match, reproduced.body.bodyHash]).toEqual([
+        200,
+        true,
+        reproduced.body.recordedHash,
+      ]);
     }
   });
 

@@ -321,8 +321,13 @@ export class ReplayService {
     recordedTip: string | null,
     recordedCut: string | null,
   ) {
-    if (tip !== recordedTip || recordedTip === null || recordedCut === null) {
+    if (tip !== recordedTip) {
       return { problem: `the replayed tip is ${tip}, the recorded one ${recordedTip}` };
+    }
+    // No tip (an empty conversation, or the tip moved to none): the context had no history.
+    if (recordedTip === null) return [];
+    if (recordedCut === null) {
+      return { problem: `the context names tip ${recordedTip} but no cut` };
     }
     const q = fold.queries;
     const depth = q.depthOf(tenantId, id, recordedCut);
