@@ -15,7 +15,7 @@ import path from 'node:path';
 import { ROUTES } from '@arbor/contract';
 import { routeOf } from './support/contract-check';
 import { type RouteCaller, walkCommonErrors, walkEveryRoute } from './support/every-route';
-import { type CallOptions, httpCall, startHarness } from './support/harness';
+import { ADMIN_KEY, type CallOptions, httpCall, startHarness } from './support/harness';
 import { normalizer } from './support/scaled-scenario';
 import {
   describeWithRedisServer,
@@ -173,5 +173,34 @@ describeWithRedisServer('scaled shape: every route of the API on two replicas + 
     expect(differing).toEqual([]);
     // A sanity check that the comparison compares something: reads carried content.
     expect(actual.some((x) => x.startsWith('GET') && x.includes('answer b'))).toBe(true);
+  });
+
+  it('a page cursor handed out by one replica continues the list on the other (the cursor key comes from the shared audit secret)', async () => {
+    const made = await httpCall(a.url, 'POST', '/v1/tenants', {
+      key: ADMIN_KEY,
+      body: { name: 'cursors' },
+    });
+    expect(made.status).toBe(201);
+    const key = made.body.apiKey as string;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await httpCall(a.url, 'POST', '/v1/conversations', {
+        key,
+        body: { title: `c${i}` },
+      });
+      expect(c.status).toBe(201);
+      ids.push(c.body.id as string);
+    }
+    const pageOn = async (url: string, cursor?: string) => {
+      const q = cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const r = await httpCall(url, 'GET', `/v1/conversations?limit=1${q}`, { key });
+      expect(r.status).toBe(200);
+      return r.body as { items: { id: string }[]; next?: string };
+    };
+    const first = await pageOn(a.url);
+    const second = await pageOn(b.url, first.next);
+    const third = await pageOn(a.url, second.next);
+    expect([...first.items, ...second.items, ...third.items].map((c) => c.id)).toEqual(ids);
+    expect(third.next).toBeUndefined();
   });
 });
