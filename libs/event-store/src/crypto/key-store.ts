@@ -115,14 +115,12 @@ export const unwrapKey = (masterKey: Buffer, stream: string, wrapped: Buffer): B
 /**
  * The database header's file change counter (big-endian u32 at offset 24), read with one pread
  * of an fd kept open. SQLite increments it in every transaction that commits a change when the
- * database uses a rollback journal (not in WAL mode, where `enabled` is false and every lookup
- * reads its row). null when it cannot be read: the caller then reads the row.
+ * database uses a rollback journal (the key store refuses any other mode). null when it cannot
+ * be read (a file shorter than its header): the caller then reads the row.
  */
 export const fileChangeCounter = (
   file: string,
-  enabled: boolean,
 ): { read: () => number | null; close: () => void } => {
-  if (!enabled) return { read: () => null, close: () => undefined };
   let fd: number | null = fs.openSync(file, 'r');
   const header = Buffer.alloc(4);
   return {
@@ -154,6 +152,11 @@ export const openSqliteKeyStore = (
   // A rollback journal (deleted at commit) rather than a WAL that would keep old pages around,
   // and secure_delete so a deleted key's bytes are overwritten in the file, freelist included.
   const journal = db.pragma('journal_mode = DELETE', { simple: true });
+  // Erasure and the change counter below both rest on the rollback journal.
+  if (journal !== 'delete') {
+    db.close();
+    throw new Error(`key store ${file}: journal_mode is ${String(journal)}, not delete`);
+  }
   db.pragma('secure_delete = ON');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
@@ -180,58 +183,62 @@ export const openSqliteKeyStore = (
     ),
     live: db.prepare('SELECT COUNT(*) AS n FROM content_keys WHERE wrapped IS NOT NULL'),
   };
-  /** A row as read (undefined: none) and the file's change counter read just before it. */
+  /**
+   * A stream as this process last read it: its row (undefined: none), the file's change counter
+   * read just before that row was, and the key unwrapped from it (only while the row is live).
+   */
   interface Seen {
     row: Row | undefined;
-    counter: number;
+    counter: number | null;
+    key: Buffer | null;
   }
-  const max = options.cacheKeys ?? 10_000;
-  const rows = new LRUCache<string, Seen>({ max });
-  /** Unwrapped keys, only ever for a row `rows` (or a fresh read) shows as live. */
-  const cache = new LRUCache<string, Buffer>({ max });
-  const changeCounter = fileChangeCounter(file, journal === 'delete');
+  const seen = new LRUCache<string, Seen>({
+    max: options.cacheKeys ?? 10_000,
+    // Zeroed when dropped on purpose (dropCached, close); an evicted key may still be in use by
+    // the read call that asked for it, and is left to the GC.
+    dispose: (entry, _stream, reason) => {
+      if (reason === 'delete') entry.key?.fill(0);
+    },
+  });
+  const changeCounter = fileChangeCounter(file);
 
   const wrapNew = newWrappedKey(masterKey);
 
-  /** Zeroes and forgets this process's unwrapped key (the row seen stays: it says why). */
-  const forgetKey = (stream: string): void => {
-    const cached = cache.get(stream);
-    cache.delete(stream);
-    cached?.fill(0);
-  };
   const dropCached = (stream: string): void => {
-    forgetKey(stream);
-    rows.delete(stream);
+    seen.delete(stream);
   };
 
   // Several processes share this file (replicas, projector workers, the CLI), and a key another
   // process erased must stop opening content here at once. A row seen before answers only while
   // the change counter is what it was before that row was read (read first, so a commit between
   // the two reads leaves the entry stale, never wrongly fresh); otherwise the row is read again.
-  const rowOf = (stream: string): Row | undefined => {
+  // Entries are updated in place, never replaced (a replaced entry's key would be disposed).
+  const entryOf = (stream: string): Seen => {
     const counter = changeCounter.read();
-    const seen = rows.get(stream);
-    if (seen !== undefined && counter !== null && seen.counter === counter) return seen.row;
+    const entry = seen.get(stream);
+    if (entry !== undefined && counter !== null && entry.counter === counter) return entry;
     const row = s.get.get(stream) as Row | undefined;
-    if (counter !== null) rows.set(stream, { row, counter });
-    return row;
+    if (entry === undefined) {
+      const fresh: Seen = { row, counter, key: null };
+      seen.set(stream, fresh);
+      return fresh;
+    }
+    entry.row = row;
+    entry.counter = counter;
+    if (row === undefined || row.wrapped === null || row.erased_at !== null) {
+      entry.key?.fill(0);
+      entry.key = null;
+    }
+    return entry;
   };
 
   const existingKeyNow = (stream: string): Buffer | 'erased' | null => {
-    const row = rowOf(stream);
-    if (row === undefined) {
-      forgetKey(stream);
-      return null;
-    }
-    if (row.erased_at !== null || row.wrapped === null) {
-      forgetKey(stream);
-      return 'erased';
-    }
-    const cached = cache.get(stream);
-    if (cached !== undefined) return cached;
-    const key = unwrapKey(masterKey, stream, row.wrapped);
-    cache.set(stream, key);
-    return key;
+    const entry = entryOf(stream);
+    const { row } = entry;
+    if (row === undefined) return null;
+    if (row.erased_at !== null || row.wrapped === null) return 'erased';
+    entry.key ??= unwrapKey(masterKey, stream, row.wrapped);
+    return entry.key;
   };
 
   // The SQLite store answers synchronously; the methods are async for the interface's sake
@@ -256,7 +263,7 @@ export const openSqliteKeyStore = (
       return r.changes > 0;
     },
     async erasure(stream) {
-      const row = rowOf(stream);
+      const { row } = entryOf(stream);
       if (row === undefined || row.erased_at === null) return null;
       return { stream, erasedAt: row.erased_at, actor: row.actor ?? '', reason: row.reason ?? '' };
     },
@@ -270,9 +277,7 @@ export const openSqliteKeyStore = (
     },
     liveKeys: async () => (s.live.get() as { n: number }).n,
     async close() {
-      for (const key of cache.values()) key.fill(0);
-      cache.clear();
-      rows.clear();
+      seen.clear();
       changeCounter.close();
       db.close();
     },
