@@ -171,8 +171,20 @@ const openRaw = (file: string, sync: SynchronousMode) => {
   return db;
 };
 
-/** The baseline: the same rows, hand-written prepared statements, one transaction per turn. */
-const rawAppender = (file: string, sync: SynchronousMode) => {
+/** How a raw side writes one event's data column (its revision is the stream's next). */
+type EncodeData = (stream: string, revision: number, e: EventData) => string;
+
+/**
+ * The baseline: the same rows, hand-written prepared statements, one transaction per turn.
+ * `encode` writes the data column (default: the event's data as JSON); `onClose` closes what it
+ * opened beside the log.
+ */
+const rawAppender = (
+  file: string,
+  sync: SynchronousMode,
+  encode: EncodeData = (_stream, _revision, e) => JSON.stringify(e.data),
+  onClose: () => void = () => undefined,
+) => {
   const db = openRaw(file, sync);
   db.exec(SCHEMA_SQL);
   const begin = db.prepare('BEGIN IMMEDIATE');
@@ -193,7 +205,7 @@ const rawAppender = (file: string, sync: SynchronousMode) => {
             revision,
             e.id,
             e.type,
-            JSON.stringify(e.data),
+            encode(turn.stream, revision, e),
             JSON.stringify(e.metadata),
             created,
           );
@@ -203,6 +215,7 @@ const rawAppender = (file: string, sync: SynchronousMode) => {
     },
     close: async () => {
       db.close();
+      onClose();
     },
   };
 };
@@ -239,11 +252,10 @@ const openRawKeys = (file: string) => {
 
 /** The same sealed rows as the `sealed` side, written with hand-written statements. */
 const rawSealedAppender = (file: string, sync: SynchronousMode) => {
-  const db = openRaw(file, sync);
-  db.exec(SCHEMA_SQL);
   const keysDb = openRawKeys(`${file}.keys`);
   const insertKey = keysDb.prepare('INSERT INTO k (stream, wrapped) VALUES (?, ?)');
   const keys = new Map<string, Buffer>();
+  // A stream's key is made (and its wrapped form written) by its first event.
   const keyOf = (stream: string): Buffer => {
     let key = keys.get(stream);
     if (key === undefined) {
@@ -253,49 +265,23 @@ const rawSealedAppender = (file: string, sync: SynchronousMode) => {
     }
     return key;
   };
-  const begin = db.prepare('BEGIN IMMEDIATE');
-  const commit = db.prepare('COMMIT');
-  const insert = db.prepare(
-    'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  return rawAppender(
+    file,
+    sync,
+    (stream, revision, e) => {
+      const { message } = e.data as { message: Record<string, unknown> };
+      const { content, ...structure } = message;
+      const box = rawSeal(
+        keyOf(stream),
+        Buffer.from(JSON.stringify({ 'message.content': content })),
+        `${stream}|${revision}`,
+      );
+      return JSON.stringify({ message: structure, sealed: { fields: ['message.content'], box } });
+    },
+    () => keysDb.close(),
   );
-  return {
-    run: async (turns: Turn[]) => {
-      for (const turn of turns) {
-        const key = keyOf(turn.stream);
-        let revision = turn.expectedRevision === 'no_stream' ? -1 : Number(turn.expectedRevision);
-        const created = Date.now();
-        begin.run();
-        for (const e of turn.events) {
-          revision += 1;
-          const { message } = e.data as { message: Record<string, unknown> };
-          const { content, ...structure } = message;
-          const box = rawSeal(
-            key,
-            Buffer.from(JSON.stringify({ 'message.content': content })),
-            `${turn.stream}|${revision}`,
-          );
-          const data = { message: structure, sealed: { fields: ['message.content'], box } };
-          insert.run(
-            turn.stream,
-            revision,
-            e.id,
-            e.type,
-            JSON.stringify(data),
-            JSON.stringify(e.metadata),
-            created,
-          );
-        }
-        commit.run();
-      }
-    },
-    close: async () => {
-      db.close();
-      keysDb.close();
-    },
-  };
 };
 
-/** Runs both sides over the same turns, interleaved in chunks; returns turns/s for each. */
 type SideName = 'store' | 'raw' | 'sealed' | 'raw sealed';
 
 const appenderOf = (name: SideName, file: string, sync: SynchronousMode) => {
@@ -365,8 +351,18 @@ const storeReplayer = (file: string, sealed = false) => {
   };
 };
 
-/** The baseline: one SELECT scan over the same rows, JSON.parse of data and metadata. */
-const rawReplayer = (file: string) => {
+/** A scanned row: `[position, stream, revision, event_id, type, data, metadata, created]`. */
+type RawRow = unknown[];
+
+/**
+ * The baseline: one SELECT scan over the same rows, JSON.parse of data (through `decode`, which
+ * opens sealed rows on the raw sealed side) and metadata. `onClose` closes what it opened beside.
+ */
+const rawReplayer = (
+  file: string,
+  decode: (row: RawRow) => unknown = (row) => JSON.parse(row[5] as string),
+  onClose: () => void = () => undefined,
+) => {
   const db = openRaw(file, 'FULL');
   const counts = new Map<string, number>();
   const rows = db
@@ -374,7 +370,7 @@ const rawReplayer = (file: string) => {
       'SELECT position, stream, revision, event_id, type, data, metadata, created FROM events ORDER BY position',
     )
     .raw()
-    .iterate() as IterableIterator<unknown[]>;
+    .iterate() as IterableIterator<RawRow>;
   let done = false;
   return {
     read: 0,
@@ -387,7 +383,7 @@ const rawReplayer = (file: string) => {
           break;
         }
         const row = next.value;
-        const data: unknown = JSON.parse(row[5] as string);
+        const data = decode(row);
         JSON.parse(row[6] as string);
         project(counts, row[4] as string, data);
         this.read++;
@@ -396,13 +392,13 @@ const rawReplayer = (file: string) => {
     },
     close: async () => {
       db.close();
+      onClose();
     },
   };
 };
 
 /** The raw scan of the sealed rows: parse, unwrap each stream's key once, open every box. */
 const rawSealedReplayer = (file: string) => {
-  const db = openRaw(file, 'FULL');
   const keysDb = openRawKeys(`${file}.keys`);
   const wrappedOf = keysDb.prepare('SELECT wrapped FROM k WHERE stream = ?');
   const keys = new Map<string, Buffer>();
@@ -415,47 +411,24 @@ const rawSealedReplayer = (file: string) => {
     }
     return key;
   };
-  const counts = new Map<string, number>();
-  const rows = db
-    .prepare(
-      'SELECT position, stream, revision, event_id, type, data, metadata, created FROM events ORDER BY position',
-    )
-    .raw()
-    .iterate() as IterableIterator<unknown[]>;
-  let done = false;
-  return {
-    read: 0,
-    async step(): Promise<boolean> {
-      for (let n = 0; n < PAGE && !done; n++) {
-        const next = rows.next();
-        if (next.done) {
-          done = true;
-          break;
-        }
-        const row = next.value;
-        const stream = row[1] as string;
-        const data = JSON.parse(row[5] as string) as {
-          message: Record<string, unknown>;
-          sealed: { box: string };
-        };
-        const opened = JSON.parse(
-          rawOpen(keyOf(stream), data.sealed.box, `${stream}|${row[2] as number}`).toString('utf8'),
-        ) as Record<string, unknown>;
-        const event = { message: { ...data.message, content: opened['message.content'] } };
-        JSON.parse(row[6] as string);
-        project(counts, row[4] as string, event);
-        this.read++;
-      }
-      return !done;
+  return rawReplayer(
+    file,
+    (row) => {
+      const stream = row[1] as string;
+      const data = JSON.parse(row[5] as string) as {
+        message: Record<string, unknown>;
+        sealed: { box: string };
+      };
+      const aad = `${stream}|${row[2] as number}`;
+      const opened = JSON.parse(
+        rawOpen(keyOf(stream), data.sealed.box, aad).toString('utf8'),
+      ) as Record<string, unknown>;
+      return { message: { ...data.message, content: opened['message.content'] } };
     },
-    close: async () => {
-      db.close();
-      keysDb.close();
-    },
-  };
+    () => keysDb.close(),
+  );
 };
 
-/** Replays one file both ways, page by page in turn; returns events/s for each. */
 const replayerOf = (name: SideName, file: string) => {
   if (name === 'store') return storeReplayer(file);
   if (name === 'raw') return rawReplayer(file);
