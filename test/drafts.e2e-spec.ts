@@ -72,6 +72,56 @@ describe('drafts (open turns)', () => {
     expect(types.slice(-2)).toEqual(['TurnCommitted', 'DraftDiscarded']);
   });
 
+  it('a retry of a committed draft answers like POST …/turns: the same revision, other messages 409', async () => {
+    const { body } = await h.call('POST', '/v1/conversations', { key, body: {} });
+    const conv = `/v1/conversations/${body.id}`;
+    await h.call('PUT', `${conv}/draft`, { key, body: { parentId: null, messages: paused } });
+    const committed = await h.call('POST', `${conv}/draft/commit`, {
+      key,
+      body: { turnId: 'd1', messages: rest },
+    });
+    expect(committed.status).toBe(201);
+    const retried = await h.call('POST', `${conv}/draft/commit`, {
+      key,
+      body: { turnId: 'd1', messages: rest },
+    });
+    expect(retried.status).toBe(200);
+    const { replayed, ...answer } = retried.body;
+    expect(replayed).toBe(true);
+    const { replayed: first, ...original } = committed.body;
+    expect(first).toBe(false);
+    expect(answer).toEqual(original);
+    // Other messages under the committed turnId: the conflict POST …/turns answers.
+    const other = [rest[0], text('assistant', 'something else')];
+    const conflict = await h.call('POST', `${conv}/draft/commit`, {
+      key,
+      body: { turnId: 'd1', messages: other },
+    });
+    const turns = await h.call('POST', `${conv}/turns`, {
+      key,
+      body: { turnId: 'd1', parentId: null, messages: [...paused, ...other] },
+    });
+    expect([conflict.status, conflict.body.code]).toEqual([409, 'turn_id_conflict']);
+    expect([turns.status, turns.body.code]).toEqual([409, 'turn_id_conflict']);
+    // A turn committed without a draft: a draft-commit retry is matched on the whole turn.
+    const whole = [text('user', 'q'), text('assistant', 'a')];
+    const plain = await h.call('POST', `${conv}/turns`, {
+      key,
+      body: { turnId: 'p1', messages: whole },
+    });
+    expect(plain.status).toBe(201);
+    const same = await h.call('POST', `${conv}/draft/commit`, {
+      key,
+      body: { turnId: 'p1', messages: whole },
+    });
+    expect([same.status, same.body.revision]).toEqual([200, plain.body.revision]);
+    const differs = await h.call('POST', `${conv}/draft/commit`, {
+      key,
+      body: { turnId: 'p1', messages: [text('user', 'other')] },
+    });
+    expect([differs.status, differs.body.code]).toEqual([409, 'turn_id_conflict']);
+  });
+
   it('a new draft replaces the old; DELETE discards; a bad draft is 422 with body. paths', async () => {
     const { body } = await h.call('POST', '/v1/conversations', { key, body: {} });
     const conv = `/v1/conversations/${body.id}`;

@@ -244,7 +244,17 @@ export type DraftSaved = DomainEvent<
 /** The draft is gone: discarded, or committed as a turn (in the same append as the turn). */
 export type DraftDiscarded = DomainEvent<
   'DraftDiscarded',
-  { readonly draftId: string; readonly reason: 'discarded' | 'committed' }
+  {
+    readonly draftId: string;
+    readonly reason: 'discarded' | 'committed';
+    /**
+     * Committed: the turn it became, and the fingerprint of the messages the commit added after
+     * the draft's, so a retry of the commit once the draft is gone is told from another commit
+     * under the same turnId. Absent on drafts committed before it was recorded.
+     */
+    readonly turnId?: string;
+    readonly restHash?: string;
+  }
 >;
 
 export type ConversationEvent =

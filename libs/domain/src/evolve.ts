@@ -73,8 +73,13 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       const { draftId, parentId, messages } = e.data;
       return { ...s, draft: { draftId, parentId, messages, revision: s.revision } };
     }
-    case 'DraftDiscarded':
-      return s.draft?.draftId === e.data.draftId ? { ...s, draft: null } : s;
+    case 'DraftDiscarded': {
+      const { draftId, reason, turnId, restHash } = e.data;
+      const gone = s.draft?.draftId === draftId ? { ...s, draft: null } : s;
+      if (reason !== 'committed' || turnId === undefined || restHash === undefined) return gone;
+      const record = { restHash, revision: s.revision };
+      return { ...gone, draftCommits: pmapSet(s.draftCommits, turnId, record) };
+    }
     case 'CompactionApplied':
       return { ...s, compactions: [...s.compactions, e.data.decision] };
     case 'CompactionRevoked':

@@ -33,6 +33,14 @@ export interface TurnRecord {
   readonly revision: number;
 }
 
+/** A turn committed from a draft (`DraftDiscarded` committed): what a retry of that commit must match. */
+export interface DraftCommitRecord {
+  /** Fingerprint of the messages the commit sent after the draft's. */
+  readonly restHash: string;
+  /** Stream revision of its DraftDiscarded: the revision the commit answered. */
+  readonly revision: number;
+}
+
 export type CheckpointStatus = 'active' | 'rewound' | 'dropped';
 
 export interface CheckpointRecord {
@@ -80,6 +88,8 @@ export interface ConversationState {
   readonly tip: string | null;
   readonly messages: PMap<MessageNode>;
   readonly turns: PMap<TurnRecord>;
+  /** Turns committed from a draft, by turn id (recorded since drafts carry `restHash`). */
+  readonly draftCommits: PMap<DraftCommitRecord>;
   readonly turnCount: number;
   readonly checkpoints: PMap<CheckpointRecord>;
   /** Forks made of this conversation: fork conversation id → the source message it ends at. */
@@ -131,6 +141,7 @@ const INITIAL: ConversationState = Object.freeze({
   tip: null,
   messages: pmapEmpty<MessageNode>(),
   turns: pmapEmpty<TurnRecord>(),
+  draftCommits: pmapEmpty<DraftCommitRecord>(),
   turnCount: 0,
   checkpoints: pmapEmpty<CheckpointRecord>(),
   forks: pmapEmpty<string>(),

@@ -8,9 +8,10 @@ import {
 } from '../commands';
 import { event } from '../events';
 import { fingerprint } from '../fingerprint';
+import { pmapGet } from '../persistent-map';
 import { type ConversationState, getTurn } from '../state';
 import { badId, fail, failWith, succeed } from './common';
-import { decideCommitTurn, turnError } from './commit-turn';
+import { decideCommitTurn, turnContentHash, turnError } from './commit-turn';
 
 /** Save (replace) the draft: one DraftSaved; the same draft again appends nothing. */
 export const decideSaveDraft = (
@@ -57,13 +58,27 @@ export const decideCommitDraft = (
   deps: DecideDeps,
 ): Decision<ResultOf<'commitDraft'>> => {
   const draft = state.draft;
+  const restHash = fingerprint(cmd.messages);
   if (draft === null) {
     const done = cmd.turnId === undefined ? undefined : getTurn(state, cmd.turnId);
-    if (cmd.turnId !== undefined && done !== undefined) {
-      const { messageIds, tip, revision } = done;
-      return succeed([], { turnId: cmd.turnId, messageIds, tip, revision, replayed: true });
+    if (cmd.turnId === undefined || done === undefined) {
+      return fail('draft_not_found', 'this conversation has no draft to commit');
     }
-    return fail('draft_not_found', 'this conversation has no draft to commit');
+    // A retry answers what the commit answered; other messages under its turnId are a
+    // conflict, as on `POST …/turns`. A turn committed without a draft is matched whole.
+    const fromDraft = pmapGet(state.draftCommits, cmd.turnId);
+    const same =
+      fromDraft !== undefined
+        ? fromDraft.restHash === restHash
+        : done.contentHash === turnContentHash(done.parentId, cmd.messages);
+    if (!same) {
+      return fail('turn_id_conflict', 'this turnId was already committed with other content', {
+        turnId: cmd.turnId,
+      });
+    }
+    const { messageIds, tip } = done;
+    const revision = fromDraft?.revision ?? done.revision;
+    return succeed([], { turnId: cmd.turnId, messageIds, tip, revision, replayed: true });
   }
   const decided = decideCommitTurn(
     {
@@ -77,7 +92,12 @@ export const decideCommitDraft = (
     deps,
   );
   if (!decided.ok || decided.result.replayed) return decided;
-  const gone = event('DraftDiscarded', { draftId: draft.draftId, reason: 'committed' });
+  const gone = event('DraftDiscarded', {
+    draftId: draft.draftId,
+    reason: 'committed',
+    turnId: decided.result.turnId,
+    restHash,
+  });
   return succeed([...decided.events, gone], {
     ...decided.result,
     revision: decided.result.revision + 1,
