@@ -18,13 +18,15 @@ await build({
   format: 'esm',
   target: 'es2022',
   minify: true,
-  sourcemap: true,
+  // No source map in what is served: it would publish the sources (and they are not needed to run).
+  sourcemap: false,
   outfile: path.join(out, 'app.js'),
   tsconfig: path.join(here, 'tsconfig.json'),
   jsx: 'automatic',
   jsxImportSource: 'preact',
   logLevel: 'warning',
 });
+fs.rmSync(path.join(out, 'app.js.map'), { force: true });
 for (const f of ['index.html', 'styles.css'])
   fs.copyFileSync(path.join(here, f), path.join(out, f));
 console.log(

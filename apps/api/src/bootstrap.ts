@@ -6,10 +6,10 @@ import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from '@arbor/application';
-import { serveConsole } from './console/serve-console';
+import { protectDocs, serveConsole } from './console/serve-console';
 import { frameworkErrors } from './problem/problem.filter';
 import { Problem } from './problem/problem';
-import { bearerToken } from './auth/bearer';
+import { authorizationHeaderCount, bearerToken } from './auth/bearer';
 import { safeEqual } from '@arbor/tenancy';
 import { TenantDirectoryService } from '@arbor/application';
 import {
@@ -76,6 +76,13 @@ export const createApp = async (
   app.get(Idempotency).install(adapter.getInstance());
   const directory = app.get(TenantDirectoryService);
   authenticateBeforeBody(adapter.getInstance(), (request) => {
+    const authorizations = authorizationHeaderCount(request.raw.rawHeaders);
+    if (authorizations > 1) {
+      return new Problem(
+        'malformed_header',
+        `Send one Authorization header; this request has ${authorizations}.`,
+      );
+    }
     const path = request.url.split('?')[0];
     if (!path.startsWith('/v1/')) return null;
     const token = bearerToken(request.headers.authorization);
@@ -107,6 +114,7 @@ export const createApp = async (
   rateLimitRequests(adapter.getInstance(), directory, app.get(RateLimiterService));
   // Swagger UI at /docs over the generated document (no decorators: the contract is the source).
   // Built on the first request for it (generating takes about a second), not at every start.
+  protectDocs(adapter.getInstance());
   SwaggerModule.setup('docs', app, openApiDocument, { jsonDocumentUrl: 'docs/openapi.json' });
   await serveConsole(app);
   try {

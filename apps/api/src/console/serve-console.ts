@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 
 /**
@@ -21,6 +22,32 @@ const CSP =
   "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
+ * The same for Swagger UI at /docs, but for styles: its page template carries inline `<style>`
+ * blocks and a `style` attribute, which `'self'` alone would drop. Scripts stay own files only.
+ */
+const DOCS_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+
+const headersWith = (csp: string): Record<string, string> => ({
+  'content-security-policy': csp,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+});
+
+/** /docs and every file under it (the UI's scripts, styles, the JSON document) get them too. */
+export const protectDocs = (fastify: FastifyInstance): void => {
+  const headers = headersWith(DOCS_CSP);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const path = request.url.split('?')[0];
+    if (path === '/docs' || path.startsWith('/docs/')) void reply.headers(headers);
+    done();
+  });
+};
+
+/** A build from before source maps were left out may still hold one: never served. */
+const isSourceMap = (pathname: string): boolean => pathname.endsWith('.map');
+
+/**
  * Serves the operator console's static files at /console/ (a client of the public API only; no
  * route of its own). Without a build, /console/ answers 404 like any unknown path.
  */
@@ -34,13 +61,9 @@ export const serveConsole = async (app: NestFastifyApplication): Promise<string 
     redirect: true,
     wildcard: true,
     cacheControl: false,
+    allowedPath: (pathname) => !isSourceMap(pathname),
     setHeaders: (reply) => {
-      void reply.headers({
-        'content-security-policy': CSP,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-        'cache-control': 'no-cache',
-      });
+      void reply.headers(headersWith(CSP));
     },
   });
   return root;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -26,7 +27,10 @@ export const serverOptions = (limits: LimitsConfig) => ({
   },
 });
 
-/** A whole HTTP/1.1 answer written straight to a socket, for errors raised before any request. */
+/**
+ * A whole HTTP/1.1 answer written straight to a socket, for errors raised before any request.
+ * No request exists to carry an id, so the answer gets a fresh one (every answer has one).
+ */
 const rawProblem = (code: ProblemCode, detail: string): string => {
   const body = JSON.stringify(new Problem(code, detail).body());
   const status = new Problem(code).status;
@@ -34,6 +38,7 @@ const rawProblem = (code: ProblemCode, detail: string): string => {
     `HTTP/1.1 ${status} ${code}\r\n` +
     'Content-Type: application/problem+json\r\n' +
     'Cache-Control: no-store\r\n' +
+    `X-Request-Id: ${randomUUID()}\r\n` +
     'Connection: close\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );

@@ -70,6 +70,24 @@ export const parseJsonBody = (bytes: Buffer, maxFieldDepth: number): unknown => 
   }
 };
 
+/**
+ * No content coding is decoded here, so a body sent with one (`gzip`, `br`, …) would be read as
+ * its compressed bytes, or a plain body mislabelled as gzip taken as if the label were absent:
+ * either way not what the client meant (RFC 9110 §8.4: 415 for a coding the server does not take).
+ */
+export const refuseContentCoding = (header: string | string[] | undefined): void => {
+  const codings = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > 0) {
+    throw new Problem(
+      'unsupported_media_type',
+      `Content-Encoding ${codings.join(', ')} is not decoded: send the body unencoded.`,
+    );
+  }
+};
+
 export const installJsonBodyParser = (
   fastify: FastifyInstance,
   maxFieldDepth: number,
@@ -79,13 +97,10 @@ export const installJsonBodyParser = (
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer' },
-    (
-      _request: FastifyRequest,
-      body: Buffer,
-      done: (err: Error | null, value?: unknown) => void,
-    ) => {
+    (request: FastifyRequest, body: Buffer, done: (err: Error | null, value?: unknown) => void) => {
       onBody(body.length);
       try {
+        refuseContentCoding(request.headers['content-encoding']);
         done(null, parseJsonBody(body, maxFieldDepth));
       } catch (e) {
         done(e as Error);

@@ -101,8 +101,10 @@ export const toProblem = (error: unknown): Problem => {
 
 const sendProblem = (reply: FastifyReply, request: FastifyRequest, problem: Problem): void => {
   if (problem.status === 401) void reply.header('www-authenticate', 'Bearer realm="arbor"');
+  // Router errors (frameworkErrors) are answered before the onRequest hook that sets the id.
   void reply
     .status(problem.status)
+    .header('x-request-id', request.id)
     .header('cache-control', 'no-store')
     .header('content-type', 'application/problem+json')
     .send(problem.body(request.url.split('?')[0]));
