@@ -57,6 +57,13 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A conversation this tenant does not have, with the same detail wherever it is found out (the
+ * decider says it in these words too), so every route answers it alike.
+ */
+export const conversationNotFound = (): AppError =>
+  new AppError('conversation_not_found', 'no such conversation');
+
 /** An error as data, for answers that report one without failing (a reproduction's mismatch). */
 export interface AppErrorValue {
   code: AppErrorCode;

@@ -63,7 +63,7 @@ export const CONSOLE_ROUTES: readonly RouteSpec[] = [
       '`arbor verify`. Changes nothing.',
     params: z.object({ id: Id }),
     responses: { 200: { description: 'The verdict', schema: VerifyVerdict } },
-    errors: ['conversation_not_found'],
+    errors: ['conversation_not_found', 'conversation_erased'],
   },
   {
     method: 'get',

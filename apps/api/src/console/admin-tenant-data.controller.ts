@@ -6,6 +6,7 @@ import {
   ARBOR_CONFIG,
   type ArborConfig,
   BranchSummaryService,
+  ErasureService,
   SEALED_EVENT_STORE,
 } from '@arbor/application';
 import { type EventStore } from '@arbor/event-store';
@@ -20,6 +21,9 @@ import { IdParam } from '../validation/id-param';
 import { TurnBodies } from '../validation/turn-body';
 
 const BASE = '/v1/admin/tenants/{tenantId}/conversations';
+
+/** As for the tenant (AuthGuard): the log's own views of an erased conversation stay readable. */
+const AUDIT_ROUTES: ReadonlySet<string> = new Set(['/{id}/events', '/{id}/replay']);
 
 /**
  * The admin's own read-only routes to one tenant's data,
@@ -38,6 +42,7 @@ export class AdminTenantDataController {
 
   constructor(
     private readonly reads: AdminReadsService,
+    private readonly erasure: ErasureService,
     commands: CommandBus,
     queries: QueryBus,
     branchSummaries: BranchSummaryService,
@@ -60,18 +65,26 @@ export class AdminTenantDataController {
     this.verifier = new VerifyController(queries, sealed, config);
   }
 
-  /** Records the read (the ids are valid: `@IdParam`), and returns the tenant caller to answer it as. */
+  /**
+   * Records the read (the ids are valid: `@IdParam`), and returns the tenant caller to answer it
+   * as. A conversation the tenant erased answers 410 here too, on the routes where it does for
+   * the tenant.
+   */
   private async as(
     admin: Caller,
     tenantId: string,
     route: string,
     conversationId: string | null,
   ): Promise<Caller> {
-    return this.reads.record(
+    const caller = await this.reads.record(
       tenantId,
       { route: `GET ${BASE}${route}`, conversationId },
       admin.correlationId,
     );
+    if (conversationId !== null && !AUDIT_ROUTES.has(route)) {
+      await this.erasure.assertNotErased(tenantId, conversationId);
+    }
+    return caller;
   }
 
   @Get()

@@ -12,7 +12,7 @@ import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { SUMMARIZE_BRANCH, type SummarizeBranch } from './context.providers';
 
 /** What the summarizer is asked to keep of a path being left, before the caller's instruction. */
@@ -45,7 +45,7 @@ export class BranchSummaryService {
 
   async moveTip(caller: Caller, conversationId: string, input: MoveTipSummarized) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (state.status === 'none') throw conversationNotFound();
     if (input.expectedTip !== undefined && input.expectedTip !== state.tip) {
       throw new AppError('stale_tip', 'the tip has moved since it was read', {
         expectedTip: input.expectedTip,

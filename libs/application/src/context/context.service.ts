@@ -37,7 +37,7 @@ import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { RENDER_PAGES, SUMMARIZE } from './context.providers';
 import { LiveWindowCache } from './live-window';
@@ -365,7 +365,7 @@ export class ContextService {
 
   private async assembleFor(caller: Caller, conversationId: string, request: ContextRequest) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (state.status === 'none') throw conversationNotFound();
     const live = await this.liveWindow(caller, state, conversationId);
     // The branch summaries made for this branch, right after their branch points.
     const carried = withBranchSummaries(live, state.branchSummaries);
@@ -479,7 +479,7 @@ export class ContextService {
   /** Every decision recorded, oldest first, with whether later contexts still apply it. */
   async compactions(caller: Caller, conversationId: string) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (state.status === 'none') throw conversationNotFound();
     const revoked = new Set(state.revokedCompactions);
     return {
       items: state.compactions.map((decision) => ({
@@ -514,7 +514,7 @@ export class ContextService {
     overrides: CapabilityOverrides = {},
   ) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (state.status === 'none') throw conversationNotFound();
     const messages = await this.liveWindow(caller, state, conversationId);
     refuseOpenToolCalls(messages);
     const samples = state.calibration.filter((s) => s.provider === provider);

@@ -12,7 +12,7 @@ import {
   type TreeNode,
 } from '@arbor/projections';
 import { type Caller } from '../caller';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { ReadModelsService } from './read-models.service';
 
@@ -121,7 +121,7 @@ export class ListEvents extends ConversationQuery<Page<AuditEvent>> {
   }
 }
 
-const notFound = (): AppError => new AppError('conversation_not_found');
+const notFound = (): AppError => conversationNotFound();
 
 /** Waits for the caller's writes, then checks the conversation exists in the caller's tenant. */
 const existing = async (

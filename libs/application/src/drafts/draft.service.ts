@@ -3,7 +3,7 @@ import { type MessageInput } from '@arbor/domain';
 import { type Caller } from '../caller';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 
 /**
  * Open turns: the turn in progress kept as events (`DraftSaved` / `DraftDiscarded`), read from
@@ -19,7 +19,7 @@ export class DraftService {
 
   async get(caller: Caller, conversationId: string) {
     const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw new AppError('conversation_not_found');
+    if (state.status === 'none') throw conversationNotFound();
     const draft = state.draft;
     if (draft === null) throw new AppError('draft_not_found', 'This conversation has no draft.');
     return {

@@ -14,7 +14,7 @@ import { type Caller } from '../caller';
 import { ContextService } from '../context/context.service';
 import { ConversationRepository, erasedError } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 
@@ -158,7 +158,7 @@ export class ErasureService {
       for (let attempt = 0; ; attempt++) {
         const last = await this.lastEvent(stream);
         if (last === null) {
-          if (strict) throw new AppError('conversation_not_found');
+          if (strict) throw conversationNotFound();
           return null;
         }
         const tombstone = await this.keys.erasure(stream);

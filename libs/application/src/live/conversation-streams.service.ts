@@ -4,7 +4,7 @@ import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { type AuditEvent } from '../conversations/queries';
 import { ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { PROJECTED_SIGNALS, type ProjectedSignals } from './projected-signal';
 
@@ -122,7 +122,7 @@ export class ConversationStreamsService implements OnModuleDestroy {
       head = await projectedHead();
     } catch (e) {
       release();
-      if (e instanceof StreamNotFoundError) throw new AppError('conversation_not_found');
+      if (e instanceof StreamNotFoundError) throw conversationNotFound();
       throw e;
     }
     if (head > projected) projected = head;

@@ -16,7 +16,7 @@ import {
 import { type Caller } from '../caller';
 import { RENDER_PAGES } from '../context/context.providers';
 import { PROJECTIONS, ReadModelsService } from '../conversations/read-models.service';
-import { AppError } from '../errors';
+import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
 import { createReplayFold, type ReplayFold } from './replay-fold';
 import { readBranch, type ReplayAnswer, replayAnswer, windowCut } from './replay-view';
@@ -55,7 +55,7 @@ const isType = <T extends 'ContextAssembled' | 'CompactionApplied' | 'Conversati
   type: T,
 ): e is RecordedEvent<T, EventDataOf<T>> => e.type === type;
 
-const notFound = () => new AppError('conversation_not_found');
+const notFound = () => conversationNotFound();
 
 /**
  * Replay and reproduction over the log itself: a conversation's stream, folded up to a revision
