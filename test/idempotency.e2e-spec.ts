@@ -1,4 +1,5 @@
 import { assistant, clientFor, type Client, exchange, user } from './support/api';
+import { filesWith } from './support/erasure';
 import { ADMIN_KEY, type Harness, type HttpResult, startHarness } from './support/harness';
 
 describe('Idempotency-Key on every creating POST', () => {
@@ -55,8 +56,57 @@ describe('Idempotency-Key on every creating POST', () => {
     await replays(a, a.conv(id, '/forks'), {}, 'k-fork');
     await replays(a, a.conv(id, '/checkpoints'), { label: 'idem' }, 'k-checkpoint');
     await replays(a, a.conv(id, '/failures'), { input: 'i', error: 'e' }, 'k-failure');
-    const tenant = await replays(ADMIN_KEY, '/v1/tenants', { name: 'idem' }, 'k-tenant');
-    await replays(ADMIN_KEY, `/v1/tenants/${tenant.body.id}/keys`, {}, 'k-key');
+  });
+
+  it('an answer holding an API key is kept without it: its repeat is 409 secret_shown_once', async () => {
+    const shownOnce = async (url: string, body: unknown, key: string) => {
+      const first = await post(ADMIN_KEY, url, body, key);
+      expect(first.status).toBe(201);
+      const before = await head();
+      const again = await post(ADMIN_KEY, url, body, key);
+      expect(await head()).toBe(before);
+      expect(again.status).toBe(409);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.code).toBe('secret_shown_once');
+      expect(again.body.keyId).toBe(first.body.keyId);
+      expect(again.body).not.toHaveProperty('apiKey');
+      expect(again.text).not.toContain(first.body.apiKey);
+      return first;
+    };
+    const tenant = await shownOnce('/v1/tenants', { name: 'idem' }, 'k-tenant');
+    const issued = await shownOnce(`/v1/tenants/${tenant.body.id}/keys`, {}, 'k-key');
+    // No file of the data dir holds either key (the memo included), nor its secret part.
+    for (const apiKey of [tenant.body.apiKey as string, issued.body.apiKey as string]) {
+      const secret = apiKey.slice(`arb_${apiKey.split('_')[1]}_`.length);
+      expect(secret.length).toBeGreaterThan(16);
+      expect(filesWith(h.dataDir, secret)).toEqual([]);
+    }
+    // Revoking a key forgets the answers that issued the tenant's keys: a retry runs again.
+    const revoked = await h.call(
+      'DELETE',
+      `/v1/tenants/${tenant.body.id}/keys/${issued.body.keyId}`,
+      {
+        key: ADMIN_KEY,
+      },
+    );
+    expect(revoked.status).toBe(204);
+    const rerun = await post(ADMIN_KEY, `/v1/tenants/${tenant.body.id}/keys`, {}, 'k-key');
+    expect(rerun.status).toBe(201);
+    expect(rerun.body.keyId).not.toBe(issued.body.keyId);
+    // Erasing the tenant forgets them too: no retry answers a key for an erased tenant.
+    await post(ADMIN_KEY, `/v1/tenants/${tenant.body.id}/keys`, { label: 'late' }, 'k-late');
+    const erased = await h.call('DELETE', `/v1/tenants/${tenant.body.id}`, { key: ADMIN_KEY });
+    expect(erased.status).toBe(200);
+    for (const [body, key] of [
+      [{}, 'k-key'],
+      [{ label: 'late' }, 'k-late'],
+    ] as const) {
+      const late = await post(ADMIN_KEY, `/v1/tenants/${tenant.body.id}/keys`, body, key);
+      expect([late.status, late.body.code]).toEqual([404, 'tenant_not_found']);
+    }
+    const recreated = await post(ADMIN_KEY, '/v1/tenants', { name: 'idem' }, 'k-tenant');
+    expect(recreated.status).toBe(201);
+    expect(recreated.body.id).not.toBe(tenant.body.id);
   });
 
   it('the same key with another body is 422 idempotency_key_reused, nothing appended', async () => {

@@ -41,6 +41,10 @@ export const PROBLEM_CODES = {
     title: 'A request with this Idempotency-Key is still being processed',
   },
   concurrency_conflict: { status: 409, title: 'A concurrent write won; retry' },
+  secret_shown_once: {
+    status: 409,
+    title: 'The first answer to this Idempotency-Key held a secret, shown once and not kept',
+  },
   request_timeout: { status: 408, title: 'The request did not arrive in time' },
   payload_too_large: { status: 413, title: 'The request is too large' },
   field_too_large: { status: 413, title: 'A JSON field is larger than the limit' },

@@ -103,9 +103,13 @@ const BASE_ROUTES: readonly RouteSpec[] = [
     tag: 'tenants (admin)',
     auth: 'admin',
     summary: 'Create a tenant; returns its id and an API key shown once',
+    description:
+      'The key is shown in this answer only (Arbor keeps its SHA-256). A retry with the same ' +
+      '`Idempotency-Key` creates nothing and answers `409 secret_shown_once` with the `id` and ' +
+      '`keyId` of the first answer, never the key: the memo of the answer does not hold it.',
     body: { schema: Q.CreateTenantBody, required: false },
     responses: { 201: { description: 'Created', schema: R.TenantCreated } },
-    errors: [],
+    errors: ['secret_shown_once'],
     writes: true,
   },
   {
@@ -116,10 +120,15 @@ const BASE_ROUTES: readonly RouteSpec[] = [
     tag: 'tenants (admin)',
     auth: 'admin',
     summary: 'Issue another API key for a tenant (shown once)',
+    description:
+      'The key is shown in this answer only. A retry with the same `Idempotency-Key` issues ' +
+      'nothing and answers `409 secret_shown_once` with the `keyId` of the first answer, never ' +
+      "the key. Revoking one of the tenant's keys or erasing the tenant forgets those answers: a " +
+      'retry then runs again (refused for an erased tenant).',
     params: z.object({ tenantId: Id }),
     body: { schema: Q.IssueKeyBody, required: false },
     responses: { 201: { description: 'Issued', schema: R.KeyIssued } },
-    errors: ['tenant_not_found'],
+    errors: ['tenant_not_found', 'secret_shown_once'],
     writes: true,
   },
   {

@@ -5,7 +5,10 @@ import Database from 'better-sqlite3';
 export interface StoredAnswer {
   fingerprint: string;
   status: number;
+  /** The answer as sent, less any secret it carried (the route's `secret` field). */
   body: string;
+  /** The tenant the answer is about, when the caller is not it (the admin's tenant and key routes). */
+  subject?: string | null;
 }
 
 /** What a claim on a key found: the first answer, or another process running it, or the key. */
@@ -30,7 +33,9 @@ export const CLAIM_STALE_MS = 60_000;
 export class IdempotencyStore {
   private readonly db: Database.Database;
   private readonly getStmt: Database.Statement<[string, string, number]>;
-  private readonly putStmt: Database.Statement<[string, string, string, number, string, number]>;
+  private readonly putStmt: Database.Statement<
+    [string, string, string, number, string, number, string | null]
+  >;
   private readonly expireStmt: Database.Statement<[number]>;
   private readonly claimGet: Database.Statement<[string, string, number]>;
   private readonly claimPut: Database.Statement<[string, string, string, string, number]>;
@@ -63,11 +68,23 @@ export class IdempotencyStore {
       created_at INTEGER NOT NULL,
       PRIMARY KEY (tenant, key)
     ) WITHOUT ROWID`);
+    // Files written before answers named their subject get the column (null: the caller's own).
+    const columns = this.db.prepare('PRAGMA table_info(idempotency_keys)').all() as {
+      name: string;
+    }[];
+    if (!columns.some((c) => c.name === 'subject')) {
+      // Such files kept the admin's answers whole, API keys included: dropped (a retry reruns).
+      this.db.transaction(() => {
+        this.db.exec('ALTER TABLE idempotency_keys ADD COLUMN subject TEXT');
+        this.db.exec("DELETE FROM idempotency_keys WHERE tenant LIKE 'admin:%'");
+      })();
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     this.getStmt = this.db.prepare(
       'SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = ? AND key = ? AND created_at >= ?',
     );
     this.putStmt = this.db.prepare(
-      'INSERT OR REPLACE INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at, subject) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.expireStmt = this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
     this.expireStmt.run(Date.now() - ttlMs);
@@ -103,7 +120,15 @@ export class IdempotencyStore {
     // find the key free.
     this.claimTx = (tenant, key, fingerprint) => claim.immediate(tenant, key, fingerprint);
     const store = this.db.transaction((tenant: string, key: string, answer: StoredAnswer) => {
-      this.putStmt.run(tenant, key, answer.fingerprint, answer.status, answer.body, Date.now());
+      this.putStmt.run(
+        tenant,
+        key,
+        answer.fingerprint,
+        answer.status,
+        answer.body,
+        Date.now(),
+        answer.subject ?? null,
+      );
       this.claimDel.run(tenant, key, this.owner);
     });
     this.storeTx = (tenant, key, answer) => store.immediate(tenant, key, answer);
@@ -133,12 +158,22 @@ export class IdempotencyStore {
   }
 
   /**
-   * Forgets every stored answer of a tenant (after an erasure: an answer may quote the erased
-   * conversation's title or failed input), then checkpoints and truncates the WAL. Retries of those
-   * requests within the TTL are then run again rather than answered from the memo.
+   * Forgets every stored answer of a tenant, its own and the admin's about it (after an erasure:
+   * an answer may quote the erased conversation's title or failed input; after a key is revoked
+   * or the tenant erased, the answers that issued its keys), then checkpoints and truncates the
+   * WAL. Retries of those requests within the TTL are then run again rather than answered from
+   * the memo (for an erased tenant: refused).
    */
   forgetTenant(tenant: string): void {
-    this.db.prepare('DELETE FROM idempotency_keys WHERE tenant = ?').run(tenant);
+    this.db
+      .prepare('DELETE FROM idempotency_keys WHERE tenant = ? OR subject = ?')
+      .run(tenant, tenant);
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /** Forgets the admin's stored answers about a tenant (the answers that issued its keys). */
+  forgetSubject(tenant: string): void {
+    this.db.prepare('DELETE FROM idempotency_keys WHERE subject = ?').run(tenant);
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 

@@ -7,8 +7,10 @@ import {
   Injectable,
   type NestInterceptor,
   type OnModuleDestroy,
+  SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable, of } from 'rxjs';
 import { createKeyedQueue } from '@arbor/event-store';
@@ -52,12 +54,51 @@ const reused = () =>
     'This Idempotency-Key was first sent with another method, path or body.',
   );
 
+/**
+ * A route whose answer holds a secret shown once (an API key): the memo keeps the answer without
+ * it, and a replay is `409 secret_shown_once` naming the ids, never the secret again. `subject`
+ * names the tenant the answer is about, so that tenant's key revocation or erasure forgets it.
+ */
+export interface SecretAnswer {
+  readonly secret: string;
+  readonly subject: (request: FastifyRequest, answer: Record<string, unknown>) => string | null;
+}
+
+const SECRET_ANSWER = Symbol('arbor.idempotency.secret');
+
 interface Pending {
   tenant: string;
   key: string;
   fingerprint: string;
+  secret: SecretAnswer | null;
   release: () => void;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the memo keeps of an answer: without the secret field, with the tenant it is about. */
+export const memoOf = (
+  request: FastifyRequest,
+  payload: string,
+  secret: SecretAnswer | null,
+): { body: string; subject: string | null } => {
+  if (secret === null) return { body: payload, subject: null };
+  const answer: unknown = JSON.parse(payload);
+  if (!isRecord(answer)) return { body: payload, subject: null };
+  const { [secret.secret]: _shown, ...kept } = answer;
+  return { body: JSON.stringify(kept), subject: secret.subject(request, answer) };
+};
+
+const shownOnce = (secret: SecretAnswer, kept: unknown): Problem => {
+  const { [secret.secret]: _never, ...ids } = isRecord(kept) ? kept : {};
+  return new Problem(
+    'secret_shown_once',
+    `The first answer to this Idempotency-Key carried \`${secret.secret}\`, which is shown once and ` +
+      'not kept. If it was lost, revoke that key and issue another.',
+    ids,
+  );
+};
 
 /**
  * Same key and same request → the first answer again (its status and body, plus
@@ -66,7 +107,8 @@ interface Pending {
  * concurrent identical forks make one fork and 49 replays. Across processes sharing the data dir,
  * a row claim in `idempotency.sqlite` (taken under BEGIN IMMEDIATE) decides who runs a key; a
  * same-key request reaching another process meanwhile is `409 idempotency_in_progress`. Only success answers are kept: a refused
- * request wrote nothing, so running it again is safe and may succeed.
+ * request wrote nothing, so running it again is safe and may succeed. A secret in an answer (an
+ * API key) is never kept: its replay is `409 secret_shown_once`.
  */
 @Injectable()
 export class Idempotency implements OnModuleDestroy {
@@ -97,7 +139,7 @@ export class Idempotency implements OnModuleDestroy {
             this.store.put(p.tenant, p.key, {
               fingerprint: p.fingerprint,
               status: reply.statusCode,
-              body: payload,
+              ...memoOf(request, payload, p.secret),
             });
           }
         } finally {
@@ -121,6 +163,7 @@ export class Idempotency implements OnModuleDestroy {
     request: ArborRequest,
     reply: FastifyReply,
     key: string,
+    secret: SecretAnswer | null = null,
   ): Promise<{ replay: unknown } | null> {
     const tenant = request.caller?.tenantId || `admin:${request.caller?.keyId ?? ''}`;
     const fingerprint = createHash('sha256')
@@ -155,13 +198,16 @@ export class Idempotency implements OnModuleDestroy {
       release();
       const stored = claim.answer;
       if (stored.fingerprint !== fingerprint) throw reused();
-      void reply.status(stored.status).header(REPLAYED_HEADER, 'true');
+      void reply.header(REPLAYED_HEADER, 'true');
+      if (secret !== null) throw shownOnce(secret, JSON.parse(stored.body));
+      void reply.status(stored.status);
       return { replay: JSON.parse(stored.body) as unknown };
     }
     this.pending.set(request.raw, {
       tenant,
       key,
       fingerprint,
+      secret,
       release: () => {
         try {
           this.store.release(tenant, key);
@@ -176,18 +222,30 @@ export class Idempotency implements OnModuleDestroy {
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly idempotency: Idempotency) {}
+  constructor(
+    private readonly idempotency: Idempotency,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<ArborRequest>();
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
     if (key === null) return next.handle();
-    return from(this.idempotency.enter(request, http.getResponse<FastifyReply>(), key)).pipe(
-      mergeMap((r) => (r === null ? next.handle() : of(r.replay))),
-    );
+    const secret =
+      this.reflector.get<SecretAnswer | undefined>(SECRET_ANSWER, context.getHandler()) ?? null;
+    return from(
+      this.idempotency.enter(request, http.getResponse<FastifyReply>(), key, secret),
+    ).pipe(mergeMap((r) => (r === null ? next.handle() : of(r.replay))));
   }
 }
 
-/** Marks a creating POST as taking `Idempotency-Key` (documented in the contract's route table). */
-export const Idempotent = () => applyDecorators(UseInterceptors(IdempotencyInterceptor));
+/**
+ * Marks a creating POST as taking `Idempotency-Key` (documented in the contract's route table);
+ * `secret`: its answer holds a secret the memo must not keep.
+ */
+export const Idempotent = (secret?: SecretAnswer) =>
+  applyDecorators(
+    ...(secret !== undefined ? [SetMetadata(SECRET_ANSWER, secret)] : []),
+    UseInterceptors(IdempotencyInterceptor),
+  );

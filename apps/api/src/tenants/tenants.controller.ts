@@ -18,7 +18,7 @@ import {
 } from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
 import { RateLimiterService, TenantDirectoryService } from '@arbor/application';
-import { Idempotent } from '../idempotency/idempotency';
+import { Idempotency, Idempotent } from '../idempotency/idempotency';
 import { IdParam } from '../validation/id-param';
 
 @UseGuards(AdminGuard)
@@ -27,6 +27,7 @@ export class TenantsController {
   constructor(
     private readonly directory: TenantDirectoryService,
     private readonly limiter: RateLimiterService,
+    private readonly idempotency: Idempotency,
   ) {}
 
   private limits(tenantId: string) {
@@ -51,14 +52,20 @@ export class TenantsController {
     return this.limits(tenantId);
   }
 
-  @Idempotent()
+  @Idempotent({
+    secret: 'apiKey',
+    subject: (_request, answer) => (typeof answer.id === 'string' ? answer.id : null),
+  })
   @Post()
   async create(@Body() body: unknown, @CallerParam() caller: Caller) {
     const { name } = parseOrThrow(CreateTenant, body ?? {});
     return this.directory.createTenant(name ?? null, caller);
   }
 
-  @Idempotent()
+  @Idempotent({
+    secret: 'apiKey',
+    subject: (request) => (request.params as { tenantId: string }).tenantId,
+  })
   @Post(':tenantId/keys')
   async issueKey(
     @IdParam('tenantId') tenantId: string,
@@ -83,5 +90,7 @@ export class TenantsController {
     @CallerParam() caller: Caller,
   ) {
     await this.directory.revokeKey(tenantId, keyId, caller);
+    // The answers that issued the tenant's keys go with it (they held no secret, but named it).
+    this.idempotency.store.forgetSubject(tenantId);
   }
 }
