@@ -28,6 +28,7 @@ import {
   snapshotOf,
 } from './support/erasure';
 import { ADMIN_KEY, type Harness } from './support/harness';
+import { revokedKeysHearNothing } from './support/revocation';
 import {
   describeWithRedisServer,
   type Proc,
@@ -234,5 +235,9 @@ describeWithRedisServer('erasure in the scaled shape (replicas, worker, Redis)',
       // The sweep on B counts the policy just set on A.
       expect(after.body.tenants).toBe((before.body.tenants as number) + 1);
     }
+  });
+
+  it('a key revoked (or its tenant erased) on replica A closes its live streams on replica B', async () => {
+    await revokedKeysHearNothing(a.url, b.url);
   });
 });

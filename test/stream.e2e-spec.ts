@@ -1,5 +1,6 @@
 import { clientFor, exchange, type Client } from './support/api';
 import { type Harness, startHarness } from './support/harness';
+import { revokedKeysHearNothing } from './support/revocation';
 import { openSse, type SseClient, type SseFrame } from './support/sse';
 
 const data = (f: SseFrame) => JSON.parse(f.data as string) as { revision: number; type: string };
@@ -138,5 +139,19 @@ describe('GET …/stream on shutdown', () => {
     } finally {
       await h.destroy();
     }
+  });
+});
+
+describe('GET …/stream after its key is revoked or its tenant erased', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ ARBOR_STREAM_HEARTBEAT_MS: '200' });
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  it('closes at once, and no event reaches a revoked key', async () => {
+    await revokedKeysHearNothing(h.baseUrl, h.baseUrl);
   });
 });

@@ -10,6 +10,7 @@ export const APP_ERROR_CODES = [
   'payload_too_large',
   'unknown_snapshot_shape',
   'unsupported_image_source',
+  'unauthorized',
   'not_found',
   'conversation_not_found',
   'conversation_erased',

@@ -6,6 +6,7 @@ import { type AuditEvent } from '../conversations/queries';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE } from '../store/store.provider';
+import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { PROJECTED_SIGNALS, type ProjectedSignals } from './projected-signal';
 
 /** Events read from the log per wake-up at most (a long replay is read in such pages). */
@@ -32,19 +33,32 @@ export interface LiveStream {
  * projected the conversation, so a stream on a `--projector off` replica is woken too. Each
  * stream keeps a cursor (the last revision sent) and only ever reads after it: an event is sent
  * once, in revision order, however many signals (duplicated, late, replayed by a rebuild) arrive.
- * Open streams are bounded per tenant.
+ * Open streams are bounded per tenant. A stream hears only while its key may: revoking the key or
+ * erasing the tenant closes it at once (on every replica: each folds the revocation from the
+ * log), and each event is sent only after the key is checked again.
  */
 @Injectable()
 export class ConversationStreamsService implements OnModuleDestroy {
   private readonly perTenant = new Map<string, number>();
-  private readonly open = new Set<AbortController>();
+  /** Each open stream, with whose key opened it. */
+  private readonly open = new Map<AbortController, { tenantId: string; keyId: string }>();
+  private readonly stopListening: () => void;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     @Inject(PROJECTED_SIGNALS) private readonly signals: ProjectedSignals,
     private readonly readModels: ReadModelsService,
-  ) {}
+    private readonly directory: TenantDirectoryService,
+  ) {
+    this.stopListening = directory.onRevoked((tenantId, keyId) => {
+      for (const [controller, owner] of [...this.open]) {
+        if (owner.tenantId === tenantId && (keyId === null || owner.keyId === keyId)) {
+          controller.abort();
+        }
+      }
+    });
+  }
 
   /** Open streams of a tenant (for metrics and tests). */
   openFor(tenantId: string): number {
@@ -67,7 +81,9 @@ export class ConversationStreamsService implements OnModuleDestroy {
     }
     this.perTenant.set(tenant, this.openFor(tenant) + 1);
     const controller = new AbortController();
-    this.open.add(controller);
+    this.open.set(controller, { tenantId: tenant, keyId: caller.keyId });
+    const directory = this.directory;
+    const allowed = (): boolean => directory.keyActive(tenant, caller.keyId);
     controller.signal.addEventListener('abort', () => release());
     let released = false;
     const release = (): void => {
@@ -118,6 +134,8 @@ export class ConversationStreamsService implements OnModuleDestroy {
 
     let head: number;
     try {
+      // Revoked between the guard and here: nothing is read.
+      if (!allowed()) throw new AppError('unauthorized', 'The API key is not valid.');
       // Everything the stream holds now is in the read models before anything is sent.
       head = await projectedHead();
     } catch (e) {
@@ -165,7 +183,7 @@ export class ConversationStreamsService implements OnModuleDestroy {
             continue;
           }
           for (const e of page) {
-            if (signal.aborted) return;
+            if (signal.aborted || !allowed()) return;
             cursor = Number(e.revision);
             yield { revision: cursor, type: e.type, data: e.data, metadata: e.metadata };
           }
@@ -180,6 +198,7 @@ export class ConversationStreamsService implements OnModuleDestroy {
 
   /** Shutdown: every open stream ends (its reader sees the generator finish), then the app closes. */
   onModuleDestroy(): void {
-    for (const c of [...this.open]) c.abort();
+    this.stopListening();
+    for (const c of [...this.open.keys()]) c.abort();
   }
 }

@@ -37,7 +37,7 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 const isTenantEvent = (e: RecordedEvent): e is RecordedEvent & TenantEvent =>
   (TENANT_EVENT_TYPES as readonly string[]).includes(e.type);
 
-const tenantStream = (tenantId: string): string =>
+export const tenantStream = (tenantId: string): string =>
   streamName({ category: TENANT_CATEGORY, tenantId, entityId: TENANT_ENTITY });
 
 const storedKey = (key: IssuedKey): NewKey => ({ keyId: key.keyId, secretHash: key.secretHash });
@@ -66,6 +66,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   private position: bigint | null = null;
   private subscription: Subscription | null = null;
   private waiters: { position: bigint; resolve: () => void }[] = [];
+  private readonly revoked = new Set<(tenantId: string, keyId: string | null) => void>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -86,6 +87,11 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
           if (msg.kind === 'event' && isTenantEvent(msg.event)) {
             this.dir = evolveDirectory(this.dir, msg.event);
             this.advance(msg.event.position);
+            if (msg.event.type === 'ApiKeyRevoked') {
+              this.tellRevoked(msg.event.data.tenantId, msg.event.data.keyId);
+            } else if (msg.event.type === 'TenantErased') {
+              this.tellRevoked(msg.event.data.tenantId, null);
+            }
           } else if (msg.kind === 'checkpoint') {
             this.advance(msg.position);
           } else if (msg.kind === 'caughtUp') {
@@ -117,6 +123,37 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   private waitFor(position: bigint): Promise<void> {
     if (this.position !== null && this.position >= position) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  private tellRevoked(tenantId: string, keyId: string | null): void {
+    for (const listener of [...this.revoked]) {
+      try {
+        listener(tenantId, keyId);
+      } catch (error) {
+        this.logger.error(`revocation listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` with each key revoked (`keyId`) or tenant erased (`null`: all its keys), as
+   * this process's directory folds it from the log — so on every replica, whichever one wrote it.
+   * Returns the function that stops it.
+   */
+  onRevoked(listener: (tenantId: string, keyId: string | null) => void): () => void {
+    this.revoked.add(listener);
+    return () => this.revoked.delete(listener);
+  }
+
+  /** The key is one of the tenant's, not revoked, and the tenant is not erased. */
+  keyActive(tenantId: string, keyId: string): boolean {
+    const key = this.dir.keys.get(keyId);
+    return (
+      key !== undefined &&
+      key.tenantId === tenantId &&
+      !key.revoked &&
+      this.dir.tenants.get(tenantId)?.erased !== true
+    );
   }
 
   authenticate(header: string | undefined): Authentication {
