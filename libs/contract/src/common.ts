@@ -1,8 +1,27 @@
 import { z } from 'zod';
-import { ID_PATTERN, ID_RULE } from '@arbor/domain';
+import {
+  ID_PATTERN,
+  ID_RULE,
+  MODEL_PATTERN,
+  MODEL_RULE,
+  TOOL_CALL_ID_PATTERN,
+  TOOL_CALL_ID_RULE,
+} from '@arbor/domain';
 
 /** Ids of conversations, messages, turns, tenants, keys and contexts. */
 export const Id = z.string().regex(ID_PATTERN, ID_RULE).meta({ id: 'Id', description: ID_RULE });
+
+/** A model name: kept in clear by the log, so a name's shape, not free text. */
+export const ModelName = z
+  .string()
+  .regex(MODEL_PATTERN, MODEL_RULE)
+  .meta({ id: 'ModelName', description: `A model name; ${MODEL_RULE}` });
+
+/** A tool call's id (`tool_use.id`, `tool_result.tool_use_id`): an id's shape, not free text. */
+export const ToolCallId = z
+  .string()
+  .regex(TOOL_CALL_ID_PATTERN, TOOL_CALL_ID_RULE)
+  .meta({ id: 'ToolCallId', description: `A tool call id; ${TOOL_CALL_ID_RULE}` });
 
 export const Label = z
   .string()

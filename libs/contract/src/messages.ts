@@ -14,7 +14,7 @@ import {
   type Role,
   ROLES,
 } from '@arbor/domain';
-import { Id, JsonObject, Timestamp } from './common';
+import { Id, JsonObject, ModelName, Timestamp, ToolCallId } from './common';
 
 export const RoleSchema = z.enum(ROLES as [Role, ...Role[]]).meta({ id: 'Role' });
 export const BlockTypeSchema = z.enum(BLOCK_TYPES as [BlockType, ...BlockType[]]);
@@ -88,7 +88,7 @@ export const ImageBlock = z
 export const ToolUseBlock = z
   .object({
     type: z.literal('tool_use'),
-    id: z.string().min(1),
+    id: ToolCallId,
     name: z.string().min(1),
     input: JsonObject.meta({ description: "The tool's arguments (a JSON object)" }),
     ...extras,
@@ -105,7 +105,7 @@ export const ToolResultContentBlock = z
 export const ToolResultBlock = z
   .object({
     type: z.literal('tool_result'),
-    tool_use_id: z.string().min(1),
+    tool_use_id: ToolCallId,
     name: z
       .string()
       .min(1)
@@ -262,7 +262,7 @@ export const MessageInputSchema = z
     role: RoleSchema,
     content: z.array(BlockSchema).min(1),
     pinned: z.boolean().optional(),
-    model: z.string().min(1).optional(),
+    model: ModelName.optional(),
     usage: UsageSchema.optional(),
     metadata: JsonObject.optional(),
     clientData: ClientData.optional(),

@@ -13,6 +13,7 @@ import {
   Label,
   Limit,
   LimitWithDefault,
+  ModelName,
 } from './common';
 import { MessageInputSchema } from './messages';
 
@@ -429,7 +430,7 @@ const Overflow = z.union([
 export const ContextBody = z
   .strictObject({
     provider: ProviderSchema,
-    model: z.string().min(1).max(200),
+    model: ModelName,
     budgetTokens: z.number().int().min(256).max(10_000_000),
     system: z.string().max(1_000_000).optional(),
     tools: z.array(Tool).max(512).optional(),

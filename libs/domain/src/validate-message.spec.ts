@@ -106,6 +106,35 @@ describe('parseMessages: rejects with a path and a code', () => {
     expect(only({})).toMatchObject({ path: 'messages', code: 'invalid_type' });
   });
 
+  it('free text where the log keeps a name in clear: a model, a tool call id', () => {
+    const free = 'Jane Doe, see notes';
+    const call = (id: string) => ({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: 'run', input: {} }],
+    });
+    expect(only([call(free)])).toMatchObject({
+      path: 'messages[0].content[0].id',
+      code: 'invalid_tool_call_id',
+    });
+    expect(
+      only([
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'x'.repeat(257), content: 'ok' }],
+        },
+      ]),
+    ).toMatchObject({ path: 'messages[0].content[0].tool_use_id', code: 'invalid_tool_call_id' });
+    expect(only([{ role: 'assistant', model: free, content: [text('a')] }])).toMatchObject({
+      path: 'messages[0].model',
+      code: 'invalid_model',
+    });
+    const named = parseMessages([
+      { role: 'assistant', model: '<synthetic>', content: [text('a')] },
+      { ...call('call_abc|fc_1'), model: 'models/gemini-2.5-pro' },
+    ]);
+    expect(named.ok).toBe(true);
+  });
+
   it('a non-object message', () => {
     expect(only([1])).toMatchObject({ path: 'messages[0]', code: 'invalid_type' });
   });

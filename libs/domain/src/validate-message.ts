@@ -6,7 +6,13 @@
  * message or block (e.g. `cache_control`, `citations`) are dropped, unknown block *types* are
  * rejected. Strings are kept byte-exact (thinking text and signatures included).
  */
-import { ID_PATTERN } from './ids';
+import {
+  ID_PATTERN,
+  MODEL_PATTERN,
+  MODEL_RULE,
+  TOOL_CALL_ID_PATTERN,
+  TOOL_CALL_ID_RULE,
+} from './ids';
 import {
   checkBase64,
   decodedLength,
@@ -55,6 +61,8 @@ export type ValidationCode =
   | 'image_dimensions'
   | 'image_too_large'
   | 'invalid_message_id'
+  | 'invalid_tool_call_id'
+  | 'invalid_model'
   | 'invalid_number'
   | 'invalid_url'
   | 'unknown_provider'
@@ -271,8 +279,31 @@ const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined =>
   return { type: 'image', source: { type: 'base64', media_type: known, data } };
 };
 
+/** A string field that must match `pattern` (a name kept in clear: no free text). */
+const shapedField = (
+  ctx: Ctx,
+  obj: Obj,
+  key: string,
+  path: string,
+  pattern: RegExp,
+  code: ValidationCode,
+  rule: string,
+): string | undefined => {
+  const v = stringField(ctx, obj, key, path, 'empty_string');
+  if (v === undefined || pattern.test(v)) return v;
+  return report(ctx, `${path}.${key}`, code, `${key} ${rule}`);
+};
+
 const parseToolUse = (ctx: Ctx, obj: Obj, path: string): ToolUseBlock | undefined => {
-  const id = stringField(ctx, obj, 'id', path, 'empty_string');
+  const id = shapedField(
+    ctx,
+    obj,
+    'id',
+    path,
+    TOOL_CALL_ID_PATTERN,
+    'invalid_tool_call_id',
+    TOOL_CALL_ID_RULE,
+  );
   const name = stringField(ctx, obj, 'name', path, 'empty_string');
   const input = obj.input;
   if (input === undefined) return report(ctx, `${path}.input`, 'required', 'input is required');
@@ -311,7 +342,15 @@ const parseToolResultContent = (
 };
 
 const parseToolResult = (ctx: Ctx, obj: Obj, path: string): ToolResultBlock | undefined => {
-  const toolUseId = stringField(ctx, obj, 'tool_use_id', path, 'empty_string');
+  const toolUseId = shapedField(
+    ctx,
+    obj,
+    'tool_use_id',
+    path,
+    TOOL_CALL_ID_PATTERN,
+    'invalid_tool_call_id',
+    TOOL_CALL_ID_RULE,
+  );
   const cp = `${path}.content`;
   const content =
     obj.content === undefined
@@ -608,7 +647,7 @@ const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined
     } else out.pinned = obj.pinned;
   }
   if (obj.model !== undefined) {
-    const model = stringField(ctx, obj, 'model', path, 'empty_string');
+    const model = shapedField(ctx, obj, 'model', path, MODEL_PATTERN, 'invalid_model', MODEL_RULE);
     if (model !== undefined) out.model = model;
   }
   if (obj.usage !== undefined) {

@@ -79,13 +79,19 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
       const tenant = dir.tenants.get(event.data.tenantId);
       if (!tenant) return dir;
       const tenants = new Map(dir.tenants);
-      tenants.set(
-        tenant.tenantId,
-        event.type === 'TenantErased'
-          ? { ...tenant, erased: true }
-          : { ...tenant, retentionDays: event.data.retentionDays },
-      );
-      return { ...dir, tenants };
+      if (event.type === 'TenantRetentionSet') {
+        tenants.set(tenant.tenantId, { ...tenant, retentionDays: event.data.retentionDays });
+        return { ...dir, tenants };
+      }
+      // Erased: its name and key labels are forgotten here too (the log's copy goes with the
+      // tenant's key), so no answer shows them after the erasure.
+      tenants.set(tenant.tenantId, { ...tenant, name: null, erased: true });
+      const keys = new Map(dir.keys);
+      for (const keyId of tenant.keyIds) {
+        const key = keys.get(keyId);
+        if (key !== undefined) keys.set(keyId, { ...key, label: null });
+      }
+      return { tenants, keys };
     }
     case 'TenantContextSettingsSet': {
       const tenant = dir.tenants.get(event.data.tenantId);

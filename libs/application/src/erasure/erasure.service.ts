@@ -16,7 +16,7 @@ import { ConversationRepository, erasedError } from '../conversations/conversati
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
-import { TenantDirectoryService } from '../tenants/tenant-directory.service';
+import { TenantDirectoryService, tenantStream } from '../tenants/tenant-directory.service';
 
 export { CONVERSATION_ERASED };
 
@@ -275,6 +275,14 @@ export class ErasureService {
     await this.directory.recordTenantErased(tenantId, options.reason, ids.length, {
       actor: options.actor,
     });
+    // Last, the tenant's own key (its name, its keys' labels): the events above carry none.
+    const profile = tenantStream(tenantId);
+    await this.keys.erase(profile, {
+      erasedAt: new Date().toISOString(),
+      actor: options.actor,
+      reason: options.reason,
+    });
+    this.keys.dropCached(profile);
     return { tenantId, erased, conversations: ids.length, reason: options.reason };
   }
 

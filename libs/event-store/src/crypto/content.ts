@@ -26,15 +26,23 @@ interface ContentField {
 
 const field = (path: string, erased: Json): ContentField => ({ path: path.split('.'), erased });
 
-/** Conversation content, by event type. Types not listed carry none. */
+/**
+ * Conversation (and tenant) content, by event type: every field a client writes that is not an
+ * id, a label, a model name or a number, each bounded to its shape by the contract. Types not
+ * listed carry none. A field added here is sealed from then on; events written before keep it in
+ * clear and are read as they are. Stand-in `undefined`: the field is absent once erased.
+ */
 export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> = {
   ConversationStarted: [field('title', ERASED), field('metadata', {})],
   MessageAppended: [
     field('message.content', [{ type: 'text', text: ERASED }]),
     field('message.metadata', {}),
+    field('message.clientData', undefined),
+    field('message.model', undefined),
   ],
   TurnFailed: [field('input', ERASED), field('error', ERASED)],
-  CompactionApplied: [field('decision.summary', ERASED)],
+  CheckpointRewound: [field('digest', ERASED)],
+  CompactionApplied: [field('decision.summary', ERASED), field('decision.results', [])],
   CompactionRevoked: [field('reason', ERASED)],
   BranchSummarized: [field('summary', ERASED), field('instruction', ERASED)],
   ContextAssembled: [
@@ -43,6 +51,9 @@ export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> =
     field('request.append', []),
   ],
   DraftSaved: [field('messages', [])],
+  // The tenant's stream (`tenant-<id>.profile`), under the tenant's own key: gone with it.
+  TenantCreated: [field('name', ERASED)],
+  ApiKeyIssued: [field('label', ERASED)],
 };
 
 export interface SealedBox {
@@ -152,7 +163,7 @@ export const openData = (
     const fields = CONTENT_FIELDS[type] ?? [];
     for (const name of box.fields) {
       const f = fields.find((x) => x.path.join('.') === name);
-      setOwned(out, name.split('.'), f?.erased ?? ERASED, owned);
+      setOwned(out, name.split('.'), f === undefined ? ERASED : f.erased, owned);
     }
     return out;
   }

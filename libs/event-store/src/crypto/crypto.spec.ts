@@ -43,6 +43,34 @@ describe('content sealing', () => {
     expect(openData('MessageAppended', sealed, key, 'conv-t1.c1', 0n)).toEqual(data);
   });
 
+  it('opens events sealed before a field was sealed: that field read as it was written, in clear', () => {
+    // As the previous version wrote it: the model and the message's clientData were not sealed.
+    const data = {
+      message: { ...message('m1', MARKER).message, model: 'claude-x', clientData: { k: 1 } },
+    };
+    const { model, clientData, ...rest } = data.message;
+    const old = sealData('MessageAppended', { message: rest }, key, 'conv-t1.c1', 2n) as {
+      message: Record<string, unknown>;
+      sealed: { fields: string[] };
+    };
+    expect(old.sealed.fields).toEqual(['message.content']);
+    const written = { ...old, message: { ...old.message, model, clientData } };
+    expect(openData('MessageAppended', written, key, 'conv-t1.c1', 2n)).toEqual(data);
+    // Erased: the fields that were sealed read as erased, the rest as they were.
+    const erased = openData('MessageAppended', written, null, 'conv-t1.c1', 2n) as typeof data;
+    expect(erased.message.content).toEqual([{ type: 'text', text: ERASED }]);
+    expect(erased.message.model).toBe('claude-x');
+    // Written now, both are sealed; erased, both are gone.
+    const now = sealData('MessageAppended', data, key, 'conv-t1.c1', 2n);
+    expect(JSON.stringify(now)).not.toContain('claude-x');
+    const gone = openData('MessageAppended', now, null, 'conv-t1.c1', 2n) as typeof data;
+    expect(gone.message).not.toHaveProperty('model');
+    expect(gone.message).not.toHaveProperty('clientData');
+    // A tenant event written in clear (before tenant streams had a key) reads as it is.
+    const clear = { tenantId: 't1', name: 'Acme' };
+    expect(openData('TenantCreated', clear, null, 'tenant-t1.profile', 0n)).toEqual(clear);
+  });
+
   it('never changes the object it seals or opens (both copy what they rewrite)', () => {
     const data = { ...message('m1', MARKER), other: { kept: true } };
     (data.message as Record<string, unknown>).metadata = { source: MARKER };

@@ -25,11 +25,13 @@ import { ContentErasedError, type KeyStore } from './key-store';
 export interface ContentKeysOptions {
   /** Seal new events (default true). Off: new events are stored in clear; sealed ones still open. */
   encrypt?: boolean;
-  /** Which streams carry conversation content (default: category `conv`). */
+  /** Which streams carry content (default: categories `conv` and `tenant`). */
   isContentStream?: (streamName: string) => boolean;
 }
 
-const isConversationStream = (name: string): boolean => name.startsWith('conv-');
+/** Conversations, and tenants (their name and key labels, erased with the tenant). */
+const isConversationStream = (name: string): boolean =>
+  name.startsWith('conv-') || name.startsWith('tenant-');
 
 /** Key lookups in flight at once for one read call (matters for a key store on the network). */
 const LOOKUPS_AT_ONCE = 32;
