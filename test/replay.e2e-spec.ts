@@ -404,3 +404,46 @@ describe('replay and reproduction (GET .../replay, .../contexts/{contextId})', (
     );
   });
 });
+
+describe('a context whose elision a later rung of the same call superseded', () => {
+  let h: Harness;
+  let api: Client;
+  beforeAll(async () => {
+    h = await startHarness();
+    api = clientFor(h, (await h.createTenant('supersede')).apiKey);
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  it('reproduces with the same decision ids as recorded: the superseded one built it too', async () => {
+    const id = await api.start();
+    let tip: string | null = null;
+    // Tool results the elision takes, and prose between them only a snapshot can shrink.
+    const prose = (i: number) => `Finding ${i}: the reading matched the plan. `.repeat(80);
+    for (let i = 0; i < 40; i++) {
+      const turn = [...heavyTurn(`t${i}`).slice(0, 3), assistant(prose(i))];
+      tip = (await api.turn(id, tip, turn)).tip;
+    }
+    for (let i = 0; i < 20; i++) {
+      tip = (await api.turn(id, tip, [user(`q${i}`), assistant(prose(100 + i))])).tip;
+    }
+    const r = await api.post(api.conv(id, '/context'), {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      budgetTokens: 200_000,
+      mode: 'snapshot',
+    });
+    expect(r.status).toBe(200);
+    const rungs = r.body.receipt.rungs as { rung: string; applied: boolean; reason: string }[];
+    // The case: the elision was decided, then the snapshot took over what it had elided.
+    expect(rungs.find((g) => g.rung === 'elide')?.reason).toMatch(/superseded by a later rung/);
+    expect(rungs.find((g) => g.rung === 'snapshot')?.applied).toBe(true);
+    const contextId = r.body.receipt.contextId ?? r.body.contextId;
+    const again = await api.get(api.conv(id, `/contexts/${String(contextId)}`));
+    expect(again.body.match).toBe(true);
+    expect(
+      (again.body.checks as { name: string; equal: boolean }[]).filter((c) => !c.equal),
+    ).toEqual([]);
+  });
+});

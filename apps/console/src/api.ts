@@ -186,7 +186,8 @@ export interface Decision {
 
 export interface Replay {
   revision: number;
-  event: { revision: number; position: number | string; type: string; timestamp: string };
+  /** Stream revision only: tenant answers carry no global position. */
+  event: { revision: number; type: string; timestamp: string };
   conversation: Conversation;
   tip: string | null;
   branch: { length: number; items: Message[]; next?: string };
@@ -200,8 +201,8 @@ export interface Replay {
 }
 
 export interface AuditEvent {
+  /** Stream revision only: tenant answers carry no global position. */
   revision: number;
-  position: number | string;
   type: string;
   data: Record<string, unknown>;
   metadata: {

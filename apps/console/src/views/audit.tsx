@@ -65,7 +65,6 @@ export const AuditView = ({ id }: { id: string }) => {
         <thead>
           <tr>
             <th>rev</th>
-            <th>position</th>
             <th>type</th>
             <th>actor</th>
             <th>time</th>
@@ -83,7 +82,6 @@ export const AuditView = ({ id }: { id: string }) => {
               onClick={() => setOpenRow(openRow === e.revision ? null : e.revision)}
             >
               <td class="num">{e.revision}</td>
-              <td class="num">{String(e.position)}</td>
               <td>
                 <b>{e.type}</b>
               </td>
@@ -106,7 +104,7 @@ export const AuditView = ({ id }: { id: string }) => {
             </tr>,
             openRow === e.revision ? (
               <tr key={`${e.revision}-data`}>
-                <td colSpan={8}>
+                <td colSpan={7}>
                   <pre class="json">
                     {JSON.stringify({ data: e.data, metadata: e.metadata }, null, 2).slice(
                       0,

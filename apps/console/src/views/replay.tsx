@@ -67,7 +67,7 @@ export const ReplayView = ({ id, data, at }: { id: string; data: Loaded; at?: st
             <div class="state" data-testid="replay-state">
               <div>
                 as of event <b data-testid="replay-revision">{r.event.revision}</b>{' '}
-                <b>{r.event.type}</b> at {r.event.timestamp} (position {String(r.event.position)})
+                <b>{r.event.type}</b> at {r.event.timestamp}
               </div>
               <div>
                 tip <code data-testid="replay-tip">{r.tip ?? '—'}</code> · active branch{' '}

@@ -269,10 +269,13 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
         : {}),
     });
     const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
+    // As the receipt counts them: every decision this call made built it, even one a later
+    // rung of the same call superseded (a snapshot's source text depends on it).
+    const made = new Set(newIds);
     return {
       ok: true,
       body: result.body,
-      appliedIds: decisions.filter((x) => !notApplied.has(x.id)).map((x) => x.id),
+      appliedIds: decisions.filter((x) => made.has(x.id) || !notApplied.has(x.id)).map((x) => x.id),
       estimatedTokens: result.receipt.estimatedTokens,
       rawTokens: result.receipt.rawTokens,
       prefixHash: result.receipt.prefixHash,
