@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { isProblemCode } from '../apps/api/src/problem/problem';
 import {
@@ -11,7 +13,10 @@ import {
   toolUse,
   user,
 } from './support/api';
+import { filesWith } from './support/erasure';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
+import { rawRequest } from './support/raw-http';
+import { markedFields, writableFields } from './support/writable-fields';
 
 type Body = Record<string, unknown>;
 type Mutation = (body: Body) => unknown;
@@ -350,6 +355,240 @@ describe('fuzzing every route with the attacks of the hardening issue', () => {
     console.log(
       `fuzz: ${runs} attacks over ${routes().length} routes\n` +
         `bystander GET before: ${quantiles(baseline)}\nbystander GET during: ${quantiles(during)}`,
+    );
+  }, 120_000);
+});
+
+/* ---- two Authorization headers, content codings ---- */
+
+describe('fuzzing the headers: two Authorization headers, content codings', () => {
+  let h: Harness;
+  let a: Client;
+  let b: Client;
+  let id: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    a = clientFor(h, (await h.createTenant('headers-a')).apiKey);
+    b = clientFor(h, (await h.createTenant('headers-b')).apiKey);
+    id = await a.start();
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  const head = async () =>
+    (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position as unknown;
+
+  const ROUTES = () => [
+    { method: 'GET', url: '/v1/conversations', body: undefined },
+    { method: 'GET', url: a.conv(id, '/events'), body: undefined },
+    { method: 'POST', url: '/v1/conversations', body: '{"title":"h"}' },
+    { method: 'POST', url: '/v1/tenants', body: '{}' },
+  ];
+  const credential = () =>
+    fc.oneof(
+      fc.constantFrom(a.key, b.key, ADMIN_KEY, 'nope').map((k) => `Bearer ${k}`),
+      fc.constantFrom(a.key, b.key).map((k) => `bearer   ${k}`),
+      fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n\u0000]/g, '')),
+    );
+  const name = fc.constantFrom('Authorization', 'authorization', 'AUTHORIZATION', 'AuThOrIzAtIoN');
+
+  it('two (or more) Authorization headers: always 400 malformed_header, nothing written or read', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(),
+        fc.array(fc.tuple(name, credential()), { minLength: 2, maxLength: 4 }),
+        async (pick, headers) => {
+          const all = ROUTES();
+          const route = all[pick % all.length];
+          const before = await head();
+          const lines = headers.map(([n, v]) => `${n}: ${v}\r\n`).join('');
+          const body = route.body ?? '';
+          const r = await rawRequest(
+            h.baseUrl,
+            `${route.method} ${route.url} HTTP/1.1\r\nHost: x\r\n${lines}` +
+              (route.body !== undefined
+                ? `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+                : '') +
+              `Connection: close\r\n\r\n${body}`,
+          );
+          expect(r.status).toBe(400);
+          expect(JSON.parse(r.body).code).toBe('malformed_header');
+          expect(r.body).not.toContain('"items"');
+          expect(await head()).toEqual(before);
+        },
+      ),
+      { numRuns: 60, interruptAfterTimeLimit: 30_000 },
+    );
+  }, 60_000);
+
+  it('a content coding: 415 unless every coding is identity, nothing written on a refusal', async () => {
+    const coding = fc.oneof(
+      fc.constantFrom('gzip', 'x-gzip', 'deflate', 'br', 'zstd', 'compress', 'identity', 'GZIP'),
+      fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(coding, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        async (codings, compressed) => {
+          const plain = JSON.stringify({ title: 'coded' });
+          const before = await head();
+          const res = await fetch(`${h.baseUrl}/v1/conversations`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${a.key}`,
+              'content-type': 'application/json',
+              'content-encoding': codings.join(', '),
+            },
+            body: compressed ? gzipSync(plain) : plain,
+          });
+          const answer = (await res.json()) as { code?: string };
+          const identity = codings.every((c) => c.toLowerCase() === 'identity');
+          if (identity && !compressed) {
+            expect(res.status).toBe(201);
+            return;
+          }
+          if (identity) {
+            // Gzip bytes under an honest "identity" label are not JSON.
+            expect(res.status).toBe(400);
+          } else {
+            expect([res.status, answer.code]).toEqual([415, 'unsupported_media_type']);
+          }
+          expect(await head()).toEqual(before);
+        },
+      ),
+      { numRuns: 60, interruptAfterTimeLimit: 30_000 },
+    );
+  }, 60_000);
+});
+
+/* ---- markers in every writable field ---- */
+
+describe('fuzzing erasure: any text in any writable field, then erased, is in no file and no answer', () => {
+  let h: Harness;
+  let c: Client;
+  beforeAll(async () => {
+    h = await startHarness();
+    c = clientFor(h, (await h.createTenant('markers')).apiKey);
+  });
+  afterAll(async () => {
+    await h.destroy();
+  });
+
+  type Carrier = (
+    conv: string,
+    tip: string,
+    v: string,
+  ) => { method: string; url: string; body: unknown };
+  /** Requests that each put `v` in one free field (checked against the derived list below). */
+  const CARRIERS: Record<string, Carrier> = {
+    'startConversation body.title': () => ({
+      method: 'POST',
+      url: '/v1/conversations',
+      body: { title: 'x' },
+    }),
+    'ensureConversation body.metadata': (conv, _t, v) => ({
+      method: 'PUT',
+      url: `/v1/conversations/${conv}`,
+      body: { metadata: { v } },
+    }),
+    'commitTurn body.messages[].content[]<text>.text': (conv, tip, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/turns`,
+      body: { parentId: tip, messages: [user(v), assistant('a')] },
+    }),
+    'commitTurn body.messages[].content[]<tool_use>.input': (conv, tip, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/turns`,
+      body: {
+        parentId: tip,
+        messages: [
+          user('q'),
+          msg('assistant', [toolUse('call_1', 'run', { v })]),
+          msg('user', [toolResult('call_1', v)]),
+          assistant('a'),
+        ],
+      },
+    }),
+    'commitTurn body.messages[].clientData': (conv, tip, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/turns`,
+      body: { parentId: tip, messages: [{ ...user('q'), clientData: { v } }, assistant('a')] },
+    }),
+    'rewind body.digest': (conv, _t, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/checkpoints/cp/rewind`,
+      body: { digest: v },
+    }),
+    'recordFailure body.error': (conv, _t, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/failures`,
+      body: { input: 'i', error: { v } },
+    }),
+    'fork body.title': (conv, _t, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/forks`,
+      body: { title: v.slice(0, 500) },
+    }),
+    'saveDraft body.messages[].content[]<thinking>.thinking': (conv, tip, v) => ({
+      method: 'PUT',
+      url: `/v1/conversations/${conv}/draft`,
+      body: {
+        parentId: tip,
+        messages: [
+          user('q'),
+          msg('assistant', [{ type: 'thinking', thinking: v, signature: 's' }]),
+        ],
+      },
+    }),
+    'buildContext body.system': (conv, _t, v) => ({
+      method: 'POST',
+      url: `/v1/conversations/${conv}/context`,
+      body: { provider: 'anthropic', model: 'claude-sonnet-4-5', budgetTokens: 20_000, system: v },
+    }),
+  };
+
+  it('every carrier writes where it says, into a field the contract lists as writable', () => {
+    const writable = writableFields();
+    for (const [field, carry] of Object.entries(CARRIERS)) {
+      const { method, url, body } = carry('c1', 'm1', 'mk0123456789ab');
+      expect(writable.has(field)).toBe(true);
+      if (field === 'startConversation body.title') continue;
+      expect([field, markedFields(method, url, body, 'mk0123456789ab').has(field)]).toEqual([
+        field,
+        true,
+      ]);
+    }
+  });
+
+  it('never leaves the text behind, whatever it is', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(CARRIERS)),
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.string({ unit: 'binary', maxLength: 30 }),
+        async (field, before, after) => {
+          const token = `mk${randomBytes(6).toString('hex')}`;
+          const v = `${before}${token}${after}`;
+          const conv = await c.start(
+            field === 'startConversation body.title' ? { title: v.slice(-500) } : {},
+          );
+          const tip = (await c.turn(conv, null, [user('q'), assistant('a')])).tip;
+          await c.post(c.conv(conv, '/checkpoints'), { label: 'cp', messageId: tip });
+          const { method, url, body } = CARRIERS[field](conv, tip, v);
+          const r = await h.call(method, url, { key: c.key, body });
+          expect([field, r.status < 300]).toEqual([field, true]);
+          const forks = field === 'fork body.title' ? '?forks=erase' : '';
+          expect((await h.call('DELETE', c.conv(conv) + forks, { key: c.key })).status).toBe(200);
+          expect([field, filesWith(h.dataDir, token)]).toEqual([field, []]);
+          for (const route of ['/events', '/replay?revision=4']) {
+            const read = await c.get(c.conv(conv, route));
+            expect([field, route, read.text.includes(token)]).toEqual([field, route, false]);
+          }
+        },
+      ),
+      { numRuns: 25, interruptAfterTimeLimit: 60_000 },
     );
   }, 120_000);
 });
