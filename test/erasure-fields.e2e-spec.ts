@@ -10,14 +10,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pngHeader } from '@arbor/domain/testing/images';
-import { createEventStore } from '@arbor/application';
+import { EVENT_STORE } from '@arbor/application';
+import { type EventStore } from '@arbor/event-store';
 import { buildOpenApiDocument } from '@arbor/contract';
 import {
   type FakeProvider,
   type RecordedRequest,
   startFakeProvider,
 } from '../libs/context/src/summary/testing/fake-provider';
-import { filesWith, needles } from './support/erasure';
+import { fakeSummarizerEnv, filesWith, needles } from './support/erasure';
 import { ADMIN_KEY, type Harness, type HttpResult, startHarness } from './support/harness';
 import { markedFields, writableFields } from './support/writable-fields';
 
@@ -48,14 +49,7 @@ describe('every client-writable field is erased (markers in every field of every
       summarize: (i: number, request: RecordedRequest) =>
         `Summary ${i}: ${new RegExp(`${P}x[0-9a-z]+`).exec(request.user)?.[0] ?? 'nothing'}.`,
     });
-    h = await startHarness({
-      ARBOR_SUMMARY_PROVIDER: 'anthropic',
-      ARBOR_SUMMARY_BASE_URL: fake.url,
-      ARBOR_SUMMARY_API_KEY: KEY,
-      ARBOR_SUMMARY_MODEL: 'claude-haiku-4-5',
-      ARBOR_SUMMARY_WINDOW_TOKENS: '8192',
-      ARBOR_SUMMARY_MAX_TOKENS: '256',
-    });
+    h = await startHarness(fakeSummarizerEnv(fake.url, KEY));
   }, 300_000);
   afterAll(async () => {
     await h?.destroy();
@@ -346,14 +340,10 @@ describe('every client-writable field is erased (markers in every field of every
     };
     expect(leaks()).toEqual([]);
     // Read through the keys as the app reads: nothing of the tenant's stream opens any more.
-    const store = createEventStore(h.config);
-    try {
-      const events = await store.readStream(`tenant-${tenantId}.profile`);
-      expect(events.map((ev) => ev.type)).toContain('TenantErased');
-      expect(JSON.stringify(events)).not.toContain(P);
-    } finally {
-      await store.close();
-    }
+    const store = h.app.get<EventStore>(EVENT_STORE);
+    const profile = await store.readStream(`tenant-${tenantId}.profile`);
+    expect(profile.map((ev) => ev.type)).toContain('TenantErased');
+    expect(JSON.stringify(profile.map((ev) => ev.data))).not.toContain(P);
     await h.restart();
     expect(leaks()).toEqual([]);
     expect(await answers(true)).toEqual([]);

@@ -22,6 +22,7 @@ import { assistant, type Client, clientFor, user } from './support/api';
 import {
   callerFor,
   checkpointAll,
+  fakeSummarizerEnv,
   filesWith,
   redisKeysWith,
   seedMarked,
@@ -89,12 +90,7 @@ describeWithRedisServer('erasure in the scaled shape (replicas, worker, Redis)',
     redis = await startRedisServer();
     env = {
       ...scaledEnv(redis.url),
-      ARBOR_SUMMARY_PROVIDER: 'anthropic',
-      ARBOR_SUMMARY_BASE_URL: fake.url,
-      ARBOR_SUMMARY_API_KEY: KEY,
-      ARBOR_SUMMARY_MODEL: 'claude-haiku-4-5',
-      ARBOR_SUMMARY_WINDOW_TOKENS: '8192',
-      ARBOR_SUMMARY_MAX_TOKENS: '256',
+      ...fakeSummarizerEnv(fake.url, KEY),
     };
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-erasure-scaled-'));
     ({ a, b } = await spawnShape(dataDir, env, procs));

@@ -17,7 +17,13 @@ import {
   startFakeProvider,
 } from '../libs/context/src/summary/testing/fake-provider';
 import { assistant, type Client, clientFor, user } from './support/api';
-import { filesWith, redisKeysWith, seedMarked as seed, snapshotOf } from './support/erasure';
+import {
+  fakeSummarizerEnv,
+  filesWith,
+  redisKeysWith,
+  seedMarked as seed,
+  snapshotOf,
+} from './support/erasure';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 
 const KEY = 'sk-ant-test-erasure-key';
@@ -56,14 +62,7 @@ describe('erasure (crypto-shredding), proved on the files', () => {
       provider: 'anthropic',
       contextWindowTokens: 8192,
     });
-    h = await startHarness({
-      ARBOR_SUMMARY_PROVIDER: 'anthropic',
-      ARBOR_SUMMARY_BASE_URL: fake.url,
-      ARBOR_SUMMARY_API_KEY: KEY,
-      ARBOR_SUMMARY_MODEL: 'claude-haiku-4-5',
-      ARBOR_SUMMARY_WINDOW_TOKENS: '8192',
-      ARBOR_SUMMARY_MAX_TOKENS: '256',
-    });
+    h = await startHarness(fakeSummarizerEnv(fake.url, KEY));
     a = clientFor(h, (await h.createTenant('a')).apiKey);
     const tb = await h.createTenant('b');
     tenantB = tb.id;

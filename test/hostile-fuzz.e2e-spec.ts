@@ -389,7 +389,8 @@ describe('fuzzing the headers: two Authorization headers, content codings', () =
     fc.oneof(
       fc.constantFrom(a.key, b.key, ADMIN_KEY, 'nope').map((k) => `Bearer ${k}`),
       fc.constantFrom(a.key, b.key).map((k) => `bearer   ${k}`),
-      fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n\u0000]/g, '')),
+      // Any printable header value (what the HTTP parser lets through to the app).
+      fc.stringMatching(/^[ -~]{0,40}$/),
     );
   const name = fc.constantFrom('Authorization', 'authorization', 'AUTHORIZATION', 'AuThOrIzAtIoN');
 

@@ -81,8 +81,13 @@ describe('reused and unusable tool-call ids (POST .../context, GET .../context/r
 
   it('ids and history names a provider refuses are mapped; the markdown export stays whole', async () => {
     const id = await c.start();
+    // Free text is no tool call id (the log keeps ids in clear): refused with its path.
     const odd = 'w`\n## user';
-    await c.turn(id, undefined, turn('odd', [odd, 'functions.Bash:0'], 'mcp.server:tool'));
+    const refused = await c.post(c.conv(id, '/turns'), { messages: turn('odd', [odd]) });
+    expect([refused.status, refused.body.code]).toEqual([400, 'validation_failed']);
+    expect(JSON.stringify(refused.body.errors)).toContain('body.messages[1].content[1].id');
+    // Ids a harness writes that a provider refuses are mapped.
+    await c.turn(id, undefined, turn('odd', ['call/1+x=', 'functions.Bash:0'], 'mcp.server:tool'));
     for (const provider of PROVIDER_NAMES) {
       const r = await contextOf(id, provider);
       expect([provider, r.status]).toEqual([provider, 200]);

@@ -195,6 +195,16 @@ export const snapshotOf = async (api: Client, id: string): Promise<string[]> => 
   return out;
 };
 
+/** The summary rung's settings pointing at a fake Anthropic summarizer (8k window, short answers). */
+export const fakeSummarizerEnv = (url: string, apiKey: string): Record<string, string> => ({
+  ARBOR_SUMMARY_PROVIDER: 'anthropic',
+  ARBOR_SUMMARY_BASE_URL: url,
+  ARBOR_SUMMARY_API_KEY: apiKey,
+  ARBOR_SUMMARY_MODEL: 'claude-haiku-4-5',
+  ARBOR_SUMMARY_WINDOW_TOKENS: '8192',
+  ARBOR_SUMMARY_MAX_TOKENS: '256',
+});
+
 /** `Harness.call` against any base URL (a replica process), for `clientFor`. */
 export const callerFor =
   (baseUrl: string) =>
