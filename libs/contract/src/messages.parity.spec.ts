@@ -45,7 +45,7 @@ describe('the contract schema and the domain parser accept the same messages', (
         fc.oneof(fc.constant(Number.MAX_SAFE_INTEGER), fc.integer({ min: 10, max: 80 })),
         agree,
       ),
-      { numRuns: 4000 },
+      { numRuns: 10_000 },
     );
   });
 

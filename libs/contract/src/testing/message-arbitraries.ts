@@ -275,6 +275,13 @@ const block = fc.oneof(
   { arbitrary: unknownBlock, weight: 1 },
 );
 
+/** Mostly the blocks the role may carry, so the other fields' near misses are what decides. */
+const blocksFor = {
+  system: textBlock,
+  user: fc.oneof(textBlock, imageBlock, toolResult),
+  assistant: fc.oneof(textBlock, toolUse, thinking, redacted, reasoning, provider),
+};
+
 /* ---- messages ---- */
 
 const count = fc.constantFrom(ABSENT, ABSENT, 0, 7, null, -1, 1.5, 2 ** 53 - 1, 2 ** 53, '3', true);
@@ -305,10 +312,22 @@ const usage = field(
   'x',
 );
 
-export const message = obj({
+const roleAndContent = fc.constantFrom('system', 'user', 'assistant').chain((role) =>
+  fc.record({
+    role: field(fc.constant(role), ...WRONG, 'tool', 'User'),
+    content: field(
+      fc.array(fc.oneof({ arbitrary: blocksFor[role], weight: 6 }, block), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      ...WRONG,
+      'x',
+    ),
+  }),
+);
+
+const messageRest = obj({
   id: fc.oneof({ arbitrary: fc.constant(ABSENT), weight: 2 }, id),
-  role: field(fc.constantFrom('system', 'user', 'assistant'), ...WRONG, 'tool', 'User'),
-  content: field(fc.array(block, { minLength: 1, maxLength: 3 }), ...WRONG, 'x'),
   pinned: fc.constantFrom(ABSENT, ABSENT, true, false, 'yes', null),
   model: optText,
   usage: fc.oneof({ arbitrary: fc.constant(ABSENT), weight: 2 }, usage),
@@ -317,6 +336,12 @@ export const message = obj({
   // Unknown fields are dropped, so their depth does not count.
   cache_control: fc.oneof(fc.constantFrom(ABSENT, { type: 'ephemeral' }), deep),
 });
+
+export const message = fc
+  .tuple(roleAndContent, messageRest)
+  .map(([rc, rest]) =>
+    Object.fromEntries(Object.entries({ ...rest, ...rc }).filter(([, v]) => v !== ABSENT)),
+  );
 
 /** What a request body would carry: the value after a JSON round trip. */
 export const asJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
