@@ -8,13 +8,6 @@ import { useState } from 'preact/hooks';
 import { api, session } from '../api';
 import { go, ProblemBox, useAsync } from '../ui';
 
-interface TenantRow {
-  id: string;
-  name: string | null;
-  keys: number;
-  activeKeys: number;
-}
-
 export const AdminView = () => {
   const tenants = useAsync(() => api().call('listTenants', {}), []);
   const projector = useAsync(() => api().call('projectorStatus', {}), []);
