@@ -58,6 +58,16 @@ export const httpCall = async (
   return { status: res.status, headers: res.headers, body, text };
 };
 
+/** A GET's answer and its bytes as they came, for tests of the framing (chunked, streamed). */
+export const httpBytes = async (
+  baseUrl: string,
+  url: string,
+  key: string,
+): Promise<{ res: Response; bytes: Buffer }> => {
+  const res = await fetch(baseUrl + url, { headers: { authorization: `Bearer ${key}` } });
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+};
+
 /** A `fetch` for `@arbor/client` (with `baseUrl: ''`) that sends each request through `call`. */
 export const transportOf =
   (call: Call): typeof fetch =>
