@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../apps/api/src/bootstrap';
 import { readConfig } from '@arbor/application';
+import { ArborClient } from '@arbor/client';
 
 export interface Arbor {
   baseUrl: string;
@@ -29,12 +30,8 @@ export const startArbor = async (): Promise<Arbor> => {
   const address = app.getHttpServer().address();
   if (!address || typeof address === 'string') throw new Error('no address');
   const baseUrl = `http://127.0.0.1:${address.port}`;
-  const tenant = await fetch(`${baseUrl}/v1/tenants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'example' }),
-  });
-  const { apiKey } = (await tenant.json()) as { apiKey: string };
+  const admin = new ArborClient({ baseUrl, apiKey: adminKey });
+  const { apiKey } = await admin.call('createTenant', { body: { name: 'example' } });
   return {
     baseUrl,
     apiKey,

@@ -19,6 +19,7 @@ import { REAL_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, sessionFiles } from '@arbor/importers';
 import { createApp } from '../apps/api/src/bootstrap';
 import { readConfig } from '@arbor/application';
+import { ArborClient as ArborHttpClient } from '@arbor/client';
 import { createEmbeddedClient } from '../apps/cli/src/client/embedded';
 import { type ArborClient } from '../apps/cli/src/client/types';
 import { exportCommand, type Io, replayCommand, treeCommand } from '../apps/cli/src/commands';
@@ -134,12 +135,11 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
       const address = app.getHttpServer().address();
       if (address === null || typeof address === 'string') throw new Error('no address');
       const url = `http://127.0.0.1:${address.port}`;
-      const res = await fetch(`${url}/v1/tenants/${tenantId}/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ label: 'cli test' }),
+      const admin = new ArborHttpClient({ baseUrl: url, apiKey: ADMIN_KEY });
+      const { apiKey } = await admin.call('issueKey', {
+        path: { tenantId },
+        body: { label: 'cli test' },
       });
-      const { apiKey } = (await res.json()) as { apiKey: string };
       await work(url, apiKey);
     } finally {
       await app.close();
@@ -160,13 +160,13 @@ describe('arbor export, tree and replay print the same embedded and over HTTP', 
     await client.close();
     // A context handed out (only the API assembles them), to reproduce.
     await withServer(async (url, key) => {
-      const res = await fetch(`${url}/v1/conversations/${id}/context`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ provider: 'anthropic', model: 'claude-x', budgetTokens: 100000 }),
+      const arbor = new ArborHttpClient({ baseUrl: url, apiKey: key });
+      const context = await arbor.context(id, {
+        provider: 'anthropic',
+        model: 'claude-x',
+        budgetTokens: 100000,
       });
-      expect({ status: res.status }).toEqual({ status: 200 });
-      contextId = ((await res.json()) as { contextId: string }).contextId;
+      contextId = context.contextId;
     });
     commands.push(
       ['export jsonl', exportCommand, [id]],

@@ -20,6 +20,7 @@ import { runImport } from '../apps/cli/src/import';
 import { type Browser, describeWithBrowser, launchBrowser } from './support/browser';
 import { ADMIN_KEY } from './support/harness';
 import { type ServerProcess, spawnServer } from './support/server-process';
+import { httpCall } from './support/http';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -226,7 +227,7 @@ describeWithBrowser('operator console (Chromium)', () => {
   });
 
   it('serves the console at /console/ with a strict CSP, and refuses a bad key plainly', async () => {
-    const res = await fetch(`${server.url}/console/`);
+    const res = await httpCall(server.url, 'GET', '/console/', { check: false });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     await page.goto(`${server.url}/console/`);

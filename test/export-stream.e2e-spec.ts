@@ -3,6 +3,7 @@ import { markdownChunks, toMarkdown } from '@arbor/application';
 import { type Message } from '@arbor/domain';
 import { assistant, clientFor, type Client, user } from './support/api';
 import { type Harness, startHarness } from './support/harness';
+import { httpBytes } from './support/http';
 
 /**
  * Every export format is streamed (chunked transfer, no Content-Length, never one string of the
@@ -19,19 +20,7 @@ describe('exports stream in every format, byte for byte the whole-built file', (
   let conversation: { id: string; title: string | null; tip: string | null };
   let checkpoints: { label: string; messageId: string; status: string }[];
 
-  const raw = async (path: string) => {
-    const res = await fetch(`${h.baseUrl}${path}`, {
-      headers: { authorization: `Bearer ${c.key}` },
-    });
-    const chunks: Buffer[] = [];
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(Buffer.from(value));
-    }
-    return { res, bytes: Buffer.concat(chunks) };
-  };
+  const raw = (path: string) => httpBytes(h.baseUrl, path, c.key);
 
   beforeAll(async () => {
     h = await startHarness();

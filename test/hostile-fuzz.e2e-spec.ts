@@ -15,6 +15,7 @@ import {
 } from './support/api';
 import { filesWith } from './support/erasure';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
+import { httpCall } from './support/http';
 import { rawRequest } from './support/raw-http';
 import { markedFields, writableFields } from './support/writable-fields';
 
@@ -244,21 +245,8 @@ describe('fuzzing every route with the attacks of the hardening issue', () => {
   ];
 
   const send = async (method: string, url: string, body: Buffer | undefined) => {
-    const res = await fetch(h.baseUrl + url, {
-      method,
-      headers: {
-        authorization: `Bearer ${c.key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body,
-    });
-    const text = await res.text();
-    let json: { code?: unknown } | undefined;
-    try {
-      json = JSON.parse(text) as { code?: unknown };
-    } catch {
-      json = undefined;
-    }
+    const res = await httpCall(h.baseUrl, method, url, { key: c.key, raw: body, check: false });
+    const json = res.body as { code?: unknown } | undefined;
     return { status: res.status, type: res.headers.get('content-type') ?? '', json };
   };
 

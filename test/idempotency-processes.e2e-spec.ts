@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_KEY } from './support/harness';
 import { type ServerProcess, spawnServer } from './support/server-process';
+import { httpCall } from './support/http';
 
 /**
  * Two real server processes on one data dir: an Idempotency-Key runs once across both. The first
@@ -32,20 +33,17 @@ describe('Idempotency-Key across two processes sharing the data dir', () => {
   });
 
   const post = async (s: ServerProcess, key: string, body: unknown) => {
-    const res = await fetch(`${s.url}/v1/conversations`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': key,
-      },
-      body: JSON.stringify(body),
+    const res = await httpCall(s.url, 'POST', '/v1/conversations', {
+      key: apiKey,
+      body,
+      headers: { 'idempotency-key': key },
+      check: false,
     });
     return {
       status: res.status,
       replayed: res.headers.get('idempotent-replayed') === 'true',
       type: res.headers.get('content-type') ?? '',
-      body: (await res.json()) as { id?: string; code?: string },
+      body: res.body as { id?: string; code?: string },
     };
   };
 

@@ -1,6 +1,7 @@
 import { assistant, clientFor, msg, text, toolResult, toolUse, user } from './support/api';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { openSse } from './support/sse';
+import { httpCall } from './support/http';
 import { MetricsPort } from '../apps/api/src/observability/metrics-port';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -167,9 +168,10 @@ describe('GET /metrics', () => {
   it('is served without credentials on ARBOR_METRICS_PORT (and nothing else there)', async () => {
     const port = h.app.get(MetricsPort).port();
     expect(port).not.toBeNull();
-    const r = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const base = `http://127.0.0.1:${port}`;
+    const r = await httpCall(base, 'GET', '/metrics', { check: false });
     expect(r.status).toBe(200);
-    expect(await r.text()).toContain('# TYPE arbor_turn_commits_total counter');
-    expect((await fetch(`http://127.0.0.1:${port}/v1/conversations`)).status).toBe(404);
+    expect(r.text).toContain('# TYPE arbor_turn_commits_total counter');
+    expect((await httpCall(base, 'GET', '/v1/conversations', { check: false })).status).toBe(404);
   });
 });

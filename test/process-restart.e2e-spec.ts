@@ -18,6 +18,7 @@ import {
 } from './support/api';
 import { ADMIN_KEY } from './support/harness';
 import { type ServerProcess, spawnServer } from './support/server-process';
+import { httpCall } from './support/http';
 
 /**
  * "Survives a restart" (docs/INVARIANTS.md), through a real one: the server runs as an OS process, is killed
@@ -79,20 +80,13 @@ describe('state across a real process restart (kill -9, new process, same files)
   const srv = () => server as ServerProcess;
 
   const raw = async (method: string, route: string, k: string, body?: unknown): Promise<Raw> => {
-    const res = await fetch(srv().url + route, {
-      signal: AbortSignal.timeout(15_000),
-      method,
-      headers: {
-        authorization: `Bearer ${k}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    const res = await httpCall(srv().url, method, route, {
+      key: k,
+      body,
+      timeoutMs: 15_000,
+      check: false,
     });
-    return {
-      status: res.status,
-      contentType: res.headers.get('content-type'),
-      text: await res.text(),
-    };
+    return { status: res.status, contentType: res.headers.get('content-type'), text: res.text };
   };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test helper: JSON of any shape
   const ok = async (method: string, route: string, body: unknown, status: number): Promise<any> => {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { exchange } from './support/api';
 import { ADMIN_KEY } from './support/harness';
 import { call, freePort, type Replica, spawnReplica } from './support/scaled';
+import { httpCall } from './support/http';
 
 jest.setTimeout(180_000);
 
@@ -96,8 +97,9 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       budgetTokens: 200_000,
     });
     expect(ctx.status).toBe(200);
-    const missing = await fetch(`${app.url}/v1/conversations/nope`, {
-      headers: { authorization: `Bearer ${key}`, 'x-request-id': 'otel-req-1' },
+    const missing = await httpCall(app.url, 'GET', '/v1/conversations/nope', {
+      key,
+      headers: { 'x-request-id': 'otel-req-1' },
     });
     expect(missing.status).toBe(404);
 

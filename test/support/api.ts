@@ -1,4 +1,6 @@
-import { type Harness, type HttpResult } from './harness';
+import { type Answer, ArborClient, type CallInit, type Schemas } from '@arbor/client';
+import { type Harness } from './harness';
+import { type HttpResult, transportOf } from './http';
 
 /** Message and block builders for turns sent over HTTP. */
 export const text = (t: string) => ({ type: 'text', text: t });
@@ -50,144 +52,73 @@ export const toolTurn = (label: string, calls = 1): MessageIn[] => {
   ];
 };
 
-export interface TurnResult {
-  turnId: string;
-  messageIds: string[];
-  tip: string;
-  revision: number;
-  replayed: boolean;
-}
+export type TurnResult = Answer<'commitTurn'>;
+export type AuditEvent = Schemas['AuditEvent'];
+export type TreeNode = Schemas['TreeNode'];
 
-export interface AuditEvent {
-  revision: number;
-  type: string;
-  data: Record<string, unknown> & { [k: string]: unknown };
-  metadata: Record<string, unknown>;
-}
-
-export interface TreeNode {
-  id: string;
-  parentId: string | null;
-  role: string;
-  children: string[];
-}
-
-export const fail = (what: string, r: HttpResult): never => {
-  throw new Error(`${what}: HTTP ${r.status} ${r.text.slice(0, 500)}`);
+const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 };
 
-/** A tenant-scoped client: thin helpers over real HTTP calls that throw on unexpected statuses. */
+/**
+ * A tenant-scoped client: `arbor`, the one client (`@arbor/client`), sent through the harness's
+ * raw `call` (so every answer is checked against the contract and the harness's restarts are
+ * followed); the raw `get`/`post`/`put` for tests about statuses and bodies; and the shortcuts
+ * tests use most, each one call of `arbor`. It never retries: a test sees the first answer.
+ */
 export const clientFor = (h: Pick<Harness, 'call'>, key: string) => {
   const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
-  const c = {
+  const arbor = new ArborClient({
+    baseUrl: '',
+    apiKey: key,
+    retries: 0,
+    fetch: transportOf(h.call),
+  });
+  return {
     key,
     conv,
+    arbor,
     get: (url: string, headers?: Record<string, string>) => h.call('GET', url, { key, headers }),
     post: (url: string, body?: unknown, headers?: Record<string, string>) =>
       h.call('POST', url, { key, body, headers }),
     put: (url: string, body?: unknown) => h.call('PUT', url, { key, body }),
 
-    async start(body: Record<string, unknown> = {}): Promise<string> {
-      const r = await c.post('/v1/conversations', body);
-      if (r.status !== 201) fail('start', r);
-      return r.body.id as string;
-    },
-    async turn(
+    start: async (body: Record<string, unknown> = {}): Promise<string> =>
+      (await arbor.startConversation(body as CallInit<'startConversation'>['body'])).id,
+    /** Commits `messages` after `parentId` (undefined: the tip); no turnId unless in `extra`. */
+    turn: (
       id: string,
       parentId: string | null | undefined,
       messages: MessageIn[],
       extra: Record<string, unknown> = {},
-    ): Promise<TurnResult> {
-      const body = { ...(parentId === undefined ? {} : { parentId }), messages, ...extra };
-      const r = await c.post(conv(id, '/turns'), body);
-      if (r.status !== 201) fail('turn', r);
-      return r.body as TurnResult;
-    },
-    async moveTip(id: string, messageId: string): Promise<{ tip: string; revision: number }> {
-      const r = await c.put(conv(id, '/tip'), { messageId });
-      if (r.status !== 200) fail('moveTip', r);
-      return r.body;
-    },
-    async checkpoint(id: string, label: string, messageId?: string) {
-      const r = await c.post(conv(id, '/checkpoints'), { label, messageId });
-      if (r.status !== 201) fail('checkpoint', r);
-      return r.body as { label: string; messageId: string; status: string };
-    },
-    async conversation(id: string) {
-      const r = await c.get(conv(id));
-      if (r.status !== 200) fail('conversation', r);
-      return r.body;
-    },
-    async tree(id: string): Promise<{
-      tip: string | null;
-      nodes: TreeNode[];
-      branchPoints: string[];
-      checkpoints: { label: string; messageId: string; status: string }[];
-    }> {
-      const r = await c.get(conv(id, '/tree'));
-      if (r.status !== 200) fail('tree', r);
-      return r.body;
-    },
-    /** The whole active branch, following cursors. */
-    async branch(id: string, limit = 1000): Promise<Record<string, unknown>[]> {
-      const out: Record<string, unknown>[] = [];
-      let cursor: string | undefined;
-      do {
-        const q = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const r = await c.get(conv(id, `/messages${q}`));
-        if (r.status !== 200) fail('messages', r);
-        out.push(...r.body.items);
-        cursor = r.body.next;
-      } while (cursor);
-      return out;
-    },
-    async branchIds(id: string): Promise<string[]> {
-      return (await c.branch(id)).map((m) => m.id as string);
-    },
-    /** The conversation as of revision N, with its whole active branch (cursors followed). */
-    async replay(id: string, revision: number, limit = 1000) {
-      const r = await c.get(conv(id, `/replay?revision=${revision}&limit=${limit}`));
-      if (r.status !== 200) fail(`replay ${revision}`, r);
-      const items: Record<string, unknown>[] = [...r.body.branch.items];
-      for (let next = r.body.branch.next; next;) {
-        const q = `?revision=${revision}&limit=${limit}&cursor=${encodeURIComponent(next)}`;
-        const p = await c.get(conv(id, `/replay${q}`));
-        if (p.status !== 200) fail(`replay ${revision} page`, p);
-        items.push(...p.body.branch.items);
-        next = p.body.branch.next;
-      }
-      return { ...r.body, branch: { length: r.body.branch.length, items } };
-    },
-    /** Every context receipt of the conversation, following cursors. */
-    async contexts(id: string): Promise<Record<string, unknown>[]> {
-      const out: Record<string, unknown>[] = [];
-      let url: string | null = conv(id, '/contexts?limit=3');
-      while (url) {
-        const r = await c.get(url);
-        if (r.status !== 200) fail('contexts', r);
-        out.push(...r.body.items);
-        url = r.body.next
-          ? conv(id, `/contexts?limit=3&cursor=${encodeURIComponent(r.body.next)}`)
-          : null;
-      }
-      return out;
-    },
-    /** Every event of the conversation, following cursors. */
-    async events(id: string, fromRevision = 0): Promise<AuditEvent[]> {
-      const out: AuditEvent[] = [];
-      let url: string | null = conv(id, `/events?fromRevision=${fromRevision}&limit=1000`);
-      while (url) {
-        const r = await c.get(url);
-        if (r.status !== 200) fail('events', r);
-        out.push(...r.body.items);
-        url = r.body.next
-          ? conv(id, `/events?cursor=${encodeURIComponent(r.body.next)}&limit=1000`)
-          : null;
-      }
-      return out;
-    },
+    ): Promise<TurnResult> =>
+      arbor.call('commitTurn', {
+        path: { id },
+        body: {
+          ...(parentId === undefined ? {} : { parentId }),
+          messages,
+          ...extra,
+        } as CallInit<'commitTurn'>['body'],
+      }),
+    moveTip: (id: string, messageId: string) => arbor.moveTip(id, { messageId }),
+    checkpoint: (id: string, label: string, messageId?: string) =>
+      arbor.call('setCheckpoint', { path: { id }, body: { label, messageId } }),
+    conversation: (id: string) => arbor.getConversation(id),
+    tree: (id: string) => arbor.tree(id),
+    /** The whole active branch, page by page. */
+    branch: (id: string, limit = 1000) => collect(arbor.messages(id, limit)),
+    branchIds: async (id: string): Promise<string[]> =>
+      (await collect(arbor.messages(id, 1000))).map((m) => m.id),
+    /** The conversation as of revision N, with its whole active branch. */
+    replay: (id: string, revision: number, limit = 1000) => arbor.replay(id, revision, limit),
+    /** Every context receipt of the conversation, in pages of 3. */
+    contexts: (id: string) => collect(arbor.contexts(id, { limit: 3 })),
+    /** Every event of the conversation from `fromRevision`. */
+    events: (id: string, fromRevision = 0) =>
+      collect(arbor.events(id, { fromRevision, limit: 1000 })),
   };
-  return c;
 };
 
 export type Client = ReturnType<typeof clientFor>;

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { createClient } from 'redis';
 import { pngHeader } from '@arbor/domain/testing/images';
 import { assistant, type Client, msg, text, toolResult, toolUse, user } from './api';
-import { type HttpResult } from './harness';
+import { type Call, httpCall } from './http';
 
 /** Every way the marker can sit in a file: raw, and base64 at each of the three alignments. */
 export const needles = (marker: string): Buffer[] => {
@@ -205,30 +205,8 @@ export const fakeSummarizerEnv = (url: string, apiKey: string): Record<string, s
   ARBOR_SUMMARY_MAX_TOKENS: '256',
 });
 
-/** `Harness.call` against any base URL (a replica process), for `clientFor`. */
+/** `Harness.call` against any base URL (a replica process), for `clientFor`; unchecked. */
 export const callerFor =
-  (baseUrl: string) =>
-  async (
-    method: string,
-    url: string,
-    options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<HttpResult> => {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.key) headers.authorization = `Bearer ${options.key}`;
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    if (payload !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await fetch(baseUrl + url, {
-      method,
-      headers,
-      body: payload,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const textOf = await res.text();
-    let body: unknown = undefined;
-    try {
-      body = textOf ? JSON.parse(textOf) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: res.status, headers: res.headers, body, text: textOf };
-  };
+  (baseUrl: string): Call =>
+  (method, url, options = {}) =>
+    httpCall(baseUrl, method, url, { check: false, ...options });

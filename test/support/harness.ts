@@ -5,7 +5,7 @@ import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type StoreFactory } from '@arbor/application';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { type ArborConfig, readConfig } from '@arbor/application';
-import { checkAnswer } from './contract-check';
+import { type Call, httpCall } from './http';
 import {
   cleanupPrefix,
   connectTestRedis,
@@ -20,12 +20,8 @@ export interface Harness {
   baseUrl: string;
   dataDir: string;
   config: ArborConfig;
-  /** Calls the API over real HTTP. `key` is a tenant API key or the admin key. */
-  call(
-    method: string,
-    url: string,
-    options?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
-  ): Promise<HttpResult>;
+  /** Calls the API over real HTTP (`httpCall` on this server). */
+  call: Call;
   /** Stops the server (data stays). */
   stop(): Promise<void>;
   /** Stops and starts a new process-equivalent app on the same data directory. */
@@ -35,43 +31,7 @@ export interface Harness {
   createTenant(name?: string): Promise<{ id: string; apiKey: string }>;
 }
 
-export interface HttpResult {
-  status: number;
-  headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper: JSON of any shape
-  text: string;
-}
-
-export type CallOptions = NonNullable<Parameters<Harness['call']>[2]>;
-
-/**
- * One call over real HTTP to the server at `baseUrl`, its answer checked against the OpenAPI
- * document (`checkAnswer`); `Harness.call` is this on the harness's own server.
- */
-export const httpCall = async (
-  baseUrl: string,
-  method: string,
-  url: string,
-  options: CallOptions = {},
-): Promise<HttpResult> => {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  let payload: string | undefined;
-  if (options.raw !== undefined) payload = options.raw;
-  else if (options.body !== undefined) payload = JSON.stringify(options.body);
-  if (payload !== undefined && !headers['content-type'])
-    headers['content-type'] = 'application/json';
-  const res = await fetch(baseUrl + url, { method, headers, body: payload });
-  const text = await res.text();
-  checkAnswer(method, url, res.status, res.headers.get('content-type'), text);
-  let body: unknown = undefined;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
-};
+export { type CallOptions, httpCall, type HttpResult } from './http';
 
 /** The real app on a real SQLite file in a fresh temp directory, listening on 127.0.0.1. */
 export const startHarness = async (

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { ADMIN_KEY } from './harness';
+import { httpCall } from './http';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -217,6 +218,7 @@ export interface Answer {
   body: any;
 }
 
+/** `httpCall` positionally, unchecked (replicas mid-fault), with `null` for an empty body. */
 export const call = async (
   base: string,
   method: string,
@@ -225,21 +227,6 @@ export const call = async (
   body?: unknown,
   timeoutMs = 15_000,
 ): Promise<Answer> => {
-  const res = await fetch(base + route, {
-    signal: AbortSignal.timeout(timeoutMs),
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text === '' ? null : JSON.parse(text);
-  } catch {
-    parsed = null;
-  }
-  return { status: res.status, text, body: parsed };
+  const r = await httpCall(base, method, route, { key, body, timeoutMs, check: false });
+  return { status: r.status, text: r.text, body: r.body ?? null };
 };

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { checkAnswer } from './contract-check';
 import { ADMIN_KEY } from './harness';
+import { httpCall } from './http';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -76,21 +76,8 @@ export const spawnServer = async (
     child,
     url,
     async call(method, route, key, body) {
-      const res = await fetch(url + route, {
-        signal: AbortSignal.timeout(15_000),
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      checkAnswer(method, route, res.status, res.headers.get('content-type'), text);
-      return {
-        status: res.status,
-        body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),
-      };
+      const r = await httpCall(url, method, route, { key, body, timeoutMs: 15_000 });
+      return { status: r.status, body: r.body ?? null };
     },
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,39 +1,18 @@
+import { createParser } from 'eventsource-parser';
 import { checkAnswer } from './contract-check';
 
-/** One Server-Sent Events frame as a client parses it (the WHATWG event-stream rules we use). */
+/**
+ * What a raw test of the stream sees: each event, `retry:` field and comment line, parsed by
+ * `eventsource-parser` (the client's parser), one item each, in the order they came.
+ */
 export interface SseFrame {
   id?: string;
   event?: string;
   data?: string;
   retry?: string;
-  /** Comment lines (`: …`) seen in this frame. */
+  /** The comment line (`: …`), trimmed, when this item is one. */
   comments: string[];
 }
-
-/** Parses `text/event-stream` frames out of a growing buffer; returns the frames and the rest. */
-export const parseFrames = (buffer: string): { frames: SseFrame[]; rest: string } => {
-  const frames: SseFrame[] = [];
-  let rest = buffer.replace(/\r\n?/g, '\n');
-  let end: number;
-  while ((end = rest.indexOf('\n\n')) >= 0) {
-    const block = rest.slice(0, end);
-    rest = rest.slice(end + 2);
-    const f: SseFrame = { comments: [] };
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) {
-        f.comments.push(line.slice(1).trim());
-        continue;
-      }
-      const i = line.indexOf(':');
-      const field = i < 0 ? line : line.slice(0, i);
-      const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-      if (field === 'data') f.data = f.data === undefined ? value : `${f.data}\n${value}`;
-      else if (field === 'id' || field === 'event' || field === 'retry') f[field] = value;
-    }
-    frames.push(f);
-  }
-  return { frames, rest };
-};
 
 /** A live stream opened with fetch (a real HTTP client), read frame by frame. */
 export interface SseClient {
@@ -77,15 +56,17 @@ export const openSse = async (
   let done = false;
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
+  const parser = createParser({
+    onEvent: (e) => queue.push({ id: e.id, event: e.event, data: e.data, comments: [] }),
+    onRetry: (ms) => queue.push({ retry: String(ms), comments: [] }),
+    onComment: (c) => queue.push({ comments: [c.trim()] }),
+  });
   const ended = (async () => {
-    let buffer = '';
     try {
       for (;;) {
         const { value, done: d } = await reader.read();
         if (d) break;
-        const parsed = parseFrames(buffer + decoder.decode(value, { stream: true }));
-        buffer = parsed.rest;
-        queue.push(...parsed.frames);
+        parser.feed(decoder.decode(value, { stream: true }));
         wake?.();
       }
     } catch {

@@ -43,7 +43,14 @@ export const BlockView = ({ block }: { block: Block }) => {
     case 'text':
       return <div class="text-block">{block.text}</div>;
     case 'image':
-      return <Img mediaType={block.source.media_type} data={block.source.data} alt="image block" />;
+      return block.source.type === 'base64' ? (
+        <Img mediaType={block.source.media_type} data={block.source.data} alt="image block" />
+      ) : (
+        <div class="muted">
+          image by {block.source.type}:{' '}
+          <code>{block.source.type === 'url' ? block.source.url : block.source.file_id}</code>
+        </div>
+      );
     case 'thinking':
       return (
         <details class="thinking">

@@ -1,7 +1,7 @@
 /** The operator console: sign-in, then the tenant's or the admin's views (hash routes). */
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, request, type Role, session } from './api';
+import { api, ArborProblemError, type Role, session } from './api';
 import { go, href, ProblemBox, useRoute } from './ui';
 import { AdminView } from './views/admin';
 import { ConversationsView } from './views/conversations';
@@ -10,12 +10,12 @@ import { ConversationView } from './views/conversation';
 /** Which key this is: the admin key answers GET /v1/tenants, a tenant key GET /v1/conversations. */
 const whoIs = async (key: string): Promise<Role> => {
   try {
-    await request('GET', '/v1/tenants', undefined, key);
+    await api(key).call('listTenants', {});
     return 'admin';
   } catch (e) {
-    if (!(e instanceof ApiError) || (e.problem.status !== 401 && e.problem.status !== 403)) throw e;
+    if (!(e instanceof ArborProblemError) || (e.status !== 401 && e.status !== 403)) throw e;
   }
-  await request('GET', '/v1/conversations?limit=1', undefined, key);
+  await api(key).call('listConversations', { query: { limit: 1 } });
   return 'tenant';
 };
 

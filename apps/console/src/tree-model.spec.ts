@@ -18,7 +18,7 @@ const trees = fc
     const nodes = ids.map((id, i) => ({
       id,
       parentId: i === 0 ? null : ids[parents[i] % i],
-      role: i % 2 === 0 ? 'user' : 'assistant',
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
       children: [] as string[],
     }));
     for (const n of nodes) if (n.parentId) nodes[Number(n.parentId.slice(1))].children.push(n.id);

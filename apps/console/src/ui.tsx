@@ -1,10 +1,10 @@
 /** Small shared pieces: problem display, async loading, the hash route. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, type Problem } from './api';
+import { ArborProblemError } from './api';
 
 export const ProblemBox = ({ error }: { error: unknown }) => {
   if (error === null || error === undefined) return null;
-  const p: Problem | null = error instanceof ApiError ? error.problem : null;
+  const p = error instanceof ArborProblemError ? error.problem : null;
   return (
     <div class="problem" role="alert" data-testid="problem">
       {p ? (
@@ -15,7 +15,7 @@ export const ProblemBox = ({ error }: { error: unknown }) => {
           {p.detail ? <div>{p.detail}</div> : null}
           <details>
             <summary>problem+json</summary>
-            <pre class="json">{JSON.stringify(p.body, null, 2)}</pre>
+            <pre class="json">{JSON.stringify(p, null, 2)}</pre>
           </details>
         </>
       ) : (

@@ -1,16 +1,24 @@
 /**
  * The provider-neutral message model on the wire: messages shaped like Anthropic content blocks.
  * Input schemas (`*Input`) describe what a client sends and strip unknown fields (as the domain
- * parser does, e.g. `cache_control`); the output shapes are what Arbor answers (closed). The
- * domain parser (`parseMessages` in @arbor/domain) then checks what JSON Schema cannot: strict
- * base64, the image's real type and size, which blocks each role may carry.
+ * parser does, e.g. `cache_control`); the output shapes are what Arbor answers (closed). What
+ * JSON Schema cannot say (strict base64 and the image's real type and sides, which blocks each
+ * role may carry, the nesting depth) is refined with the domain's own checks, so this schema and
+ * `parseMessages` accept the same messages (messages.parity.spec.ts); the image byte limit is
+ * configuration and the domain's alone.
  */
 import { z } from 'zod';
 import {
   BLOCK_TYPES,
+  BLOCKS_BY_ROLE,
   type BlockType,
   IMAGE_MEDIA_TYPES,
+  IMAGE_URL_PATTERN,
+  imageDataProblem,
   type ImageMediaType,
+  MAX_IMAGE_URL_LENGTH,
+  MAX_MESSAGE_DEPTH,
+  nestsDeeperThan,
   type Role,
   ROLES,
 } from '@arbor/domain';
@@ -44,12 +52,27 @@ export const Base64ImageSource = z
     media_type: ImageMediaTypeSchema,
     data: z.string().meta({ description: 'Strict base64 of the image bytes (size-capped)' }),
   })
+  .superRefine((s, ctx) => {
+    const problem = imageDataProblem(s.data, s.media_type, Number.POSITIVE_INFINITY);
+    if (problem !== null)
+      ctx.addIssue({
+        code: 'custom',
+        path: [problem.field],
+        message: problem.message,
+        params: { code: problem.code },
+      });
+  })
   .meta({ id: 'Base64ImageSource', description: 'The image bytes; every provider takes these' });
 
 export const UrlImageSource = z
   .object({
     type: z.literal('url'),
-    url: z.string().min(1).max(8192).meta({ description: 'An http(s) URL the provider fetches' }),
+    url: z
+      .string()
+      .min(1)
+      .max(MAX_IMAGE_URL_LENGTH)
+      .regex(IMAGE_URL_PATTERN, 'must be an http(s) URL')
+      .meta({ description: 'An http(s) URL the provider fetches' }),
   })
   .meta({
     id: 'UrlImageSource',
@@ -67,6 +90,10 @@ export const FileImageSource = z
     }),
     file_id: z.string().min(1).meta({ description: 'The file id (Gemini: the file URI)' }),
     media_type: ImageMediaTypeSchema.optional().meta({ description: 'Required for gemini' }),
+  })
+  .refine((s) => s.provider !== 'gemini' || s.media_type !== undefined, {
+    path: ['media_type'],
+    message: 'media_type is required for a gemini file',
   })
   .meta({
     id: 'FileImageSource',
@@ -179,6 +206,10 @@ export const ProviderBlock = z
     }),
     ...extras,
   })
+  .refine((b) => typeof b.item.type === 'string' && b.item.type !== '', {
+    path: ['item', 'type'],
+    message: 'item.type must be a non-empty string',
+  })
   .meta({
     id: 'ProviderBlock',
     description:
@@ -266,6 +297,23 @@ export const MessageInputSchema = z
     usage: UsageSchema.optional(),
     metadata: JsonObject.optional(),
     clientData: ClientData.optional(),
+  })
+  .superRefine((m, ctx) => {
+    const allowed: readonly string[] = BLOCKS_BY_ROLE[m.role];
+    m.content.forEach((block, i) => {
+      if (!allowed.includes(block.type))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['content', i, 'type'],
+          message: `a ${block.type} block is not allowed in a ${m.role} message`,
+        });
+    });
+    if (nestsDeeperThan(m, MAX_MESSAGE_DEPTH))
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: `a message must nest at most ${MAX_MESSAGE_DEPTH} levels`,
+      });
   })
   .meta({ id: 'MessageInput' });
 

@@ -27,11 +27,14 @@ describe('the extended message model', () => {
     };
     const [m] = okValue([{ role: 'assistant', model: 'gpt-5', content: [block] }]);
     expect(JSON.stringify(m.content[0])).toBe(JSON.stringify(block));
-    // Without encrypted content (store: true) it parses too; null is as if absent.
-    const bare = okValue([
-      { role: 'assistant', content: [{ ...block, encrypted_content: null }] },
-    ])[0].content[0];
+    // Without encrypted content (store: true) it parses too; a null one is refused, as the
+    // contract's schema refuses it (OpenAI's null is the client's to leave out).
+    const { encrypted_content: _e, ...withoutIt } = block;
+    const bare = okValue([{ role: 'assistant', content: [withoutIt] }])[0].content[0];
     expect(bare).toEqual({ type: 'reasoning', id: 'rs_1', summary: block.summary });
+    expect(
+      errors([{ role: 'assistant', content: [{ ...block, encrypted_content: null }] }]),
+    ).toMatchObject([{ path: 'messages[0].content[0].encrypted_content', code: 'invalid_type' }]);
   });
 
   it('refuses a reasoning block without id or with a malformed summary, and in a user message', () => {

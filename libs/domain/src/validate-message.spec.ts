@@ -380,6 +380,29 @@ describe('parseMessages: rejects with a path and a code', () => {
     });
   });
 
+  it("OpenAI's usage details: objects, and every cached count checked", () => {
+    const m = (usage: object) => [{ role: 'assistant', content: [text('x')], usage }];
+    for (const details of ['x', null, []]) {
+      expect(only(m({ prompt_tokens: 3, prompt_tokens_details: details }))).toMatchObject({
+        path: 'messages[0].usage.prompt_tokens_details',
+        code: 'invalid_type',
+      });
+    }
+    // The Chat Completions count is the one used; the Responses one is still a count.
+    expect(
+      only(
+        m({
+          prompt_tokens: 3,
+          prompt_tokens_details: { cached_tokens: 1 },
+          input_tokens_details: { cached_tokens: -1 },
+        }),
+      ),
+    ).toMatchObject({
+      path: 'messages[0].usage.input_tokens_details.cached_tokens',
+      code: 'invalid_number',
+    });
+  });
+
   it('reports every problem, in every message', () => {
     const errors = errorsOf([
       user(text('')),
@@ -424,5 +447,9 @@ describe('nesting depth', () => {
   });
   it('accepts ordinary nesting', () => {
     expect(parseMessages([withInput(deep(50))]).ok).toBe(true);
+  });
+  it('measures what is kept: a deep unknown field is dropped, not refused', () => {
+    const r = parseMessages([{ ...withInput({}), cache_control: deep(10_000) }]);
+    expect(r.ok && r.value[0]).toEqual(withInput({}));
   });
 });

@@ -151,27 +151,36 @@ const parseText = (ctx: Ctx, obj: Obj, path: string): TextBlock | undefined => {
   return text === undefined ? undefined : { type: 'text', text };
 };
 
-const checkImageData = (
-  ctx: Ctx,
+/** Why a base64 image source's bytes are refused, or null: the field it concerns and its code. */
+export interface ImageDataProblem {
+  readonly field: 'data' | 'media_type';
+  readonly code: ValidationCode;
+  readonly message: string;
+}
+
+/**
+ * The checks on an image's base64 `data`: strict base64, at most `maxBytes` decoded, a readable
+ * PNG/JPEG/GIF/WebP header within the side limits, of the declared media type (when one is).
+ */
+export const imageDataProblem = (
   data: string,
   declared: ImageMediaType | undefined,
-  path: string,
-): boolean => {
+  maxBytes: number,
+): ImageDataProblem | null => {
   const problem = checkBase64(data);
-  if (problem !== null) {
-    report(ctx, `${path}.data`, 'invalid_base64', `data is not strict base64 (${problem})`);
-    return false;
-  }
+  if (problem !== null)
+    return {
+      field: 'data',
+      code: 'invalid_base64',
+      message: `data is not strict base64 (${problem})`,
+    };
   const size = decodedLength(data);
-  if (size > ctx.maxImageBytes) {
-    report(
-      ctx,
-      `${path}.data`,
-      'image_too_large',
-      `image is ${size} bytes; the limit is ${ctx.maxImageBytes}`,
-    );
-    return false;
-  }
+  if (size > maxBytes)
+    return {
+      field: 'data',
+      code: 'image_too_large',
+      message: `image is ${size} bytes; the limit is ${maxBytes}`,
+    };
   const header = readImageHeaderBase64(data);
   if (!isImageHeader(header)) {
     const code =
@@ -180,20 +189,25 @@ const checkImageData = (
         : header.problem === 'dimensions'
           ? 'image_dimensions'
           : 'invalid_image';
-    report(ctx, `${path}.data`, code, header.detail);
-    return false;
+    return { field: 'data', code, message: header.detail };
   }
-  const actual = header.mediaType;
-  if (declared !== undefined && actual !== declared) {
-    report(
-      ctx,
-      `${path}.media_type`,
-      'media_type_mismatch',
-      `declared ${declared} but the data is ${actual}`,
-    );
-    return false;
-  }
-  return true;
+  if (declared !== undefined && header.mediaType !== declared)
+    return {
+      field: 'media_type',
+      code: 'media_type_mismatch',
+      message: `declared ${declared} but the data is ${header.mediaType}`,
+    };
+  return null;
+};
+
+const checkImageData = (
+  ctx: Ctx,
+  data: string,
+  declared: ImageMediaType | undefined,
+  path: string,
+): void => {
+  const problem = imageDataProblem(data, declared, ctx.maxImageBytes);
+  if (problem !== null) report(ctx, `${path}.${problem.field}`, problem.code, problem.message);
 };
 
 const parseMediaType = (
@@ -216,10 +230,13 @@ const parseMediaType = (
   return known;
 };
 
+/** An image URL: http(s), no whitespace. */
+export const IMAGE_URL_PATTERN = /^https?:\/\/[^\s]+$/i;
+
 const parseUrlSource = (ctx: Ctx, source: Obj, sp: string): ImageSource | undefined => {
   const url = stringField(ctx, source, 'url', sp, 'empty_string');
   if (url === undefined) return undefined;
-  if (url.length > MAX_IMAGE_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(url)) {
+  if (url.length > MAX_IMAGE_URL_LENGTH || !IMAGE_URL_PATTERN.test(url)) {
     return report(
       ctx,
       `${sp}.url`,
@@ -418,7 +435,7 @@ const parseReasoning = (ctx: Ctx, obj: Obj, path: string): ReasoningBlock | unde
   const id = obj.id === undefined ? null : stringField(ctx, obj, 'id', path, 'empty_string');
   const summary = parseSummary(ctx, obj.summary, `${path}.summary`);
   const encrypted =
-    obj.encrypted_content === undefined || obj.encrypted_content === null
+    obj.encrypted_content === undefined
       ? null
       : stringField(ctx, obj, 'encrypted_content', path, 'empty_string');
   if (id === undefined || summary === undefined || encrypted === undefined) return undefined;
@@ -513,38 +530,44 @@ function parseBlock(
   return clientData === null ? block : { ...block, clientData };
 }
 
+const USAGE_COUNTS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+] as const;
+const OPENAI_COUNTS = ['prompt_tokens', 'completion_tokens'] as const;
+const OPENAI_DETAILS = ['prompt_tokens_details', 'input_tokens_details'] as const;
+
+/** A token count: absent or null, else a non-negative safe integer. */
+const isCount = (v: unknown): v is number | null | undefined =>
+  v === undefined || v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+
 const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined => {
   if (!isObject(value))
     return report(ctx, path, 'invalid_type', `usage must be an object, got ${kindOf(value)}`);
-  const keys = [
-    'input_tokens',
-    'output_tokens',
-    'cache_read_input_tokens',
-    'cache_creation_input_tokens',
-  ] as const;
-  const usage: Usage = {};
-  let ok = true;
-  const count = (v: unknown, at: string): number | undefined => {
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      report(
-        ctx,
-        at,
-        'invalid_number',
-        `${at.slice(path.length + 1)} must be a non-negative integer`,
-      );
-      ok = false;
-      return undefined;
-    }
-    return v;
+  const before = ctx.errors.length;
+  const checkCount = (v: unknown, field: string): void => {
+    if (!isCount(v))
+      report(ctx, `${path}.${field}`, 'invalid_number', `${field} must be a non-negative integer`);
   };
-  for (const key of keys) {
-    const v = count(value[key], `${path}.${key}`);
-    if (v !== undefined) usage[key] = v;
+  for (const key of [...USAGE_COUNTS, ...OPENAI_COUNTS]) checkCount(value[key], key);
+  for (const key of OPENAI_DETAILS) {
+    const d = value[key];
+    if (d === undefined) continue;
+    if (isObject(d)) checkCount(d.cached_tokens, `${key}.cached_tokens`);
+    else
+      report(ctx, `${path}.${key}`, 'invalid_type', `${key} must be an object, got ${kindOf(d)}`);
   }
-  const openai = openAIUsage(value, path, count);
+  if (ctx.errors.length > before) return undefined;
+  const usage: Usage = {};
+  for (const key of USAGE_COUNTS) {
+    const v = value[key];
+    if (typeof v === 'number') usage[key] = v;
+  }
+  const openai = openAIUsage(value);
   if (openai !== null) Object.assign(usage, openai);
-  return ok ? usage : undefined;
+  return usage;
 };
 
 /**
@@ -553,29 +576,19 @@ const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined =
  * `input_tokens` / `output_tokens` with `input_tokens_details.cached_tokens`. OpenAI counts the
  * cached tokens inside the prompt; the neutral `input_tokens` are the uncached ones, and the
  * cached ones are `cache_read_input_tokens` (OpenAI reports no cache writes). Null when the
- * usage has none of OpenAI's fields.
+ * usage has none of OpenAI's fields. Its counts are already checked.
  */
-const openAIUsage = (
-  value: Record<string, unknown>,
-  path: string,
-  count: (v: unknown, at: string) => number | undefined,
-): Usage | null => {
-  const details = (key: string): Record<string, unknown> | undefined => {
-    const d = value[key];
-    return isObject(d) ? d : undefined;
-  };
-  const chat = details('prompt_tokens_details');
-  const responses = details('input_tokens_details');
-  const prompt = count(value.prompt_tokens, `${path}.prompt_tokens`);
-  const completion = count(value.completion_tokens, `${path}.completion_tokens`);
+const openAIUsage = (value: Record<string, unknown>): Usage | null => {
+  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  const chat = value.prompt_tokens_details as Obj | undefined;
+  const responses = value.input_tokens_details as Obj | undefined;
+  const prompt = num(value.prompt_tokens);
+  const completion = num(value.completion_tokens);
   if (chat === undefined && responses === undefined && prompt === undefined) {
     return completion === undefined ? null : { output_tokens: completion };
   }
-  const cached =
-    count(chat?.cached_tokens, `${path}.prompt_tokens_details.cached_tokens`) ??
-    count(responses?.cached_tokens, `${path}.input_tokens_details.cached_tokens`) ??
-    0;
-  const total = prompt ?? count(value.input_tokens, `${path}.input_tokens`);
+  const cached = num(chat?.cached_tokens) ?? num(responses?.cached_tokens) ?? 0;
+  const total = prompt ?? num(value.input_tokens);
   const out: Usage = { cache_read_input_tokens: cached };
   if (total !== undefined) out.input_tokens = Math.max(0, total - cached);
   if (completion !== undefined) out.output_tokens = completion;
@@ -673,7 +686,7 @@ const parseOptionals = (ctx: Ctx, obj: Obj, path: string): Optionals | undefined
 export const MAX_MESSAGE_DEPTH = 256;
 
 /** Whether `value` nests deeper than `max` levels; iterative, so any depth is safe to check. */
-const nestsDeeperThan = (value: unknown, max: number): boolean => {
+export const nestsDeeperThan = (value: unknown, max: number): boolean => {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop() as [unknown, number];
@@ -687,14 +700,16 @@ const nestsDeeperThan = (value: unknown, max: number): boolean => {
 const parseOne = (ctx: Ctx, value: unknown, path: string): MessageInput | undefined => {
   if (!isObject(value))
     return report(ctx, path, 'invalid_type', `a message must be an object, got ${kindOf(value)}`);
-  if (nestsDeeperThan(value, MAX_MESSAGE_DEPTH))
-    return report(ctx, path, 'too_deep', `a message must nest at most ${MAX_MESSAGE_DEPTH} levels`);
   const role = parseRole(ctx, value, path);
   const optionals = parseOptionals(ctx, value, path);
   const content = parseContent(ctx, value.content, `${path}.content`, role);
   if (role === undefined || content === undefined || optionals === undefined) return undefined;
   const { id, ...rest } = optionals;
-  return id === undefined ? { role, content, ...rest } : { id, role, content, ...rest };
+  const message = id === undefined ? { role, content, ...rest } : { id, role, content, ...rest };
+  // Measured on what is kept: a deep field that is dropped (unknown) is never walked.
+  if (nestsDeeperThan(message, MAX_MESSAGE_DEPTH))
+    return report(ctx, path, 'too_deep', `a message must nest at most ${MAX_MESSAGE_DEPTH} levels`);
+  return message;
 };
 
 const newCtx = (options: ParseOptions): Ctx => ({

@@ -2,8 +2,10 @@
  * A small fetch wrapper typed by the generated OpenAPI types: `call(operationId, init)` reaches
  * every route; the named methods add what integrators need on top (a fresh `turnId` per turn,
  * page iterators). Hand-written rather than openapi-fetch so the retry rule (which requests may
- * be sent again) and the problem type by `code` live in one place; it has no runtime dependency.
+ * be sent again) and the problem type by `code` live in one place; its one runtime dependency is
+ * `eventsource-parser`, for the live stream.
  */
+import { createParser } from 'eventsource-parser';
 import { operationRoutes } from './openapi';
 import { ArborProblemError, ArborNetworkError, isProblemBody } from './problems';
 import {
@@ -64,42 +66,33 @@ interface SseFrame {
   retry?: number;
 }
 
+/** Longest event the stream reader buffers (the server caps an event far below this). */
+const MAX_SSE_EVENT_CHARS = 16 * 1024 * 1024;
+
 /**
- * The frames of a `text/event-stream` body (the WHATWG format: `field: value` lines, a blank line
- * ends a frame, `:` lines are comments, data lines join with a newline). Hand-written, a few
- * lines, so the client keeps no runtime dependency.
+ * The frames of a `text/event-stream` body, parsed by `eventsource-parser` (the WHATWG rules:
+ * line endings, comments, multi-line data, `retry:`), with a bound on what it buffers.
  */
 async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = '';
-  let frame: SseFrame = {};
-  let data: string[] = [];
+  const frames: SseFrame[] = [];
+  let failure: Error | undefined;
+  const parser = createParser({
+    onEvent: (e) => frames.push({ id: e.id, data: e.data }),
+    onRetry: (retry) => frames.push({ retry }),
+    onError: (e) => {
+      if (e.type === 'max-buffer-size-exceeded') failure = e;
+    },
+    maxBufferSize: MAX_SSE_EVENT_CHARS,
+  });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + (buffer.startsWith('\r\n', cut) ? 2 : 1));
-        if (line === '') {
-          if (data.length > 0) frame.data = data.join('\n');
-          if (frame.data !== undefined || frame.retry !== undefined) yield frame;
-          frame = {};
-          data = [];
-          continue;
-        }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? '' : line.slice(colon + 1);
-        if (value.startsWith(' ')) value = value.slice(1);
-        if (field === 'data') data.push(value);
-        else if (field === 'id') frame.id = value;
-        else if (field === 'retry' && /^\d+$/.test(value)) frame.retry = Number(value);
-      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (failure) throw failure;
+      yield* frames.splice(0);
     }
   } finally {
     await reader.cancel().catch(() => undefined);
@@ -238,6 +231,23 @@ export class ArborClient {
     return this.call('fork', { path: { id }, body, retry: true });
   }
 
+  /**
+   * The conversation as of `revision` (`GET …/replay`), its active branch with every page
+   * (`branch.next` followed until the last).
+   */
+  async replay(id: string, revision: number | string, limit = 1000) {
+    const query = { revision: String(revision), limit };
+    const first = await this.call('replay', { path: { id }, query });
+    const items = [...first.branch.items];
+    for (let cursor = first.branch.next; cursor !== undefined;) {
+      const page = await this.call('replay', { path: { id }, query: { ...query, cursor } });
+      items.push(...page.branch.items);
+      cursor = page.branch.next;
+    }
+    const { next: _next, ...branch } = first.branch;
+    return { ...first, branch: { ...branch, items } };
+  }
+
   /* ---- context ---- */
 
   /** The next provider request body fitted to the budget (records a receipt; safe to resend). */
@@ -258,10 +268,15 @@ export class ArborClient {
    * server's `retry:` delay with `Last-Event-ID` set to the last revision received, so no event
    * is skipped or repeated; a refusal (4xx other than 429) ends the iteration with an
    * `ArborProblemError`. Ends when `signal` aborts or the caller breaks out of the loop.
+   * `onState` hears each connection open and each wait before opening it again.
    */
   async *stream(
     id: string,
-    options: { fromRevision?: number; signal?: AbortSignal } = {},
+    options: {
+      fromRevision?: number;
+      signal?: AbortSignal;
+      onState?: (state: 'open' | 'reconnecting') => void;
+    } = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const { method, path } = operationRoutes.stream as { method: string; path: string };
     const url = this.url(path, { id });
@@ -287,6 +302,7 @@ export class ArborClient {
         } catch (cause) {
           if (inner.signal.aborted) return;
           if (++failures > this.retries) throw new ArborNetworkError(method, url, failures, cause);
+          options.onState?.('reconnecting');
           await sleep(this.backoff(failures - 1), inner.signal).catch(() => undefined);
           continue;
         }
@@ -295,6 +311,7 @@ export class ArborClient {
           const again = RETRY_STATUS.has(response.status) || response.status === 429;
           if (!again || ++failures > this.retries)
             throw new ArborProblemError(problem, method, url);
+          options.onState?.('reconnecting');
           await sleep(
             this.backoff(failures - 1, response.headers.get('retry-after')),
             inner.signal,
@@ -302,6 +319,7 @@ export class ArborClient {
           continue;
         }
         failures = 0;
+        options.onState?.('open');
         try {
           for await (const frame of sseFrames(response.body)) {
             if (frame.retry !== undefined) retryMs = frame.retry;
@@ -316,6 +334,7 @@ export class ArborClient {
           if (inner.signal.aborted) return;
         }
         if (inner.signal.aborted) return;
+        options.onState?.('reconnecting');
         await sleep(retryMs, inner.signal).catch(() => undefined);
       }
     } finally {

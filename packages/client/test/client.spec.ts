@@ -149,6 +149,19 @@ describe('@arbor/client', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('replays a revision with every page of its branch', async () => {
+    const { id } = await client.startConversation();
+    for (let i = 0; i < 3; i++) await client.commitTurn(id, [user(`q${i}`), assistant(`a${i}`)]);
+    const at = (await client.getConversation(id)).revision;
+    const before = proxy.seen.length;
+    const replay = await client.replay(id, at, 2);
+    expect(replay.branch.items.map((m) => m.content[0])).toEqual(
+      ['q0', 'a0', 'q1', 'a1', 'q2', 'a2'].map((text) => ({ type: 'text', text })),
+    );
+    expect(replay.branch).not.toHaveProperty('next');
+    expect(proxy.seen.slice(before).filter((l) => l.includes(`${id}/replay`))).toHaveLength(3);
+  });
+
   it('reaches any route by operationId (tree, events, context)', async () => {
     const { id } = await client.startConversation();
     const turn = await client.commitTurn(id, [user('q'), assistant('a')]);

@@ -25,12 +25,26 @@ describe('@arbor/client package', () => {
     expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
 
     execFileSync('tar', ['-xzf', path.join(dir, filename), '-C', dir]);
+    // Installed as a user's project would have it: the package and its declared dependencies.
+    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      fs.cpSync(
+        path.dirname(require.resolve(`${dep}/package.json`)),
+        path.join(dir, 'node_modules', dep),
+        { recursive: true },
+      );
+    }
     const js = fs
       .readdirSync(path.join(dir, 'package/dist'))
       .filter((f) => f.endsWith('.js'))
       .map((f) => fs.readFileSync(path.join(dir, 'package/dist', f), 'utf8'))
       .join('\n');
     expect(js).not.toMatch(/require\("(@arbor\/|\.\.\/\.\.)/);
+    // Every bare require is a declared dependency (node builtins aside).
+    const bare = [...js.matchAll(/require\("([^."][^"]*)"\)/g)].map((m) => m[1]);
+    for (const m of bare) expect(Object.keys(manifest.dependencies ?? {})).toContain(m);
     const loaded = execFileSync(
       process.execPath,
       [

@@ -92,9 +92,11 @@ describe('@arbor/client stream()', () => {
     const second = await client.commitTurn(id, [user('q2'), assistant('a2')]);
 
     const seen: StreamEvent[] = [];
+    const states: string[] = [];
     const abort = new AbortController();
     let committed = -1;
-    for await (const e of client.stream(id, { fromRevision: 0, signal: abort.signal })) {
+    const onState = (state: string) => states.push(state);
+    for await (const e of client.stream(id, { fromRevision: 0, signal: abort.signal, onState })) {
       seen.push(e);
       if (e.revision === second.revision && committed < 0) {
         // Replayed up to the head: what is committed now arrives live.
@@ -113,6 +115,9 @@ describe('@arbor/client stream()', () => {
     expect(proxy.streams.length).toBeGreaterThanOrEqual(2);
     expect(proxy.streams[0].lastEventId).toBe('0');
     expect(proxy.streams[1].lastEventId).toBe('0');
+    // Whether the cut came before or after the answer's head, the client said it was
+    // reconnecting, then open again.
+    expect(states.join(' ')).toMatch(/reconnecting open$/);
   });
 
   it('starts after fromRevision', async () => {

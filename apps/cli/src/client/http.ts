@@ -1,11 +1,19 @@
-/** The client over HTTP: a running server at `url`, authenticated with a tenant API key. */
-import { type ReplayView as Replay } from '@arbor/contract';
-import { type Message, type MessageInput } from '@arbor/domain';
+/**
+ * The client over HTTP: `@arbor/client` against a running server at `url`, authenticated with a
+ * tenant API key, its answers and problems mapped to what the commands expect.
+ */
+import {
+  ArborClient as ArborHttpClient,
+  ArborNetworkError,
+  ArborProblemError,
+} from '@arbor/client';
+import { type Message } from '@arbor/domain';
 import { CliError, problemError } from '../errors';
 import {
   type ArborClient,
   type CommitResult,
   type ConversationInfo,
+  type ReplayView,
   type ReproductionView,
   type TreeView,
 } from './types';
@@ -17,97 +25,91 @@ interface HttpOptions {
   timeoutMs?: number;
 }
 
-const conv = (id: string, rest = '') => `/v1/conversations/${encodeURIComponent(id)}${rest}`;
+/** A problem answered by the server or no answer at all, as the CLI reports it. */
+const cliError = (e: unknown): unknown => {
+  if (e instanceof ArborProblemError)
+    return problemError(e.code, e.problem.detail ?? e.problem.title, e.message);
+  if (e instanceof ArborNetworkError) return new CliError('unreachable', e.message);
+  return e;
+};
+
+const mapped =
+  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await f(...args);
+    } catch (e) {
+      throw cliError(e);
+    }
+  };
+
+const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+};
+
+// The commands hold domain values, whose free JSON fields are typed `unknown`; the wire's are
+// `JsonValue`. They are JSON either way (parsed from files or answers).
+type WireStart = Parameters<ArborHttpClient['startConversation']>[0];
+type WireTurn = Parameters<ArborHttpClient['commitTurn']>[1];
 
 export const createHttpClient = (options: HttpOptions): ArborClient => {
-  const base = options.url.replace(/\/+$/, '');
-  const call = async (method: string, path: string, body?: unknown): Promise<Response> => {
-    let res: Response;
-    try {
-      res = await fetch(base + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${options.key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-      });
-    } catch (e) {
-      throw new CliError('unreachable', `${method} ${base}${path}: ${String(e)}`);
-    }
-    if (!res.ok) {
-      const text = await res.text();
-      let problem: Record<string, unknown> = {};
-      try {
-        problem = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        problem = {};
-      }
-      throw problemError(problem.code, problem.detail ?? problem.title, `${res.status} ${text}`);
-    }
-    return res;
-  };
-  const json = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
-    (await (await call(method, path, body)).json()) as T;
-  const text = async (path: string): Promise<string> => (await call('GET', path)).text();
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const arbor = new ArborHttpClient({
+    baseUrl: options.url,
+    apiKey: options.key,
+    // Each attempt gets its own deadline; the client's retries and backoff stay its own.
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        signal: init?.signal
+          ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
+      }),
+  });
+  const exportText = (id: string, format: 'jsonl' | 'markdown', scope: 'tree' | 'branch') =>
+    arbor.call('export', { path: { id }, query: { format, scope } }) as Promise<string>;
 
   return {
     mode: 'http',
-    target: base,
-    async startConversation(body) {
+    target: options.url.replace(/\/+$/, ''),
+    startConversation: mapped(async (body) => {
       try {
-        const r = await json<{ id: string }>('POST', '/v1/conversations', body);
-        return { id: r.id, created: true };
+        return { id: (await arbor.startConversation(body as WireStart)).id, created: true };
       } catch (e) {
-        if (e instanceof CliError && e.code === 'conversation_exists' && body.id !== undefined)
+        if (e instanceof ArborProblemError && e.is('conversation_exists') && body.id !== undefined)
           return { id: body.id, created: false };
         throw e;
       }
-    },
-    commitTurn: (
-      id,
-      body: { turnId?: string; parentId: string | null; messages: MessageInput[] },
-    ) => json<CommitResult>('POST', conv(id, '/turns'), body),
-    moveTip: (id, messageId) => json('PUT', conv(id, '/tip'), { messageId }),
-    async setCheckpoint(id, label, messageId) {
-      await json('POST', conv(id, '/checkpoints'), { label, messageId, replace: true });
-    },
-    conversation: (id) => json<ConversationInfo>('GET', conv(id)),
-    tree: (id) => json<TreeView>('GET', conv(id, '/tree')),
-    async messages(id, scope) {
-      if (scope === 'tree') {
-        const lines = (await text(conv(id, '/export?format=jsonl&scope=tree'))).split('\n');
-        return lines.filter((l) => l !== '').map((l) => JSON.parse(l) as Message);
-      }
-      const out: Message[] = [];
-      for (let cursor: string | undefined = ''; cursor !== undefined;) {
-        const q = `?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page: { items: Message[]; next?: string } = await json(
-          'GET',
-          conv(id, `/messages${q}`),
-        );
-        out.push(...page.items);
-        cursor = page.next;
-      }
-      return out;
-    },
-    exportText: (id, format, scope) => text(conv(id, `/export?format=${format}&scope=${scope}`)),
-    async replay(id, revision) {
-      let answer: Replay | undefined;
-      const items: Replay['branch']['items'] = [];
-      for (let cursor: string | undefined = ''; cursor !== undefined;) {
-        const q = `?revision=${revision}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page: Replay = await json('GET', conv(id, `/replay${q}`));
-        answer ??= page;
-        items.push(...page.branch.items);
-        cursor = page.branch.next;
-      }
-      const { next: _next, ...branch } = (answer as Replay).branch;
-      return { ...(answer as Replay), branch: { ...branch, items } };
-    },
-    reproduce: (id, contextId) =>
-      json<ReproductionView>('GET', conv(id, `/contexts/${encodeURIComponent(contextId)}`)),
+    }),
+    commitTurn: mapped(
+      async (id, body) => (await arbor.commitTurn(id, body as WireTurn)) as CommitResult,
+    ),
+    moveTip: mapped((id, messageId) => arbor.moveTip(id, { messageId })),
+    setCheckpoint: mapped(async (id, label, messageId) => {
+      await arbor.call('setCheckpoint', {
+        path: { id },
+        body: { label, messageId, replace: true },
+      });
+    }),
+    conversation: mapped(
+      async (id) => (await arbor.getConversation(id)) as unknown as ConversationInfo,
+    ),
+    tree: mapped(async (id) => (await arbor.tree(id)) as unknown as TreeView),
+    messages: mapped(async (id, scope) => {
+      if (scope === 'branch') return (await collect(arbor.messages(id, 1000))) as Message[];
+      const lines = (await exportText(id, 'jsonl', 'tree')).split('\n');
+      return lines.filter((l) => l !== '').map((l) => JSON.parse(l) as Message);
+    }),
+    exportText: mapped(exportText),
+    replay: mapped(async (id, revision) => (await arbor.replay(id, revision)) as ReplayView),
+    reproduce: mapped(
+      async (id, contextId) =>
+        (await arbor.call('reproduceContext', {
+          path: { id, contextId },
+        })) as unknown as ReproductionView,
+    ),
     close: async () => undefined,
   };
 };

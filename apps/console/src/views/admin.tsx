@@ -5,22 +5,12 @@
  * `AdminDataRead` event (actor admin) in the tenant's `audit-<tenantId>.admin-reads` stream.
  */
 import { useState } from 'preact/hooks';
-import { get, json, session } from '../api';
+import { api, session } from '../api';
 import { go, ProblemBox, useAsync } from '../ui';
 
-interface TenantRow {
-  id: string;
-  name: string | null;
-  keys: number;
-  activeKeys: number;
-}
-
 export const AdminView = () => {
-  const tenants = useAsync(
-    () => get<{ items: TenantRow[]; truncated: boolean }>('/v1/tenants'),
-    [],
-  );
-  const projector = useAsync(() => get<Record<string, unknown>>('/v1/admin/projections'), []);
+  const tenants = useAsync(() => api().call('listTenants', {}), []);
+  const projector = useAsync(() => api().call('projectorStatus', {}), []);
   const [open, setOpen] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -28,9 +18,7 @@ export const AdminView = () => {
   const create = async () => {
     setError(null);
     try {
-      const r = await json<{ id: string; apiKey: string }>('POST', '/v1/tenants', {
-        name: name || undefined,
-      });
+      const r = await api().call('createTenant', { body: { name: name || undefined } });
       setShown(`tenant ${r.id} created; its first API key (shown once): ${r.apiKey}`);
       tenants.reload();
     } catch (e) {
@@ -114,13 +102,7 @@ export const AdminView = () => {
 };
 
 const Keys = ({ tenantId, onChange }: { tenantId: string; onChange: () => void }) => {
-  const keys = useAsync(
-    () =>
-      get<{ items: { keyId: string; label: string | null; revoked: boolean }[] }>(
-        `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
-      ),
-    [tenantId],
-  );
+  const keys = useAsync(() => api().call('listKeys', { path: { tenantId } }), [tenantId]);
   const [error, setError] = useState<unknown>(null);
   const [shown, setShown] = useState<string | null>(null);
   const run = async (f: () => Promise<unknown>) => {
@@ -152,10 +134,7 @@ const Keys = ({ tenantId, onChange }: { tenantId: string; onChange: () => void }
                     data-testid="revoke"
                     onClick={() =>
                       void run(() =>
-                        json(
-                          'DELETE',
-                          `/v1/tenants/${encodeURIComponent(tenantId)}/keys/${encodeURIComponent(k.keyId)}`,
-                        ),
+                        api().call('revokeKey', { path: { tenantId, keyId: k.keyId } }),
                       )
                     }
                   >
@@ -171,11 +150,10 @@ const Keys = ({ tenantId, onChange }: { tenantId: string; onChange: () => void }
         data-testid="issue-key"
         onClick={() =>
           void run(async () => {
-            const r = await json<{ apiKey: string }>(
-              'POST',
-              `/v1/tenants/${encodeURIComponent(tenantId)}/keys`,
-              { label: 'console' },
-            );
+            const r = await api().call('issueKey', {
+              path: { tenantId },
+              body: { label: 'console' },
+            });
             setShown(`new key (shown once): ${r.apiKey}`);
           })
         }

@@ -1,18 +1,21 @@
 /** The conversation's events, paged, and the hash-chain verdict over them. */
 import { useState } from 'preact/hooks';
-import { type AuditEvent, conv, get, type Page, type Verdict } from '../api';
+import { type AuditEvent, read } from '../api';
 import { href, ProblemBox, useAsync } from '../ui';
+
+/** A string field of an event's metadata, if it has one. */
+const meta = (e: AuditEvent, key: string): string | undefined => {
+  const v = e.metadata[key];
+  return typeof v === 'string' ? v : undefined;
+};
 
 export const AuditView = ({ id }: { id: string }) => {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const [openRow, setOpenRow] = useState<number | null>(null);
-  const verdict = useAsync(() => get<Verdict>(conv(id, '/verify')), [id]);
+  const verdict = useAsync(() => read('verifyConversation', { path: { id } }), [id]);
   const page = useAsync(
-    () =>
-      get<Page<AuditEvent>>(
-        conv(id, `/events?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
-      ),
+    () => read('events', { path: { id }, query: { limit: 50, ...(cursor ? { cursor } : {}) } }),
     [id, cursor],
   );
   return (
@@ -85,10 +88,10 @@ export const AuditView = ({ id }: { id: string }) => {
               <td>
                 <b>{e.type}</b>
               </td>
-              <td>{e.metadata.actor ?? '—'}</td>
-              <td>{e.metadata.timestamp?.replace('T', ' ').slice(0, 23)}</td>
+              <td>{meta(e, 'actor') ?? '—'}</td>
+              <td>{meta(e, 'timestamp')?.replace('T', ' ').slice(0, 23)}</td>
               <td>
-                <code>{e.metadata.causationId ?? '—'}</code>
+                <code>{meta(e, 'causationId') ?? '—'}</code>
               </td>
               <td>
                 <code>{e.metadata.correlationId ?? '—'}</code>

@@ -6,16 +6,14 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
-  conv,
+  api,
   type Conversation,
   type Decision,
   followStream,
-  get,
-  json,
   type Message,
+  read,
   readOnly,
   type Replay,
-  text,
   type Tree,
 } from '../api';
 import { MessageView, preview } from '../blocks';
@@ -44,9 +42,9 @@ export interface Loaded {
 export const loadConversation = async (id: string): Promise<Loaded> => {
   const t0 = performance.now();
   const [conversation, tree, jsonl] = await Promise.all([
-    get<Conversation>(conv(id)),
-    get<Tree>(conv(id, '/tree')),
-    text(conv(id, '/export?format=jsonl&scope=tree')),
+    read('getConversation', { path: { id } }),
+    read('tree', { path: { id } }),
+    read('export', { path: { id }, query: { format: 'jsonl', scope: 'tree' } }) as Promise<string>,
   ]);
   const messages = new Map<string, Message>();
   for (const line of jsonl.split('\n')) {
@@ -62,15 +60,11 @@ const compactionMarks = (state: Replay | null) => {
   const covered = new Map<string, Decision>();
   const elided = new Set<string>();
   if (!state) return { covered, elided };
-  const inForce = new Set(
-    state.compactions.inForce.map((x) =>
-      typeof x === 'string' ? x : ((x as { id?: string }).id ?? ''),
-    ),
-  );
+  const inForce = new Set(state.compactions.inForce);
   for (const d of state.compactions.decisions) {
     if (inForce.size > 0 && !inForce.has(d.id)) continue;
-    for (const id of d.coveredIds ?? []) covered.set(id, d);
-    for (const r of d.results ?? []) elided.add(r.messageId);
+    if (d.rung === 'elide') for (const r of d.results) elided.add(r.messageId);
+    else if (d.rung !== 'strip_images') for (const id of d.coveredIds) covered.set(id, d);
   }
   return { covered, elided };
 };
@@ -200,8 +194,9 @@ export const TreePicture = ({
     if (tree.tip) p.add(tree.tip);
     if (selected) p.add(selected);
     for (const d of state?.compactions.decisions ?? []) {
-      if (d.fromId) p.add(d.fromId);
-      if (d.toId) p.add(d.toId);
+      if (d.rung === 'elide' || d.rung === 'strip_images') continue;
+      p.add(d.fromId);
+      p.add(d.toId);
     }
     return p;
   }, [cps, forksAt, tree, selected, state]);
@@ -360,7 +355,10 @@ const TreeView = ({
   // when they arrive, so they never hold the tree back.
   const replayed = useAsync(
     () =>
-      get<Replay>(conv(id, `/replay?revision=${conversation.revision}&limit=1`)).catch(() => null),
+      read('replay', {
+        path: { id },
+        query: { revision: String(conversation.revision), limit: 1 },
+      }).catch(() => null),
     [id, conversation.revision],
   );
   const state = replayed.data ?? null;
@@ -407,10 +405,7 @@ const Detail = ({
   data: Loaded;
   onSelect: (id: string) => void;
 }) => {
-  const stored = useAsync(
-    () => get<Message>(conv(id, `/messages/${encodeURIComponent(messageId)}`)),
-    [id, messageId],
-  );
+  const stored = useAsync(() => read('getMessage', { path: { id, messageId } }), [id, messageId]);
   const byId = useMemo(() => indexTree(data.tree).byId, [data.tree]);
   const path = pathToRoot(byId, messageId);
   const [allPath, setAllPath] = useState(false);
@@ -488,7 +483,7 @@ const Actions = ({
           exportHtml(conversation, tree, [...data.messages.values()]),
         );
       } else {
-        const body = await text(conv(id, `/export?format=${format}`));
+        const body = (await read('export', { path: { id }, query: { format } })) as string;
         download(
           `${id}.${format === 'jsonl' ? 'jsonl' : 'md'}`,
           format === 'jsonl' ? 'application/x-ndjson' : 'text/markdown',
@@ -522,7 +517,7 @@ const Actions = ({
             disabled={!selected || selected === tree.tip}
             onClick={() =>
               act('tip moved', () =>
-                json('PUT', conv(id, '/tip'), { messageId: selected, expectedTip: tree.tip }),
+                api().moveTip(id, { messageId: selected, expectedTip: tree.tip }),
               )
             }
           >
@@ -533,9 +528,7 @@ const Actions = ({
             disabled={!selected}
             onClick={() =>
               act('forked', async () => {
-                const r = await json<{ id: string }>('POST', conv(id, '/forks'), {
-                  messageId: selected,
-                });
+                const r = await api().fork(id, { messageId: selected ?? undefined });
                 setTimeout(() => go('c', r.id, 'tree'), 0);
                 return r;
               })
@@ -554,7 +547,10 @@ const Actions = ({
             disabled={!selected || label === ''}
             onClick={() =>
               act('checkpoint set', () =>
-                json('POST', conv(id, '/checkpoints'), { label, messageId: selected }),
+                api().call('setCheckpoint', {
+                  path: { id },
+                  body: { label, messageId: selected ?? undefined },
+                }),
               )
             }
           >
@@ -575,7 +571,7 @@ const Actions = ({
               data-testid="resume"
               onClick={() =>
                 act('resumed', () =>
-                  json('POST', conv(id, '/resume'), { keepMessages: Number(keep) }),
+                  api().call('resume', { path: { id }, body: { keepMessages: Number(keep) } }),
                 )
               }
             >
@@ -619,11 +615,10 @@ const Actions = ({
                       data-testid={`rewind-${cp.label}`}
                       onClick={() =>
                         act('rewound', () =>
-                          json(
-                            'POST',
-                            conv(id, `/checkpoints/${encodeURIComponent(cp.label)}/rewind`),
-                            { expectedTip: tree.tip },
-                          ),
+                          api().call('rewind', {
+                            path: { id, label: cp.label },
+                            body: { expectedTip: tree.tip },
+                          }),
                         )
                       }
                     >

@@ -4,7 +4,7 @@
  * at a time, so 100,000 conversations are pages of 50, never one answer.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type Conversation, conversationsBase, get, type Page } from '../api';
+import { read } from '../api';
 import { href, ProblemBox, short, useAsync } from '../ui';
 
 type Sort = 'created' | 'lastActivity' | 'title';
@@ -35,12 +35,15 @@ export const ConversationsView = () => {
   const setCursors = (next: (string | undefined)[]) => setPaging({ list, cursors: next });
   const cursor = cursors[cursors.length - 1];
   const page = useAsync(() => {
-    const params = new URLSearchParams({ limit: String(PAGE) });
-    if (q !== '') params.set('q', q);
-    if (effectiveSort !== 'created') params.set('sort', effectiveSort);
-    if (order !== 'asc') params.set('order', order);
-    if (cursor) params.set('cursor', cursor);
-    return get<Page<Conversation>>(`${conversationsBase()}?${params.toString()}`);
+    return read('listConversations', {
+      query: {
+        limit: PAGE,
+        ...(q !== '' ? { q } : {}),
+        ...(effectiveSort !== 'created' ? { sort: effectiveSort } : {}),
+        ...(order !== 'asc' ? { order } : {}),
+        ...(cursor ? { cursor } : {}),
+      },
+    });
   }, [cursor, q, effectiveSort, order]);
   const rows = page.data?.items ?? [];
   return (

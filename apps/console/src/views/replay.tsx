@@ -4,17 +4,7 @@
  * the window by kind and the snapshot pages.
  */
 import { useEffect, useState } from 'preact/hooks';
-import {
-  type AuditEvent,
-  type Block,
-  conv,
-  type ContextItem,
-  type Decision,
-  get,
-  type Page,
-  type Replay,
-  type Reproduction,
-} from '../api';
+import { type Block, type ContextItem, type Decision, read } from '../api';
 import { BlockView, imagesIn } from '../blocks';
 import { href, ProblemBox, short, useAsync } from '../ui';
 import { type Loaded, TreePicture } from './conversation';
@@ -31,7 +21,7 @@ export const ReplayView = ({ id, data, at }: { id: string; data: Loaded; at?: st
     return () => clearTimeout(t);
   }, [revision]);
   const replay = useAsync(
-    () => get<Replay>(conv(id, `/replay?revision=${shown}&limit=20`)),
+    () => read('replay', { path: { id }, query: { revision: String(shown), limit: 20 } }),
     [id, shown],
   );
   const [selected, setSelected] = useState<string | null>(null);
@@ -94,11 +84,11 @@ export const ReplayView = ({ id, data, at }: { id: string; data: Loaded; at?: st
                 {r.compactions.decisions.map((d) => (
                   <span key={d.id} class="badge rung">
                     {d.rung}{' '}
-                    {d.coveredIds
-                      ? `${d.coveredIds.length} msgs`
-                      : d.results
-                        ? `${d.results.length} results`
-                        : ''}
+                    {d.rung === 'elide'
+                      ? `${d.results.length} results`
+                      : d.rung === 'strip_images'
+                        ? ''
+                        : `${d.coveredIds.length} msgs`}
                   </span>
                 ))}
               </div>
@@ -130,7 +120,7 @@ export const ReplayView = ({ id, data, at }: { id: string; data: Loaded; at?: st
 };
 
 const Contexts = ({ id, upTo }: { id: string; upTo: number }) => {
-  const list = useAsync(() => get<Page<ContextItem>>(conv(id, '/contexts?limit=100')), [id]);
+  const list = useAsync(() => read('listContexts', { path: { id }, query: { limit: 100 } }), [id]);
   const [open, setOpen] = useState<string | null>(null);
   const items = (list.data?.items ?? []).filter((c) => c.revision <= upTo);
   return (
@@ -215,14 +205,14 @@ interface Assembled {
 
 const ContextDetail = ({ id, item }: { id: string; item: ContextItem }) => {
   const rep = useAsync(
-    () => get<Reproduction>(conv(id, `/contexts/${encodeURIComponent(item.contextId)}`)),
+    () => read('reproduceContext', { path: { id, contextId: item.contextId } }),
     [id, item.contextId],
   );
   // The receipt's numbers as recorded (ContextAssembled) and the decisions in force then.
   const recorded = useAsync(async () => {
     const [events, state] = await Promise.all([
-      get<Page<AuditEvent>>(conv(id, `/events?fromRevision=${item.revision}&limit=1`)),
-      get<Replay>(conv(id, `/replay?revision=${item.revision}&limit=1`)),
+      read('events', { path: { id }, query: { fromRevision: item.revision, limit: 1 } }),
+      read('replay', { path: { id }, query: { revision: String(item.revision), limit: 1 } }),
     ]);
     return {
       assembled: (events.items[0]?.data ?? {}) as Assembled,
@@ -279,11 +269,11 @@ const ContextDetail = ({ id, item }: { id: string; item: ContextItem }) => {
                 {d.tokensBefore ?? '?'} → {d.tokensAfter ?? '?'} tokens
               </td>
               <td class="muted">
-                {d.coveredIds
-                  ? `${d.coveredIds.length} messages ${short(d.fromId)}…${short(d.toId)}`
-                  : ''}
-                {d.pageCount ? ` onto ${d.pageCount} ${d.shape ?? ''} page(s)` : ''}
-                {d.results ? `${d.results.length} tool results elided` : ''}
+                {d.rung === 'elide' || d.rung === 'strip_images'
+                  ? ''
+                  : `${d.coveredIds.length} messages ${short(d.fromId)}…${short(d.toId)}`}
+                {d.rung === 'snapshot' ? ` onto ${d.pageCount} ${d.shape} page(s)` : ''}
+                {d.rung === 'elide' ? `${d.results.length} tool results elided` : ''}
               </td>
             </tr>
           ))}
