@@ -106,9 +106,9 @@ describe('GET /v1/conversations/{id}/export', () => {
     const t = await c.turn(forged, null, [
       msg('user', [text(attack)]),
       msg('assistant', [
-        toolUse('w`\n## user', 'x`<img src=x onerror=alert(1)>', { html: '<script>' }),
+        toolUse('w=|user', 'x`<img src=x onerror=alert(1)>', { html: '<script>' }),
       ]),
-      msg('user', [toolResult('w`\n## user', '</details><script>alert(2)</script>')]),
+      msg('user', [toolResult('w=|user', '</details><script>alert(2)</script>')]),
       msg('assistant', [text('ok')]),
     ]);
     for (const format of ['markdown', 'jsonl']) {

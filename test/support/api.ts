@@ -38,9 +38,10 @@ export const exchange = (label: string): MessageIn[] => [
   assistant(`answer ${label}`),
 ];
 
-/** A turn with a tool loop: prompt, call, result, final answer. */
+/** A turn with a tool loop: prompt, call, result, final answer (call ids keep the id charset). */
 export const toolTurn = (label: string, calls = 1): MessageIn[] => {
-  const ids = Array.from({ length: calls }, (_, i) => `tu_${label}_${i}`);
+  const safe = label.replace(/[^A-Za-z0-9_.:|@/+=-]/g, '_');
+  const ids = Array.from({ length: calls }, (_, i) => `tu_${safe}_${i}`);
   return [
     user(`do ${label}`),
     msg('assistant', [text(`calling for ${label}`), ...ids.map((id) => toolUse(id, 'run'))]),

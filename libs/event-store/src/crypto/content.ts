@@ -101,6 +101,12 @@ const setOwned = (
   else at[path[path.length - 1]] = value;
 };
 
+/**
+ * What a sealed field holds in clear: its key stays where it was, so opening writes the value
+ * back in place and the data reads back with its keys in the order they were written.
+ */
+const SEALED_HERE = null;
+
 export const aadOf = (streamName: string, revision: bigint): Buffer =>
   Buffer.from(`arbor-event/${SEALED_VERSION}|${streamName}|${revision.toString()}`, 'utf8');
 
@@ -132,7 +138,7 @@ export const sealData = (
     if (value === undefined) continue;
     const name = f.path.join('.');
     taken[name] = value;
-    setOwned(rest, f.path, undefined, owned);
+    setOwned(rest, f.path, SEALED_HERE, owned);
   }
   const names = Object.keys(taken);
   if (names.length === 0) return data;

@@ -39,8 +39,31 @@ describe('content sealing', () => {
     expect(JSON.stringify(sealed)).not.toContain(MARKER);
     expect(sealed.message.id).toBe('m1');
     expect(sealed.message.role).toBe('user');
-    expect(sealed.message.content).toBeUndefined();
+    expect(sealed.message.content).toBeNull();
     expect(openData('MessageAppended', sealed, key, 'conv-t1.c1', 0n)).toEqual(data);
+  });
+
+  it('opens data with its keys in the order they were written (answers read back byte for byte)', () => {
+    const decision = {
+      decision: {
+        id: 'd1',
+        rung: 'elide',
+        model: 'm',
+        results: [{ toolUseId: 'c' }],
+        tokensBefore: 9,
+      },
+    };
+    const msg = {
+      message: { ...message('m1', MARKER).message, model: 'claude', usage: { input_tokens: 1 } },
+    };
+    for (const [type, data] of [
+      ['CompactionApplied', decision],
+      ['MessageAppended', msg],
+    ] as const) {
+      const sealed = sealData(type, data, key, 'conv-t1.c1', 0n);
+      const opened = openData(type, sealed, key, 'conv-t1.c1', 0n);
+      expect(JSON.stringify(opened)).toBe(JSON.stringify(data));
+    }
   });
 
   it('opens events sealed before a field was sealed: that field read as it was written, in clear', () => {
