@@ -31,7 +31,10 @@ export interface paths {
     /** Every tenant: id, name, key counts (never secrets); at most 1,000 */
     get: operations['listTenants'];
     put?: never;
-    /** Create a tenant; returns its id and an API key shown once */
+    /**
+     * Create a tenant; returns its id and an API key shown once
+     * @description The key is shown in this answer only (Arbor keeps its SHA-256). A retry with the same `Idempotency-Key` creates nothing and answers `409 secret_shown_once` with the `id` and `keyId` of the first answer, never the key: the memo of the answer does not hold it.
+     */
     post: operations['createTenant'];
     delete?: never;
     options?: never;
@@ -49,7 +52,10 @@ export interface paths {
     /** A tenant's keys (ids and labels, never secrets) */
     get: operations['listKeys'];
     put?: never;
-    /** Issue another API key for a tenant (shown once) */
+    /**
+     * Issue another API key for a tenant (shown once)
+     * @description The key is shown in this answer only. A retry with the same `Idempotency-Key` issues nothing and answers `409 secret_shown_once` with the `keyId` of the first answer, never the key. Revoking one of the tenant's keys or erasing the tenant forgets those answers: a retry then runs again (refused for an erased tenant).
+     */
     post: operations['issueKey'];
     delete?: never;
     options?: never;
@@ -1059,7 +1065,7 @@ export interface components {
       role: components['schemas']['Role'];
       content: components['schemas']['Block'][];
       pinned?: boolean;
-      model?: string;
+      model?: components['schemas']['ModelName'];
       usage?: components['schemas']['Usage'];
       metadata?: {
         [key: string]: components['schemas']['JsonValue'];
@@ -1187,7 +1193,7 @@ export interface components {
        * @enum {string}
        */
       type: 'tool_use';
-      id: string;
+      id: components['schemas']['ToolCallId'];
       name: string;
       /** @description The tool's arguments (a JSON object) */
       input: {
@@ -1195,6 +1201,8 @@ export interface components {
       };
       clientData?: components['schemas']['ClientData'];
     };
+    /** @description A tool call id; must be a tool call id: 1-256 characters of [A-Za-z0-9_.:|@/+=-] */
+    ToolCallId: string;
     /**
      * @description Carried in a user message, after its tool_use
      * @example {
@@ -1210,7 +1218,7 @@ export interface components {
        * @enum {string}
        */
       type: 'tool_result';
-      tool_use_id: string;
+      tool_use_id: components['schemas']['ToolCallId'];
       /** @description The tool's name; used where the provider names results (gemini `functionResponse.name`, when the call is not in the body) */
       name?: string;
       content: string | components['schemas']['ToolResultContentBlock'][];
@@ -1306,6 +1314,8 @@ export interface components {
       };
       clientData?: components['schemas']['ClientData'];
     };
+    /** @description A model name; must be a model name: 1-200 characters of [A-Za-z0-9_.:@/+<>=-] */
+    ModelName: string;
     /** @description Stored in the neutral (Anthropic) terms: input_tokens are the uncached input, cache reads and writes apart; OpenAI usage is accepted as its APIs report it and converted. What the provider measured for the one call that produced this assistant message (not a running total). The first assistant message committed after a context call answers that context: its input_tokens + cache_read_input_tokens + cache_creation_input_tokens pair with the context's estimate as a calibration sample for the provider. Later messages (until the next context call) are stored but not used for calibration. */
     Usage: {
       input_tokens?: number | null;
@@ -1387,7 +1397,7 @@ export interface components {
     };
     ContextBody: {
       provider: components['schemas']['Provider'];
-      model: string;
+      model: components['schemas']['ModelName'];
       budgetTokens: number;
       system?: string;
       tools?: (
@@ -2274,6 +2284,7 @@ export interface components {
         | 'conversation_exists'
         | 'idempotency_in_progress'
         | 'concurrency_conflict'
+        | 'secret_shown_once'
         | 'request_timeout'
         | 'payload_too_large'
         | 'field_too_large'
@@ -2320,7 +2331,7 @@ export interface components {
       role: components['schemas']['Role'];
       content: components['schemas']['BlockOutput'][];
       pinned?: boolean;
-      model?: string;
+      model?: components['schemas']['ModelName'];
       usage?: components['schemas']['UsageOutput'];
       metadata?: {
         [key: string]: components['schemas']['JsonValue'];
@@ -2436,7 +2447,7 @@ export interface components {
        * @enum {string}
        */
       type: 'tool_use';
-      id: string;
+      id: components['schemas']['ToolCallId'];
       name: string;
       /** @description The tool's arguments (a JSON object) */
       input: {
@@ -2459,7 +2470,7 @@ export interface components {
        * @enum {string}
        */
       type: 'tool_result';
-      tool_use_id: string;
+      tool_use_id: components['schemas']['ToolCallId'];
       /** @description The tool's name; used where the provider names results (gemini `functionResponse.name`, when the call is not in the body) */
       name?: string;
       content: string | components['schemas']['ToolResultContentBlockOutput'][];
@@ -3037,7 +3048,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `secret_shown_once`: The first answer to this Idempotency-Key held a secret, shown once and not kept */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3049,7 +3060,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'idempotency_in_progress' | 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'secret_shown_once';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -3623,7 +3634,7 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry */
+      /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; `concurrency_conflict`: A concurrent write won; retry; `secret_shown_once`: The first answer to this Idempotency-Key held a secret, shown once and not kept */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3635,7 +3646,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'idempotency_in_progress' | 'concurrency_conflict';
+            code: 'idempotency_in_progress' | 'concurrency_conflict' | 'secret_shown_once';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -17034,6 +17045,30 @@ export interface operations {
           };
         };
       };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
       /** @description `uri_too_long`: A path segment is too long */
       414: {
         headers: {
@@ -20317,6 +20352,30 @@ export interface operations {
             status: number;
             /** @enum {string} */
             code: 'request_timeout';
+            detail?: string;
+            /** @description The request path */
+            instance?: string;
+            errors?: components['schemas']['FieldErrorOutput'][];
+            /** @description `invalid_turn`: every broken turn rule, with its path and code */
+            violations?: components['schemas']['FieldErrorOutput'][];
+          } & {
+            [key: string]: components['schemas']['JsonValue'];
+          };
+        };
+      };
+      /** @description `conversation_erased`: The conversation was erased */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': {
+            /** @description https://arbor.dev/problems/<code with dashes> */
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: 'conversation_erased';
             detail?: string;
             /** @description The request path */
             instance?: string;
