@@ -15,6 +15,7 @@ import { ConversationRepository } from './conversations/conversation.repository'
 import { QUERY_HANDLERS } from './conversations/queries';
 import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
+import { AUDIT_QUERY_HANDLERS } from './audit/queries';
 import { ReplayService } from './replay/replay.service';
 import {
   createEventStore,
@@ -87,6 +88,7 @@ export class ApplicationModule {
       summarizeBranchProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
+      ...AUDIT_QUERY_HANDLERS,
       ErasureService,
       { provide: PROJECTED_SIGNALS, useValue: new InProcessProjectedSignals() },
       ConversationStreamsService,

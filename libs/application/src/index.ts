@@ -14,6 +14,7 @@ export * from './context/context.service';
 export * from './context/branch-summary.service';
 export * from './drafts/draft.service';
 export * from './replay/queries';
+export * from './audit/queries';
 export * from './replay/replay-view';
 export * from './replay/replay.service';
 export * from './replay/reproduce';
