@@ -21,7 +21,7 @@ import {
   openStateSnapshots,
   type StateSnapshots,
   stateSnapshotsPath,
-} from '@arbor/application/conversations/state-snapshots';
+} from '@arbor/projections';
 import {
   keyStoreDataPath,
   loadMasterKey,

@@ -33,7 +33,7 @@ import { AppError, fromDomainError } from '../errors';
 import { expectedRevisionOf, handleCommand } from '../write/handle-command';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
 import { type ErasureRecord, type KeyStore } from '@arbor/event-store/crypto';
-import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from './state-snapshots';
+import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from '@arbor/projections';
 
 /** 410 `conversation_erased`, with when and why (never any content). */
 export const erasedError = (erasure: ErasureRecord): AppError =>
