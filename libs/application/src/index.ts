@@ -23,6 +23,7 @@ export * from './tenants/admin-reads.service';
 export * from './validation';
 export * from './store/head-signal';
 export * from './erasure/erasure.service';
+export * from './erasure/commands';
 export * from './live/projected-signal';
 export * from './live/conversation-streams.service';
 export * from './metrics/metrics.service';
