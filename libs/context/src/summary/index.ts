@@ -17,4 +17,3 @@ export {
   type SummarizerConfig,
   type SummarizeResult,
 } from './summarizer';
-export { summaryConfigFromEnv, SUMMARY_ENV, type SummaryEnvConfig } from './env';
