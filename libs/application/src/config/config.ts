@@ -10,7 +10,10 @@ export type Synchronous = (typeof SYNC)[number];
 
 export type KeyStoreKind = 'sqlite' | 'esdb';
 
-/** Everything the service reads from its environment, parsed once at start-up. */
+/**
+ * Everything the service reads from its environment, parsed once at start-up. Each field's
+ * variable is beside it in ENV_SCHEMA (below); what it means is in docs/configuration.md.
+ */
 export interface ArborConfig {
   port: number;
   host: string;
@@ -18,74 +21,47 @@ export interface ArborConfig {
   /** Without it, admin calls are refused. */
   adminKey: string | null;
   eventStoreConnectionString: string | null;
-  /**
-   * Where Redis is, when the read models live there (else SQLite beside the log): REDIS_URL
-   * (one node) or REDIS_CLUSTER_URLS (a Redis Cluster's seed nodes, comma-separated); never both.
-   */
+  /** The read models in Redis (one node or a cluster), else SQLite beside the log. */
   redis: RedisTarget | null;
-  /** ARBOR_REDIS_PREFIX (default `arbor`): every Redis key starts with it. */
   redisPrefix: string;
-  /**
-   * The scaled shape (REDIS_URL or REDIS_CLUSTER_URLS only). ARBOR_PROJECTOR (`on`, default): this process joins the
-   * projector pool; `off` (`arbor serve --projector off`): a pure API replica.
-   */
+  /** In the scaled shape: whether this process joins the projector pool. */
   projector: boolean;
-  /** ARBOR_PARTITIONS (default 4): conversation streams hashed into this many partitions. */
   partitions: number;
-  /** ARBOR_LEASE_MS (default 5000): a dead worker's partitions are free again after this. */
   leaseMs: number;
-  /** ARBOR_WORKER_ID: this process's name in the pool (default host:pid:random). */
   workerId: string;
   synchronous: Synchronous;
-  /** SQLite group commit: concurrent appends share one transaction (and one fsync). */
   groupCommit: boolean;
-  /** ARBOR_SQLITE_CHECKPOINT_MS (default 500): WAL checkpoints on this timer, not inside commits; 0 = SQLite's autocheckpoint. */
+  /** 0 = SQLite's own autocheckpoint. */
   checkpointIntervalMs: number;
-  /** ARBOR_BRANCH_CACHE_MIB (default 24): parsed active-branch windows kept, in MiB of stored JSON; 0 = off. */
+  /** 0 = off. */
   branchCacheMiB: number;
-  /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
-  /** Largest accepted image, decoded, in bytes. */
   maxImageBytes: number;
-  /** How long a read waits for the projections to reach the caller's last write. */
   readYourWritesTimeoutMs: number;
   logLevel: string;
-  /** Write-side state cache bound, in messages held across all cached conversations. */
   stateCacheMessages: number;
-  /** Events between write-side snapshots (`<dataDir>/state-snapshots.sqlite`); 0 turns them off. */
+  /** 0 = no write-side snapshots. */
   stateSnapshotEvery: number;
-  /** ARBOR_AUDIT_SECRET (hex or base64, ≥ 32 bytes); unset → `<dataDir>/audit.key`, created once. */
+  /** Unset → `<dataDir>/audit.key`, created once. */
   auditSecret: string | null;
-  /**
-   * ARBOR_ENCRYPTION (default on): seal conversation content in the log with per-conversation
-   * data keys, so erasure can destroy it. Off: new events are stored in clear (sealed ones still read).
-   */
   encryption?: boolean;
-  /** ARBOR_MASTER_KEY (32 bytes, hex or base64); unset → `<dataDir>/master.key`, created once. */
+  /** Unset → `<dataDir>/master.key`, created once. */
   masterKey?: string | null;
-  /**
-   * ARBOR_KEY_STORE: where the data keys live. `sqlite` (`<dataDir>/keys.sqlite`, one machine) or
-   * `esdb` (streams in the EventStoreDB of EVENTSTORE_CONNECTION_STRING, shared by every machine).
-   * Default: `esdb` when the log is EventStoreDB, else `sqlite`.
-   */
   keyStore?: KeyStoreKind;
-  /** ARBOR_RETENTION_SWEEP_MS: how often `serve` applies the tenants' retention (0: never). */
+  /** 0 = never. */
   retentionSweepMs?: number;
-  /** Request and answer limits (`ARBOR_*` below); each one's problem code is in docs/api.md. */
   limits: LimitsConfig;
-  /** The default per-tenant rate limit (ARBOR_RATE_LIMIT_RPS, 0 = unlimited; ARBOR_RATE_LIMIT_BURST). */
+  /** The default per-tenant rate (0 = unlimited) and burst. */
   rateLimits: { ratePerSecond: number; burst: number };
-  /** ARBOR_METRICS_PORT: `GET /metrics` also on this port, without credentials (null: off). */
   metricsPort: number | null;
-  /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
   streams: StreamsConfig;
-  /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
+  /** Without a key and a model the summary rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
 
 export class ConfigError extends Error {}
 
-/** The summary rung's connection (ARBOR_SUMMARY_*): where to send and as whom. */
+/** The summary rung's connection: where to send and as whom. */
 export interface SummaryEnvConfig {
   provider: SummaryProviderName;
   baseUrl?: string;
@@ -93,40 +69,27 @@ export interface SummaryEnvConfig {
   model?: string;
 }
 
+/** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
 export interface StreamsConfig {
-  /** ARBOR_STREAM_MAX_PER_TENANT (default 32): a tenant's open streams; one more is `429 too_many_streams`. */
   maxPerTenant: number;
-  /** ARBOR_STREAM_HEARTBEAT_MS (default 15000): a comment line this often keeps proxies and the idle timeout away. */
   heartbeatMs: number;
 }
 
-/** Every bound on what a client may send or be sent (docs/configuration.md, request and answer limits). */
+/** Every bound on what a client may send or be sent; each one's refusal is in docs/api.md. */
 export interface LimitsConfig {
-  /** ARBOR_JSON_MAX_DEPTH: deepest nesting of any free-form JSON field (metadata, inputs, …). */
   jsonMaxDepth: number;
-  /** ARBOR_JSON_MAX_BYTES: largest JSON text of any free-form field. */
   jsonMaxBytes: number;
-  /** ARBOR_PAGE_MAX_BYTES: a list page stops before passing this many bytes of items. */
   pageMaxBytes: number;
-  /** ARBOR_ANSWER_MAX_BYTES: an answer that is not a page (tree, replay) is refused above this. */
+  /** An answer that is not a page (tree, replay) is refused above this. */
   answerMaxBytes: number;
-  /** ARBOR_MAX_HEADER_BYTES: all request headers together (Node's maxHeaderSize). */
   maxHeaderBytes: number;
-  /** ARBOR_HEADERS_TIMEOUT_MS: the whole header block must arrive within this. */
   headersTimeoutMs: number;
-  /** ARBOR_REQUEST_TIMEOUT_MS: headers and body must arrive within this (slow bodies are cut). */
   requestTimeoutMs: number;
-  /** ARBOR_CONNECTION_TIMEOUT_MS: a socket idle this long is closed. */
   connectionTimeoutMs: number;
-  /** ARBOR_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
-  /** ARBOR_MAX_CONNECTIONS: open connections in total. */
   maxConnections: number;
-  /** ARBOR_MAX_CONNECTIONS_PER_IP: open connections from one client address. */
   maxConnectionsPerIp: number;
-  /** ARBOR_MAX_REQUESTS_PER_SOCKET: requests on one keep-alive connection before it is closed. */
   maxRequestsPerSocket: number;
-  /** ARBOR_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key and its answer are kept. */
   idempotencyTtlHours: number;
 }
 
