@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { summaryConfigFromEnv, type SummaryEnvConfig } from '@arbor/context';
 import { type RedisTarget } from '@arbor/projections';
@@ -77,6 +77,8 @@ export interface ArborConfig {
   metricsPort: number | null;
   /** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
   streams: StreamsConfig;
+  /** Heavy work (context assembly, snapshot rendering): worker threads, per-tenant cap, rate charge. */
+  heavy: HeavyWorkConfig;
   /** The summary rung's model (ARBOR_SUMMARY_*); without a key and model the rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -106,6 +108,27 @@ export interface StreamsConfig {
 const streamsConfig = (env: NodeJS.ProcessEnv): StreamsConfig => ({
   maxPerTenant: int(env, 'ARBOR_STREAM_MAX_PER_TENANT', 32, 1),
   heartbeatMs: int(env, 'ARBOR_STREAM_HEARTBEAT_MS', 15_000, 10),
+});
+
+export interface HeavyWorkConfig {
+  /**
+   * ARBOR_HEAVY_THREADS (default: cores − 1, at least 1): worker threads that assemble contexts
+   * and render snapshot pages off the request loop; 0 runs them in the request loop.
+   */
+  threads: number;
+  /** ARBOR_HEAVY_PER_TENANT (default 2): a tenant's heavy calls at once; one more is `429 heavy_work_busy`. */
+  perTenant: number;
+  /**
+   * ARBOR_CONTEXT_CHARGE_BYTES (default 262144): a context call takes one more rate-limit token
+   * per this many bytes of history it assembled, and one per snapshot page it rendered.
+   */
+  contextChargeBytes: number;
+}
+
+const heavyConfig = (env: NodeJS.ProcessEnv): HeavyWorkConfig => ({
+  threads: int(env, 'ARBOR_HEAVY_THREADS', Math.max(1, availableParallelism() - 1), 0),
+  perTenant: int(env, 'ARBOR_HEAVY_PER_TENANT', 2, 1),
+  contextChargeBytes: int(env, 'ARBOR_CONTEXT_CHARGE_BYTES', 256 * 1024, 1024),
 });
 
 /** Every bound on what a client may send or be sent; see the README's limits table. */
@@ -275,6 +298,7 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     summary: summaryConfig(env),
     limits: limitsConfig(env),
     streams: streamsConfig(env),
+    heavy: heavyConfig(env),
     rateLimits: {
       ratePerSecond: int(env, 'ARBOR_RATE_LIMIT_RPS', 0, 0),
       burst: int(
