@@ -59,6 +59,8 @@ export class AssemblyPool implements OnModuleDestroy {
             filename: WORKER_FILE,
             minThreads: 0,
             maxThreads: config.heavy.threads,
+            // A call waiting on the summarizer (network) must not hold a thread others need.
+            concurrentTasksPerWorker: 16,
             // Workers go after a minute idle (their caches with them).
             idleTimeout: 60_000,
             execArgv: workerExecArgv(),
