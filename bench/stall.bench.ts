@@ -12,7 +12,8 @@
  * bystander is another tenant, this process, one `GET /v1/conversations/{id}` at a time:
  * its p50/p99 alone, then while the context call runs (`--calls` of them, one after another,
  * each on a new conversation so no page cache helps), then alone again. PASS when the p99 during
- * is ≤ 2× the worse of the two "alone" p99s.
+ * is ≤ 2× the worse of the two "alone" p99s. The baseline, in the same run: the same server with
+ * ARBOR_HEAVY_THREADS=0 (the assembly in the request loop, as before the pool).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -122,21 +123,29 @@ const forSeconds = (s: number) => {
   return () => performance.now() >= end;
 };
 
-const main = async () => {
-  console.log(machineLine());
-  console.log(
-    `heavy tenant: ${opts.turns} tool turns × ~${opts.turnBytes} B, POST …/context gemini ` +
-      `snapshot, budgetTokens 900000, maxSnapshotPages ${opts.pages}, shape ${opts.shape}, ` +
-      `${opts.calls} call(s); bystander: one GET at a time`,
-  );
+interface Run {
+  label: string;
+  before: Probe;
+  during: Probe;
+  after: Probe;
+  callMs: number[];
+  statuses: number[];
+  pages: number;
+  load: number;
+}
+
+/** One server (`threads` = ARBOR_HEAVY_THREADS), seeded, measured alone / during / after. */
+const measure = async (label: string, threads: string | null): Promise<Run> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-stall-'));
   const env: Record<string, string> = { LOG_LEVEL: 'warn', ARBOR_SQLITE_SYNCHRONOUS: 'NORMAL' };
+  if (threads !== null) env.ARBOR_HEAVY_THREADS = threads;
   if (opts.profile) {
     // The server's CPU profile over the whole run (bench/lib/cpu-profile-preload.cjs).
-    fs.rmSync(PROFILE_DIR, { recursive: true, force: true });
-    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    const d = path.join(PROFILE_DIR, label);
+    fs.rmSync(d, { recursive: true, force: true });
+    fs.mkdirSync(d, { recursive: true });
     env.NODE_OPTIONS = `-r ${path.join(ROOT, 'bench', 'lib', 'cpu-profile-preload.cjs')}`;
-    env.ARBOR_CPU_PROFILE_DIR = PROFILE_DIR;
+    env.ARBOR_CPU_PROFILE_DIR = d;
   }
   const server = await spawnReplica(dir, env, true);
   try {
@@ -155,11 +164,6 @@ const main = async () => {
       .id as string;
     const convs: string[] = [];
     for (let c = 0; c < opts.calls + 1; c++) convs.push(await seedConversation(server, heavyKey));
-    const bytes = fs
-      .readdirSync(dir)
-      .filter((f) => f.startsWith('events'))
-      .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
-    console.log(`seeded ${convs.length} conversations (event files ${fmt(bytes / 1e6, 1)} MB)`);
     const contextOf = (conv: string) =>
       call(
         server.url,
@@ -177,7 +181,8 @@ const main = async () => {
       );
     // Warm-up (JIT, fonts, the worker pool): the first conversation, not measured.
     const warm = await contextOf(convs[0]);
-    console.log(`warm-up context: ${warm.status}`);
+    if (warm.status !== 200)
+      console.log(`warm-up context: ${warm.status} ${warm.text.slice(0, 300)}`);
     const before = await bystander(server, quietKey, quietConv, forSeconds(opts.seconds));
     const callMs: number[] = [];
     const statuses: number[] = [];
@@ -190,8 +195,7 @@ const main = async () => {
         callMs.push(performance.now() - t0);
         statuses.push(r.status);
         if (r.status === 200) {
-          const body = JSON.stringify(r.body.body);
-          pages += (body.match(/"inlineData"/g) ?? []).length;
+          pages += (JSON.stringify(r.body.body).match(/"inlineData"/g) ?? []).length;
         } else console.log(`context: ${r.status} ${r.text.slice(0, 300)}`);
       }
       done = true;
@@ -200,56 +204,80 @@ const main = async () => {
     await heavyRun;
     const after = await bystander(server, quietKey, quietConv, forSeconds(opts.seconds));
     const [load] = os.loadavg();
-    const alone = Math.max(before.summary.p99, after.summary.p99);
-
-    console.log(section('bystander GET latency, alone vs during the heavy context call (ms)'));
-    console.log(
-      table(
-        [
-          'alone p50/p99',
-          'during p50/p99',
-          'after p50/p99',
-          'p99 ratio',
-          'during n',
-          'context ms',
-          'status',
-          'pages',
-          'load',
-        ],
-        [
-          [
-            `${fmt(before.summary.p50)} / ${fmt(before.summary.p99)}`,
-            `${fmt(during.summary.p50)} / ${fmt(during.summary.p99)} (max ${fmt(during.summary.max)})`,
-            `${fmt(after.summary.p50)} / ${fmt(after.summary.p99)}`,
-            ratio(during.summary.p99, alone),
-            fmt(during.summary.n, 0),
-            callMs.map((m) => fmt(m, 0)).join(', '),
-            statuses.join(', '),
-            fmt(pages, 0),
-            fmt(load, 2),
-          ],
-        ],
-      ),
-    );
-    console.log('\np99 ratio = bystander p99 during ÷ the larger of the two "alone" p99s.\n');
-    const errors = before.errors + during.errors + after.errors;
-    console.log(
-      verdictLines('bench:stall', [
-        {
-          target: `bystander p99 during the heaviest context call ≤ ${BOUND}× alone, all 200`,
-          measured: `${fmt(during.summary.p99)} ms vs ${fmt(alone)} ms (${ratio(during.summary.p99, alone)}), ${errors} non-200, context ${statuses.join(', ')}`,
-          pass:
-            during.summary.p99 <= BOUND * alone && errors === 0 && statuses.every((s) => s === 200),
-        },
-      ]),
-    );
+    console.log(`  ${label} done (load ${fmt(load, 2)})`);
+    return { label, before, during, after, callMs, statuses, pages, load };
   } finally {
     await server.kill(opts.profile ? 'SIGUSR2' : 'SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  for (const f of opts.profile ? fs.readdirSync(PROFILE_DIR) : []) {
-    console.log(section(`server CPU profile (${path.join(PROFILE_DIR, f)})`));
-    console.log(renderProfile(path.join(PROFILE_DIR, f), 30));
+};
+
+const aloneOf = (r: Run) => Math.max(r.before.summary.p99, r.after.summary.p99);
+
+const main = async () => {
+  console.log(machineLine());
+  console.log(
+    `heavy tenant: ${opts.turns} tool turns × ~${opts.turnBytes} B, POST …/context gemini ` +
+      `snapshot, budgetTokens 900000, maxSnapshotPages ${opts.pages}, shape ${opts.shape}, ` +
+      `${opts.calls} call(s); bystander: one GET at a time`,
+  );
+  // The baseline first: the same server with the assembly in the request loop.
+  const runs = [await measure('in-loop', '0'), await measure('pool', null)];
+
+  console.log(section('bystander GET latency, alone vs during the heavy context call (ms)'));
+  console.log(
+    table(
+      [
+        'server',
+        'alone p50/p99',
+        'during p50/p99 (max)',
+        'after p50/p99',
+        'p99 ratio',
+        'during n',
+        'context ms',
+        'status',
+        'pages',
+        'load',
+      ],
+      runs.map((r) => [
+        r.label,
+        `${fmt(r.before.summary.p50)} / ${fmt(r.before.summary.p99)}`,
+        `${fmt(r.during.summary.p50)} / ${fmt(r.during.summary.p99)} (${fmt(r.during.summary.max)})`,
+        `${fmt(r.after.summary.p50)} / ${fmt(r.after.summary.p99)}`,
+        ratio(r.during.summary.p99, aloneOf(r)),
+        fmt(r.during.summary.n, 0),
+        r.callMs.map((m) => fmt(m, 0)).join(', '),
+        r.statuses.join(', '),
+        fmt(r.pages, 0),
+        fmt(r.load, 2),
+      ]),
+    ),
+  );
+  const [base, pool] = runs;
+  console.log(
+    '\np99 ratio = bystander p99 during ÷ the larger of the two "alone" p99s. ' +
+      `in-loop = ARBOR_HEAVY_THREADS=0 (the assembly in the request loop); pool = the default. ` +
+      `Bystander p99 during, pool vs in-loop: ${ratio(pool.during.summary.p99, base.during.summary.p99)}.\n`,
+  );
+  const errors = pool.before.errors + pool.during.errors + pool.after.errors;
+  console.log(
+    verdictLines('bench:stall', [
+      {
+        target: `bystander p99 during the heaviest context call ≤ ${BOUND}× alone (pool), all 200`,
+        measured: `${fmt(pool.during.summary.p99)} ms vs ${fmt(aloneOf(pool))} ms (${ratio(pool.during.summary.p99, aloneOf(pool))}; in-loop ${ratio(base.during.summary.p99, aloneOf(base))}), ${errors} non-200, context ${pool.statuses.join(', ')}`,
+        pass:
+          pool.during.summary.p99 <= BOUND * aloneOf(pool) &&
+          errors === 0 &&
+          pool.statuses.every((s) => s === 200),
+      },
+    ]),
+  );
+  for (const label of opts.profile ? ['in-loop', 'pool'] : []) {
+    const d = path.join(PROFILE_DIR, label);
+    for (const f of fs.readdirSync(d)) {
+      console.log(section(`server CPU profile, ${label} (${path.join(d, f)})`));
+      console.log(renderProfile(path.join(d, f), 30));
+    }
   }
 };
 
