@@ -72,6 +72,22 @@ export interface AssemblyDeps {
   newId: () => string;
 }
 
+/** The ladder's input as data: its functions and caches left out (each side has its own). */
+export const assemblyInputOf = (input: AssembleInput): AssemblyInput => {
+  const out: Partial<AssembleInput> = { ...input };
+  for (const k of [
+    'renderPages',
+    'summarize',
+    'newId',
+    'tokenCache',
+    'pageCache',
+    'serialize',
+  ] as const) {
+    delete out[k];
+  }
+  return out as AssemblyInput;
+};
+
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 const failureOf = (e: unknown): AssemblyFailure | null => {
@@ -146,7 +162,12 @@ export async function runAssembly(
       ...task.input,
       ...(renderPages !== undefined ? { renderPages } : {}),
       ...(task.summarize && deps.summarize !== null ? { summarize: deps.summarize } : {}),
-      newId: deps.newId,
+      // A reproduction decides nothing: a new id asked for is a bug, said loudly.
+      newId: task.input.replayOnly
+        ? () => {
+            throw new Error('a reproduction must not decide anything');
+          }
+        : deps.newId,
       tokenCache: deps.tokenCache,
       pageCache: deps.pageCache,
     });
