@@ -58,6 +58,9 @@ export interface ContextRequest {
   cache?: boolean;
 }
 
+/** Messages per read of the live window: a page parses in a few ms, then the loop is free. */
+const WINDOW_PAGE = 250;
+
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /**
@@ -216,9 +219,16 @@ export class ContextService {
     const read = async (fromDepth: number): Promise<Message[]> => {
       const messages: Message[] = [];
       for (let depth: number | null = fromDepth; depth !== null;) {
-        const page = await queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
+        const page = await queries.activeBranchPage(
+          caller.tenantId,
+          conversationId,
+          depth,
+          WINDOW_PAGE,
+        );
         messages.push(...page.items);
         depth = page.nextDepth;
+        // A long window is read in pages, and other requests get the loop between two.
+        if (depth !== null) await new Promise((r) => setImmediate(r));
       }
       return messages;
     };
