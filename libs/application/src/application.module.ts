@@ -7,7 +7,9 @@ import {
   summarizeBranchProvider,
   summarizeProvider,
 } from './context/context.providers';
+import { AssemblyPool } from './context/assembly-pool';
 import { ContextService } from './context/context.service';
+import { HeavyWorkGate } from './context/heavy-work';
 import { BranchSummaryService } from './context/branch-summary.service';
 import { DraftService } from './drafts/draft.service';
 import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
@@ -82,6 +84,8 @@ export class ApplicationModule {
       ...COMMAND_HANDLERS,
       ...QUERY_HANDLERS,
       ContextService,
+      AssemblyPool,
+      HeavyWorkGate,
       BranchSummaryService,
       DraftService,
       renderPagesProvider,
@@ -112,6 +116,8 @@ export class ApplicationModule {
         ConversationRepository,
         ReadModelsService,
         ContextService,
+        AssemblyPool,
+        HeavyWorkGate,
         BranchSummaryService,
         DraftService,
         ReplayService,

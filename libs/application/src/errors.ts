@@ -9,6 +9,7 @@ export const APP_ERROR_CODES = [
   'validation_failed',
   'payload_too_large',
   'unknown_snapshot_shape',
+  'snapshot_pages_over_limit',
   'unsupported_image_source',
   'unauthorized',
   'not_found',
@@ -40,6 +41,7 @@ export const APP_ERROR_CODES = [
   'projection_lagging',
   'read_models_unavailable',
   'too_many_streams',
+  'heavy_work_busy',
   'rate_limited',
   'internal_error',
 ] as const;

@@ -11,6 +11,8 @@ export * from './conversations/read-models.service';
 export * from './conversations/views';
 export * from './context/context.providers';
 export * from './context/context.service';
+export * from './context/assembly-pool';
+export * from './context/heavy-work';
 export * from './context/branch-summary.service';
 export * from './drafts/draft.service';
 export * from './replay/queries';

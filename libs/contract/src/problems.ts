@@ -13,6 +13,10 @@ export const PROBLEM_CODES = {
   json_too_deep: { status: 400, title: 'The JSON nests deeper than the limit' },
   malformed_header: { status: 400, title: 'A request header is malformed' },
   unknown_snapshot_shape: { status: 400, title: 'No snapshot page shape has this id' },
+  snapshot_pages_over_limit: {
+    status: 400,
+    title: 'maxSnapshotPages is over the images the provider takes in one request for this model',
+  },
   unsupported_image_source: {
     status: 400,
     title: 'The target provider cannot take an image source of the history (a URL or file id)',
@@ -82,6 +86,10 @@ export const PROBLEM_CODES = {
     title: "The tenant's request rate is over its limit; retry after Retry-After",
   },
   too_many_streams: { status: 429, title: 'The tenant holds its maximum of open live streams' },
+  heavy_work_busy: {
+    status: 429,
+    title: 'The tenant runs its maximum of heavy calls at once; retry after Retry-After',
+  },
   projection_lagging: { status: 503, title: 'The read model has not caught up yet; retry' },
   read_models_unavailable: {
     status: 503,

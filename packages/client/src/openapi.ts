@@ -2262,6 +2262,7 @@ export interface components {
         | 'json_too_deep'
         | 'malformed_header'
         | 'unknown_snapshot_shape'
+        | 'snapshot_pages_over_limit'
         | 'unsupported_image_source'
         | 'unauthorized'
         | 'forbidden'
@@ -2303,6 +2304,7 @@ export interface components {
         | 'context_mismatch'
         | 'rate_limited'
         | 'too_many_streams'
+        | 'heavy_work_busy'
         | 'projection_lagging'
         | 'read_models_unavailable'
         | 'store_unavailable'
@@ -14751,7 +14753,7 @@ export interface operations {
           'application/json': components['schemas']['ContextAnswer'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `malformed_json`: The request body is not valid JSON; `invalid_utf8`: The request body is not valid UTF-8; `json_too_deep`: The JSON nests deeper than the limit; `unknown_snapshot_shape`: No snapshot page shape has this id; `snapshot_pages_over_limit`: maxSnapshotPages is over the images the provider takes in one request for this model; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14770,6 +14772,7 @@ export interface operations {
               | 'invalid_utf8'
               | 'json_too_deep'
               | 'unknown_snapshot_shape'
+              | 'snapshot_pages_over_limit'
               | 'unsupported_image_source';
             detail?: string;
             /** @description The request path */
@@ -14998,7 +15001,7 @@ export interface operations {
           };
         };
       };
-      /** @description `rate_limited`: The tenant's request rate is over its limit; retry after Retry-After */
+      /** @description `rate_limited`: The tenant's request rate is over its limit; retry after Retry-After; `heavy_work_busy`: The tenant runs its maximum of heavy calls at once; retry after Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -15010,7 +15013,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'rate_limited';
+            code: 'rate_limited' | 'heavy_work_busy';
             detail?: string;
             /** @description The request path */
             instance?: string;
@@ -15155,7 +15158,7 @@ export interface operations {
           'application/json': components['schemas']['ContextReport'];
         };
       };
-      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `unknown_snapshot_shape`: No snapshot page shape has this id; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
+      /** @description `validation_failed`: The request is not valid; `malformed_header`: A request header is malformed; `unknown_snapshot_shape`: No snapshot page shape has this id; `snapshot_pages_over_limit`: maxSnapshotPages is over the images the provider takes in one request for this model; `unsupported_image_source`: The target provider cannot take an image source of the history (a URL or file id) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15171,6 +15174,7 @@ export interface operations {
               | 'validation_failed'
               | 'malformed_header'
               | 'unknown_snapshot_shape'
+              | 'snapshot_pages_over_limit'
               | 'unsupported_image_source';
             detail?: string;
             /** @description The request path */
@@ -15327,7 +15331,7 @@ export interface operations {
           };
         };
       };
-      /** @description `rate_limited`: The tenant's request rate is over its limit; retry after Retry-After */
+      /** @description `rate_limited`: The tenant's request rate is over its limit; retry after Retry-After; `heavy_work_busy`: The tenant runs its maximum of heavy calls at once; retry after Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -15339,7 +15343,7 @@ export interface operations {
             title: string;
             status: number;
             /** @enum {string} */
-            code: 'rate_limited';
+            code: 'rate_limited' | 'heavy_work_busy';
             detail?: string;
             /** @description The request path */
             instance?: string;

@@ -101,6 +101,9 @@ export const toProblem = (error: unknown): Problem => {
 
 const sendProblem = (reply: FastifyReply, request: FastifyRequest, problem: Problem): void => {
   if (problem.status === 401) void reply.header('www-authenticate', 'Bearer realm="arbor"');
+  // A refusal that says when to come back says it in the header too (RFC 9110 Retry-After).
+  const retryAfter = problem.extensions.retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
   // Router errors (frameworkErrors) are answered before the onRequest hook that sets the id.
   void reply
     .status(problem.status)

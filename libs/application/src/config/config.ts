@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { SUMMARY_PROVIDER_NAMES, type SummaryProviderName } from '@arbor/context';
 import { type RedisTarget } from '@arbor/projections';
@@ -55,6 +55,8 @@ export interface ArborConfig {
   rateLimits: { ratePerSecond: number; burst: number };
   metricsPort: number | null;
   streams: StreamsConfig;
+  /** Heavy work (context assembly, snapshot rendering): worker threads, per-tenant cap, rate charge. */
+  heavy: HeavyWorkConfig;
   /** Without a key and a model the summary rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
@@ -73,6 +75,15 @@ export interface SummaryEnvConfig {
 export interface StreamsConfig {
   maxPerTenant: number;
   heartbeatMs: number;
+}
+
+export interface HeavyWorkConfig {
+  /** Worker threads off the request loop; 0 runs the work in the request loop. */
+  threads: number;
+  /** A tenant's heavy calls at once; one more is `429 heavy_work_busy`. */
+  perTenant: number;
+  /** One more rate-limit token per this many bytes assembled (and one per page rendered). */
+  contextChargeBytes: number;
 }
 
 /** Every bound on what a client may send or be sent; each one's refusal is in docs/api.md. */
@@ -208,6 +219,9 @@ export const ENV_SCHEMA = z
     ARBOR_RATE_LIMIT_BURST: maybeInt(1),
     ARBOR_STREAM_MAX_PER_TENANT: int(32, 1),
     ARBOR_STREAM_HEARTBEAT_MS: int(15_000, 10),
+    ARBOR_HEAVY_THREADS: int(Math.max(1, availableParallelism() - 1), 0),
+    ARBOR_HEAVY_PER_TENANT: int(2, 1),
+    ARBOR_CONTEXT_CHARGE_BYTES: int(256 * 1024, 1024),
     ARBOR_JSON_MAX_DEPTH: int(64, 2),
     ARBOR_JSON_MAX_BYTES: int(1024 * 1024, 64),
     ARBOR_PAGE_MAX_BYTES: int(4 * 1024 * 1024, 1024),
@@ -340,6 +354,11 @@ export const readConfig = (env: NodeJS.ProcessEnv, cwd = process.cwd()): ArborCo
     streams: {
       maxPerTenant: e.ARBOR_STREAM_MAX_PER_TENANT,
       heartbeatMs: e.ARBOR_STREAM_HEARTBEAT_MS,
+    },
+    heavy: {
+      threads: e.ARBOR_HEAVY_THREADS,
+      perTenant: e.ARBOR_HEAVY_PER_TENANT,
+      contextChargeBytes: e.ARBOR_CONTEXT_CHARGE_BYTES,
     },
     rateLimits: {
       ratePerSecond: e.ARBOR_RATE_LIMIT_RPS,

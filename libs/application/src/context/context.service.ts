@@ -3,23 +3,17 @@ import { createHash, randomUUID } from 'node:crypto';
 import { MetricsService } from '../metrics/metrics.service';
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  assembleContext,
   BODY_ENCODING,
-  type AssembleInput,
-  type AssembleResult,
   CannotFitError,
   calibrationFactor,
   type CapabilityOverrides,
-  createPageCache,
-  createTokenCache,
   estimateMessageTokens,
   UnsupportedImageSourceError,
   layerCapabilities,
   type LayeredCapabilities,
+  maxImagesFor,
   parseOverflowError,
   type ProviderName,
-  type RenderPages,
-  type Summarize,
   type ToolDefinition,
   UnknownSnapshotShapeError,
 } from '@arbor/context';
@@ -38,8 +32,11 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
-import { RENDER_PAGES, SUMMARIZE } from './context.providers';
+import { type AssemblyDone, type AssemblyInput, errorOf } from './assembly';
+import { AssemblyPool } from './assembly-pool';
+import { HeavyWorkGate } from './heavy-work';
 import { LiveWindowCache } from './live-window';
 
 export interface ContextRequest {
@@ -60,6 +57,9 @@ export interface ContextRequest {
   /** False: no prompt-cache hints (no `cache_control`, no `prompt_cache_key`). Default true. */
   cache?: boolean;
 }
+
+/** Messages per read of the live window: a page parses in a few ms, then the loop is free. */
+const WINDOW_PAGE = 250;
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -127,21 +127,17 @@ const appendedMessages = (
  */
 @Injectable()
 export class ContextService {
-  private tokenCache = createTokenCache();
-  /** Rendered pages by source text and shape (deterministic, so safe to reuse), bounded by bytes. */
-  private pageCache = createPageCache();
   /** Live windows of recent calls: a call whose tip did not move reads nothing again. */
   private windows = new LiveWindowCache();
 
   /**
    * After an erasure: every in-process cache that may hold content (token stats and renderings,
-   * rendered pages, live windows) starts empty. All of them, not just the erased conversation's
+   * rendered pages — the pool's and its workers' —, live windows) starts empty. All of them, not just the erased conversation's
    * entries: the page cache is keyed by source text, not by conversation, and an erasure is rare
    * enough that refilling the caches costs less than tracking what each entry came from.
    */
   forgetCaches(): void {
-    this.tokenCache = createTokenCache();
-    this.pageCache = createPageCache();
+    this.pool.forgetCaches();
     this.windows = new LiveWindowCache();
   }
 
@@ -149,8 +145,9 @@ export class ContextService {
     private readonly repository: ConversationRepository,
     private readonly readModels: ReadModelsService,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
-    @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
-    @Inject(SUMMARIZE) private readonly summarize: Summarize | null,
+    private readonly pool: AssemblyPool,
+    private readonly gate: HeavyWorkGate,
+    private readonly limiter: RateLimiterService,
     private readonly directory: TenantDirectoryService,
     private readonly metrics: MetricsService,
   ) {}
@@ -166,8 +163,30 @@ export class ContextService {
     // A setting changed through another replica a moment ago applies here too.
     await this.directory.fresh();
     const table = this.directory.contextSettings(caller.tenantId).models;
+    const bound = maxImagesFor(request.provider, request.model);
+    const asked = request.capabilities?.maxSnapshotPages;
+    if (asked !== undefined && asked > bound) {
+      throw new AppError(
+        'snapshot_pages_over_limit',
+        `capabilities.maxSnapshotPages: ${asked} is over the ${bound} images ${request.provider} ` +
+          `takes in one request for ${request.model}`,
+        { provider: request.provider, model: request.model, maxSnapshotPages: asked, limit: bound },
+      );
+    }
     try {
-      return layerCapabilities(request.provider, request.model, table, request.capabilities);
+      const layered = layerCapabilities(
+        request.provider,
+        request.model,
+        table,
+        request.capabilities,
+      );
+      // A tenant rule names no provider: above this provider's bound it gets the bound.
+      if (layered.capabilities.maxSnapshotPages <= bound) return layered;
+      return {
+        ...layered,
+        capabilities: { ...layered.capabilities, maxSnapshotPages: bound },
+        record: { ...layered.record, maxSnapshotPages: bound },
+      };
     } catch (e) {
       if (e instanceof UnknownSnapshotShapeError) {
         throw new AppError('unknown_snapshot_shape', e.message, { shape: e.shape });
@@ -200,9 +219,16 @@ export class ContextService {
     const read = async (fromDepth: number): Promise<Message[]> => {
       const messages: Message[] = [];
       for (let depth: number | null = fromDepth; depth !== null;) {
-        const page = await queries.activeBranchPage(caller.tenantId, conversationId, depth, 2000);
+        const page = await queries.activeBranchPage(
+          caller.tenantId,
+          conversationId,
+          depth,
+          WINDOW_PAGE,
+        );
         messages.push(...page.items);
         depth = page.nextDepth;
+        // A long window is read in pages, and other requests get the loop between two.
+        if (depth !== null) await new Promise((r) => setImmediate(r));
       }
       return messages;
     };
@@ -278,7 +304,7 @@ export class ContextService {
     messages: readonly Message[],
     request: ContextRequest,
     layered: LayeredCapabilities,
-  ): AssembleInput {
+  ): AssemblyInput {
     const samples = state.calibration.filter((s) => s.provider === request.provider);
     const cache = ContextService.cacheOf(caller, conversationId, state, messages, request);
     const lastTip = ContextService.lastTipOf(state, messages);
@@ -315,19 +341,17 @@ export class ContextService {
       overflow: this.overflowOf(request),
       calibration: calibrationFactor(samples),
       capabilities: layered.capabilities,
-      renderPages: this.renderPages ?? undefined,
-      summarize: this.summarize ?? undefined,
-      newId: () => randomUUID(),
-      tokenCache: this.tokenCache,
       // Conversation ids are unique per tenant only: the caches must not mix two tenants' "c1".
       cacheScope: `${caller.tenantId}/${conversationId}`,
-      pageCache: this.pageCache,
     };
   }
 
-  private async assemble(input: AssembleInput): Promise<AssembleResult> {
+  /** The ladder, in the worker pool (`AssemblyPool`); its errors as the application's. */
+  private async assemble(input: AssemblyInput): Promise<AssemblyDone> {
     try {
-      return await assembleContext(input);
+      const outcome = await this.pool.run(input);
+      if (!outcome.ok) throw errorOf(outcome.failure);
+      return outcome;
     } catch (e) {
       if (e instanceof CannotFitError) {
         throw new AppError('cannot_fit', e.message, {
@@ -359,8 +383,18 @@ export class ContextService {
       'arbor.conversation_id': conversationId,
     };
     return inSpan('arbor.context.assemble', attributes, () =>
-      this.assembleFor(caller, conversationId, request),
+      this.gate.run(caller.tenantId, () => this.assembleFor(caller, conversationId, request)),
     );
+  }
+
+  /**
+   * The rate-limit tokens a call takes beyond the request's own one: one per
+   * `ARBOR_CONTEXT_CHARGE_BYTES` of history assembled (whole multiples), one per page rendered.
+   */
+  private async charge(caller: Caller, done: AssemblyDone): Promise<void> {
+    const cost =
+      Math.floor(done.sourceBytes / this.config.heavy.contextChargeBytes) + done.renderedPages;
+    await this.limiter.charge(caller.tenantId, cost);
   }
 
   private async assembleFor(caller: Caller, conversationId: string, request: ContextRequest) {
@@ -375,7 +409,9 @@ export class ContextService {
     refuseOpenToolCalls(messages);
     const layered = await this.capabilities(caller, request);
     const input = this.input(caller, conversationId, state, messages, request, layered);
-    const { body, receipt, newDecisions } = await this.assemble(input);
+    const done = await this.assemble(input);
+    const { body, receipt, newDecisions } = done.result;
+    await this.charge(caller, done);
     const contextId = randomUUID();
     const overflow = input.overflow;
     const { result, position } = await this.repository.execute(caller, conversationId, {
@@ -412,7 +448,7 @@ export class ContextService {
           ...newDecisions.map((d) => d.id),
         ].filter((id) => !receipt.notApplied.some((n) => n.decisionId === id)),
         newDecisionIds: newDecisions.map((d) => d.id),
-        bodyHash: sha256(JSON.stringify(body)),
+        bodyHash: done.bodyHash,
         prefixHash: receipt.prefixHash,
         estimatedTokens: receipt.estimatedTokens,
         rawTokens: receipt.rawTokens,
@@ -544,10 +580,11 @@ export class ContextService {
     // The ladder runs as a context call would (a budget of 10M leaves only what a provider
     // limit forces, e.g. stripping an image over its size): the report records none of it, it
     // names the rungs a context call would apply now.
-    const { receipt } = await this.assemble({
-      ...this.input(caller, conversationId, state, messages, request, layered),
-      newId: () => randomUUID(),
-    });
+    const done = await this.gate.run(caller.tenantId, () =>
+      this.assemble(this.input(caller, conversationId, state, messages, request, layered)),
+    );
+    await this.charge(caller, done);
+    const { receipt } = done.result;
     return {
       provider,
       model,

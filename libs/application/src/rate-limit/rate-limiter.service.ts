@@ -6,7 +6,13 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { RefusalMemory } from './refusal-memory';
-import { type BucketAnswer, type BucketLimit, type BucketState, takeToken } from './token-bucket';
+import {
+  type BucketAnswer,
+  type BucketLimit,
+  type BucketState,
+  chargeTokens,
+  takeToken,
+} from './token-bucket';
 
 /**
  * The token bucket of `token-bucket.ts`, in one Lua script so that every replica takes from the
@@ -35,6 +41,26 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
 return {allowed, tostring(tokens)}
 `;
+/** `chargeTokens` in Redis: refill, then take `cost` tokens even below zero. */
+const CHARGE_SCRIPT = `
+local perMs = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(s[1])
+if tokens == nil then
+  tokens = burst
+else
+  tokens = math.min(burst, tokens + math.max(0, now - tonumber(s[2])) * perMs)
+end
+tokens = tokens - cost
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
+return tostring(tokens)
+`;
+
 /** Sent as EVALSHA (41 bytes instead of the script's ~800 per request); EVAL when not cached. */
 const TAKE_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex');
 
@@ -124,6 +150,28 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
       this.metrics.rateLimited.inc({ tenant: tenantId });
     }
     return { limit, answer };
+  }
+
+  /**
+   * Takes `cost` more tokens from the tenant's bucket for work already done (a context call is
+   * charged by what it assembled, `ContextService`); the bucket may go below zero. No-op for an
+   * unlimited tenant or a cost ≤ 0. In Redis when set (the local bucket when Redis fails).
+   */
+  async charge(tenantId: string, cost: number): Promise<void> {
+    const limit = this.limitFor(tenantId);
+    if (limit === null || cost <= 0) return;
+    const r = this.redis;
+    if (r !== null && r.isReady) {
+      const args = ['1', `${this.config.redisPrefix}:rl:{${tenantId}}`];
+      args.push(String(limit.ratePerSecond / 1000), String(limit.burst), String(cost));
+      try {
+        await r.sendCommand(['EVAL', CHARGE_SCRIPT, ...args]);
+        return;
+      } catch {
+        this.metrics.redisErrors.inc({ client: 'rate-limit' });
+      }
+    }
+    this.local.set(tenantId, chargeTokens(this.local.get(tenantId), limit, Date.now(), cost));
   }
 
   private takeLocal(tenantId: string, limit: BucketLimit): Taken {

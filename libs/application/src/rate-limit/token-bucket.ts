@@ -46,3 +46,22 @@ export const takeToken = (
     },
   };
 };
+
+/**
+ * Takes `cost` tokens whatever the bucket holds (after the refill): the bucket may go below zero,
+ * and the tenant's next request waits until it has refilled past one token. For work whose cost
+ * is known only once it is done (a context call's assembled bytes and rendered pages).
+ */
+export const chargeTokens = (
+  state: BucketState | undefined,
+  limit: BucketLimit,
+  nowMs: number,
+  cost: number,
+): BucketState => {
+  const perMs = limit.ratePerSecond / 1000;
+  const before =
+    state === undefined
+      ? limit.burst
+      : Math.min(limit.burst, state.tokens + Math.max(0, nowMs - state.atMs) * perMs);
+  return { tokens: before - cost, atMs: nowMs };
+};

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type RenderPages } from '@arbor/context';
+import { type AssembleInput, type AssembleResult, type RenderPages } from '@arbor/context';
 import {
   type CompactionDecision,
   compactionsInForce,
@@ -14,6 +14,8 @@ import {
   StreamNotFoundError,
 } from '@arbor/event-store';
 import { type Caller } from '../caller';
+import { assemblyInputOf, errorOf } from '../context/assembly';
+import { AssemblyPool } from '../context/assembly-pool';
 import { RENDER_PAGES } from '../context/context.providers';
 import { PROJECTIONS, ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
@@ -69,7 +71,20 @@ export class ReplayService {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly readModels: ReadModelsService,
     @Inject(RENDER_PAGES) private readonly renderPages: RenderPages | null,
+    private readonly pool: AssemblyPool,
   ) {}
+
+  /** The ladder of a reproduction, in the worker pool (the same bytes as in process). */
+  private assembler(tenantId: string, conversationId: string) {
+    return async (input: AssembleInput): Promise<AssembleResult> => {
+      const outcome = await this.pool.run({
+        ...assemblyInputOf(input),
+        cacheScope: `${tenantId}/${conversationId}`,
+      });
+      if (!outcome.ok) throw errorOf(outcome.failure);
+      return outcome.result;
+    };
+  }
 
   /** The stream from revision `from` to `to` (inclusive; default: its end), in chunks. */
   private async *read(
@@ -297,6 +312,7 @@ export class ReplayService {
           window,
           renderPages: this.renderPages,
           branchSummaries: state.branchSummaries,
+          assemble: this.assembler(tenantId, id),
         },
         checks,
       );

@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import {
   assembleContext,
+  type AssembleInput,
+  type AssembleResult,
   PROVIDER_NAMES,
   type ProviderName,
   type RenderPages,
@@ -174,6 +176,11 @@ export interface ReproduceArgs {
   renderPages: RenderPages | null;
   /** Every branch summary recorded before the context (the record names the ones it carried). */
   branchSummaries?: readonly BranchSummary[];
+  /**
+   * Runs the ladder (default: `assembleContext` here, with `renderPages`); the replay service
+   * passes its worker pool's, which renders with the same renderer off the request loop.
+   */
+  assemble?: (input: AssembleInput) => Promise<AssembleResult>;
 }
 
 /** Runs the ladder in replay mode over the recorded inputs; never decides anything new. */
@@ -236,7 +243,8 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
     // Absent on contexts recorded before there were settings: those ran with the default table.
     const capabilities =
       request.capabilities !== undefined ? toModelCapabilities(request.capabilities) : undefined;
-    const result = await assembleContext({
+    const assemble = args.assemble ?? assembleContext;
+    const result = await assemble({
       conversationId: args.conversationId,
       provider: request.provider,
       model: request.model,
