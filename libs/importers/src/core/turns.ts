@@ -164,9 +164,21 @@ const buildTurns = (ctx: Ctx): Map<string, BuiltTurn> => {
   return built;
 };
 
-/** The nearest built final at or above each record, walking raw parents (memoized). */
+/**
+ * The built turn each record lies in, walking raw parents (memoized): a record inside a turn
+ * (a tool call, or a record hanging on one) belongs to the turn that ends below it, so a file
+ * last written there resumes at that turn's end, not at the turn before. Where a node lies in
+ * several turns (a branch inside a turn), the one ending latest in the file wins.
+ */
 const nearestFinal = (ctx: Ctx, built: Map<string, BuiltTurn>) => {
   const memo = new Map<string, string | null>();
+  const turnOfNode = new Map<string, string>();
+  for (const [finalKey, t] of built)
+    for (const n of t.groups.flat()) {
+      const seen = turnOfNode.get(n.key);
+      const seenLine = seen === undefined ? -1 : (built.get(seen) as BuiltTurn).final.lines[0];
+      if (t.final.lines[0] > seenLine) turnOfNode.set(n.key, finalKey);
+    }
   return (start: string): string | null => {
     const chain: string[] = [];
     let key: string | null = start;
@@ -181,8 +193,9 @@ const nearestFinal = (ctx: Ctx, built: Map<string, BuiltTurn>) => {
       let n = ctx.graph.nodes.get(key);
       while (n?.mergedInto !== undefined) n = ctx.graph.nodes.get(n.mergedInto);
       if (n === undefined) break;
-      if (built.has(n.key)) {
-        found = n.key;
+      const inTurn = turnOfNode.get(n.key);
+      if (inTurn !== undefined) {
+        found = inTurn;
         break;
       }
       key = n.parentKey;
