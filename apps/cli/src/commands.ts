@@ -14,7 +14,10 @@ import { renderTree } from './render/tree';
 
 export interface Io {
   env: NodeJS.ProcessEnv;
+  /** Text for the terminal (escaped by the sink). */
   out: (text: string) => void;
+  /** An export's content on stdout: as written when piped. */
+  data?: (text: string) => void;
   err: (text: string) => void;
   stderr: NodeJS.WriteStream;
 }
@@ -148,7 +151,7 @@ export const exportCommand = async (argv: string[], io: Io): Promise<number> => 
     return renderHtml(conversation, tree, messages);
   });
   const output = str(p.values.output);
-  if (output === undefined) io.out(text);
+  if (output === undefined) (io.data ?? io.out)(text);
   else fs.writeFileSync(output, text);
   return 0;
 };

@@ -8,6 +8,7 @@ import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/proj
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
 import { CliError, usageError } from './errors';
 import { createProgress } from './progress';
+import { escapeControl } from './terminal';
 import { USAGE } from './usage';
 import { verifyCommand } from './verify';
 import { projectCommand } from './project';
@@ -32,10 +33,15 @@ const rebuild = async (config: ArborConfig): Promise<void> => {
   await store.close();
 };
 
+const say = (text: string) => void process.stdout.write(escapeControl(text));
+const sayErr = (text: string) => void process.stderr.write(escapeControl(text));
+
 const io: Io = {
   env: process.env,
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(`${text}\n`),
+  out: say,
+  // An export's bytes go out as written when piped (a file's content); to a terminal, escaped.
+  data: (text) => void process.stdout.write(process.stdout.isTTY ? escapeControl(text) : text),
+  err: (text) => sayErr(`${text}\n`),
   stderr: process.stderr,
 };
 
@@ -75,16 +81,16 @@ const main = async (argv: string[]): Promise<number> => {
       // The launcher (bin/arbor.js) starts the HTTP app for `serve`; this CLI holds no HTTP edge.
       throw new CliError('usage', 'run `arbor serve` through the arbor bin, or `npm start`', 2);
     case 'project':
-      return projectCommand(readConfig(dataDirEnv(rest)), (line) => console.log(line));
+      return projectCommand(readConfig(dataDirEnv(rest)), (line) => say(`${line}\n`));
     case 'rebuild':
       await rebuild(readConfig(dataDirEnv(rest)));
       return 0;
     case 'erase':
-      return eraseCommand(rest, (text) => void process.stdout.write(text));
+      return eraseCommand(rest, say);
     case 'sweep':
-      return sweepCommand(rest, (text) => void process.stdout.write(text));
+      return sweepCommand(rest, say);
     case 'verify':
-      return verifyCommand(readConfig(dataDirEnv(rest)), (text) => void process.stdout.write(text));
+      return verifyCommand(readConfig(dataDirEnv(rest)), say);
     case undefined:
     case 'help':
     case '--help':
@@ -93,7 +99,7 @@ const main = async (argv: string[]): Promise<number> => {
       console.log(USAGE);
       return 0;
     default:
-      console.error(`arbor: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+      sayErr(`arbor: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
       return 2;
   }
 };
@@ -109,11 +115,11 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof CliError) {
-      console.error(`arbor: ${error.code}: ${error.message}`);
-      if (error.exitCode === 2) console.error(`\n${USAGE}`);
+      sayErr(`arbor: ${error.code}: ${error.message}\n`);
+      if (error.exitCode === 2) sayErr(`\n${USAGE}\n`);
       return exit(error.exitCode);
     }
-    console.error(`arbor: ${error instanceof Error ? error.message : String(error)}`);
+    sayErr(`arbor: ${error instanceof Error ? error.message : String(error)}\n`);
     exit(1);
   },
 );

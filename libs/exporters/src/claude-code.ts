@@ -4,9 +4,10 @@
  * with the message in Anthropic's shape (Arbor's blocks are Anthropic's). The active branch is
  * written last (Claude Code resumes at the file's last message); the title is a `summary` record
  * whose `leafUuid` is the tip. Claude Code has no labels: checkpoints are listed in the report.
+ * A message left with no block Claude Code carries is written with a placeholder text (reported).
  */
 import { type Message } from '@arbor/domain';
-import { sessionResult, plan } from './common';
+import { orPlaceholder, PLACEHOLDER_TEXT, plan, sessionResult } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
 export interface ClaudeCodeExportOptions {
@@ -36,7 +37,8 @@ export const exportClaudeCode = (
    * The content as Claude Code stores it: OpenAI reasoning items and opaque provider blocks have
    * no place in an Anthropic-shaped session (each is reported lost); clientData is Arbor's.
    */
-  const contentOf = (m: Message) =>
+  const placeholder = { type: 'text', text: PLACEHOLDER_TEXT };
+  const carriedOf = (m: Message): unknown[] =>
     m.content.flatMap((b) => {
       if (b.type === 'reasoning' || b.type === 'provider') {
         lost.push({
@@ -49,6 +51,7 @@ export const exportClaudeCode = (
       const { clientData: _omit, ...rest } = b;
       return [rest];
     });
+  const contentOf = (m: Message) => orPlaceholder(m.id, carriedOf(m), placeholder, lost);
   for (const m of p.messages) {
     if (m.role === 'assistant') {
       const hasCall = m.content.some((b) => b.type === 'tool_use');

@@ -56,6 +56,29 @@ export const plan = (source: ExportSource, formatName: string): Plan => {
   return { messages, parentOf, tip: kept(source.tip), byId, lost };
 };
 
+/**
+ * What a message says when none of its blocks has a place in the format (an assistant turn that
+ * held only an OpenAI reasoning item): an empty message is no valid turn to either tool, and
+ * leaving it out would join the messages around it, so it keeps its place with this text.
+ */
+export const PLACEHOLDER_TEXT =
+  '[not carried: this message held only reasoning or provider blocks, which this format has no place for]';
+
+export const PLACEHOLDER_REASON =
+  'message with nothing the format carries: written as a placeholder';
+
+/** The content to write: the blocks carried, or the placeholder (noted) when none is. */
+export const orPlaceholder = <T>(
+  messageId: string,
+  carried: T[],
+  placeholder: T,
+  lost: ExportNote[],
+): T[] => {
+  if (carried.length > 0) return carried;
+  lost.push({ messageId, reason: PLACEHOLDER_REASON, detail: PLACEHOLDER_TEXT });
+  return [placeholder];
+};
+
 /** `2026-01-02T03:04:05.678Z` → `2026-01-02T03-04-05-678Z` (both tools' file-name stamps). */
 export const fileStamp = (iso: string): string => iso.replace(/[:.]/g, '-');
 

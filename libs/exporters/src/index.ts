@@ -6,6 +6,7 @@ export * from './types';
 export { exportClaudeCode, type ClaudeCodeExportOptions } from './claude-code';
 export { exportPi, type PiExportOptions } from './pi';
 export { orderTree } from './order';
+export { PLACEHOLDER_REASON, PLACEHOLDER_TEXT } from './common';
 export { exportSource, lostSummary, reportHeader, type CheckpointLike } from './source';
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['claude-code', 'pi'];

@@ -3,7 +3,8 @@
  * (kept outside Arbor's install, in bench/peers; `npm run peers:install` installs it). For every
  * fixture, pi's tree of message entries must be Arbor's tree, the leaf pi resumes at must be the
  * tip with the branch to it Arbor's active branch, pi's labels must be Arbor's checkpoints, and
- * the context pi would send must have the roles of that branch.
+ * the context pi would send must have the roles of that branch. Every entry written after the
+ * messages (labels, the session name) hangs off the tip: pi resumes at the file's last entry.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -121,6 +122,10 @@ if (!installed) {
       ).toEqual(tree.messages.map((m) => ({ id: m.id, parentId: m.parentId })));
       // The branch pi resumes: Arbor's active branch, ending at the tip.
       expect(branchMessages(view)).toEqual(tree.activeBranch);
+      // Every entry that is not a message (labels, the name) lies after the tip on that branch.
+      const tipAt = view.branch.findIndex((e) => messageOf(e) === tree.activeBranch.at(-1));
+      const trailers = view.nodes.filter((n) => n.type !== 'message').map((n) => n.id);
+      expect(trailers.filter((id) => view.branch.indexOf(id) <= tipAt)).toEqual([]);
       // Its context: one message per pi message entry on that branch, roles in order.
       const roles = view.branch.flatMap((e) => {
         const n = view.nodes.find((x) => x.id === e);
@@ -134,6 +139,24 @@ if (!installed) {
         .sort((a, b) => a.label.localeCompare(b.label));
       expect(labels).toEqual(tree.checkpoints);
       expect(view.name).toBe(c.committed.source.title ?? undefined);
+    });
+
+    it('resumes a session that ends on tool results (and a hook record) at those results', () => {
+      const c = cases.find((x) => x.name.includes('ends-on-tool-results')) as (typeof cases)[0];
+      const view = views.get(c.written) as PiView;
+      const last = '0c6f2a8e-1b3d-4e5f-8a9b-0c1d2e3f4a07';
+      expect(c.committed.source.tip).toBe(last);
+      // pi splits it: the result as a toolResult entry, the text typed after it as a user entry.
+      const tail = view.branch
+        .map((e) => view.nodes.find((n) => n.id === e))
+        .filter((n) => n?.type === 'message')
+        .slice(-2)
+        .map((n) => [n?.id, n?.role]);
+      expect(tail).toEqual([
+        [last, 'toolResult'],
+        [`${last}_u`, 'user'],
+      ]);
+      expect(view.contextRoles.slice(-3)).toEqual(['assistant', 'toolResult', 'user']);
     });
   });
 }

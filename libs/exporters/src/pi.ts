@@ -9,6 +9,8 @@
  * - The active branch is written last: pi resumes at the file's last entry. Checkpoints become
  *   `label` entries and the title a `session_info` entry, chained after the tip so the last entry
  *   still lies on the active branch.
+ * - A message left with no part pi carries (only OpenAI reasoning or provider blocks) is written
+ *   with a placeholder text, reported, so the tree keeps its turns.
  * - Assistant messages carry their model, usage and a stop reason; pi also wants a provider and
  *   an API name, taken from the model name (noted when it is unknown).
  */
@@ -18,7 +20,7 @@ import {
   type Message,
   type ToolResultContentBlock,
 } from '@arbor/domain';
-import { fileStamp, sessionResult, plan } from './common';
+import { fileStamp, orPlaceholder, PLACEHOLDER_TEXT, plan, sessionResult } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
 const providerOf = (model: string | undefined): { provider: string; api: string } | undefined => {
@@ -128,6 +130,7 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
         });
     }
   let lastTimestamp = created;
+  const placeholder: PiPart = { type: 'text', text: PLACEHOLDER_TEXT };
 
   for (const m of p.messages) {
     const parent = p.parentOf.get(m.id) ?? null;
@@ -150,7 +153,12 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
       const hasCall = m.content.some((b) => b.type === 'tool_use');
       entry(m.id, {
         role: 'assistant',
-        content: m.content.flatMap((b) => piPart(b) ?? []),
+        content: orPlaceholder(
+          m.id,
+          m.content.flatMap((b) => piPart(b) ?? []),
+          placeholder,
+          lost,
+        ),
         api: names?.api ?? 'unknown',
         provider: names?.provider ?? 'unknown',
         model: m.model ?? 'unknown',
@@ -176,7 +184,12 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
     if (rest.length > 0)
       entry(results.length === 0 ? m.id : `${m.id}_u`, {
         role: 'user',
-        content: rest.flatMap((b) => piPart(b) ?? []),
+        content: orPlaceholder(
+          m.id,
+          rest.flatMap((b) => piPart(b) ?? []),
+          placeholder,
+          lost,
+        ),
         timestamp: ms,
       });
   }

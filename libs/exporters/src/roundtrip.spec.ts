@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { REAL_FIXTURES, WRITTEN_FIXTURES } from '@arbor/fixtures';
 import { importSessionFile, importSessionText, sessionFiles } from '@arbor/importers';
-import { EXPORT_FORMATS, exportSession } from './index';
+import { EXPORT_FORMATS, exportSession, PLACEHOLDER_REASON, PLACEHOLDER_TEXT } from './index';
 import { commitImported } from './testing/roundtrip';
 
 const FILES = [...sessionFiles(REAL_FIXTURES), ...sessionFiles(WRITTEN_FIXTURES)];
@@ -39,15 +39,37 @@ describe('round trips through the Claude Code and pi exporters', () => {
         expect(second.failures).toEqual([]);
         // Reasoning items and opaque provider blocks (Codex) have no place in either format:
         // they come back without them, and the export says each was lost.
+        // A message left with none of its blocks keeps its place with the placeholder text,
+        // and the report names it.
         const carried = (b: { type: string }) => b.type !== 'reasoning' && b.type !== 'provider';
-        const before = first.tree.messages as { content: { type: string }[] }[];
+        const before = first.tree.messages as { id: string; content: { type: string }[] }[];
         const dropped = before.flatMap((m) => m.content.filter((b) => !carried(b)));
+        const emptied = before.filter((m) => m.content.length > 0 && !m.content.some(carried));
         expect(second.tree.messages).toEqual(
-          before.map((m) => ({ ...m, content: m.content.filter(carried) })),
+          before.map((m) => ({
+            ...m,
+            content: emptied.includes(m)
+              ? [{ type: 'text', text: PLACEHOLDER_TEXT }]
+              : m.content.filter(carried),
+          })),
         );
         expect(out.report.lost.filter((n) => / block not carried/.test(n.reason))).toHaveLength(
           dropped.length,
         );
+        expect(
+          out.report.lost.filter((n) => n.reason === PLACEHOLDER_REASON).map((n) => n.messageId),
+        ).toEqual(expect.arrayContaining(emptied.map((m) => m.id)));
+        expect(out.report.lost.filter((n) => n.reason === PLACEHOLDER_REASON).length).toBe(
+          emptied.length,
+        );
+        // No message the file holds is empty (neither tool takes an empty turn).
+        const messagesOfFile = out.lines.flatMap((l) => {
+          const line = l as { type: string; message?: { role: string; content: unknown[] } };
+          return line.message !== undefined && line.message.role !== 'toolResult'
+            ? [line.message]
+            : [];
+        });
+        expect(messagesOfFile.filter((m) => m.content.length === 0)).toEqual([]);
         expect(second.tree.activeBranch).toEqual(first.tree.activeBranch);
         // Nothing the importer had to leave out or reshape on the way back.
         expect(again.report.skipped).toEqual([]);

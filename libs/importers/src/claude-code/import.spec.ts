@@ -198,6 +198,25 @@ describe('Claude Code importer', () => {
       expect(turnEnds(r)).toEqual(['r1']);
       expectSound(r);
     });
+
+    it('a file last written inside that turn (a hook record on the call) resumes at its end', () => {
+      const r = load([
+        /* 1 */ cc('user', 'u0', null, ccU('hi')),
+        /* 2 */ cc('assistant', 'a0', 'u0', ccA('m0', [text('hello')])),
+        /* 3 */ cc('user', 'u1', 'a0', ccU('read it')),
+        /* 4 */ cc('assistant', 'a1', 'u1', ccA('m1', [ccCall('t1')])),
+        /* 5 */ cc('user', 'r1', 'a1', ccU([ccResult('t1', 'text'), text('stop here')])),
+        // Claude Code writes a PostToolUse hook's progress on the call, after the result.
+        /* 6 */ cc('progress', 'p1', 'a1'),
+      ]);
+      expect(shape(r)).toEqual([
+        [null, ['u0', 'a0']],
+        ['a0', ['u1', 'a1', 'r1']],
+      ]);
+      expect(r.conversations[0].tip).toBe('r1');
+      expect(r.conversations[0].activeBranch).toEqual(['u0', 'a0', 'u1', 'a1', 'r1']);
+      expectSound(r);
+    });
   });
 
   it('continues the chain through a compact_boundary logicalParentUuid', () => {

@@ -36,13 +36,14 @@ interface BuiltTurn {
 type TurnOrReason = BuiltTurn | { reason: string; nodes: Node[] };
 
 const pathTo = (graph: NodeGraph, final: Node): { path: Node[]; parent: Node | null } => {
+  // Walked tip → root and reversed once (unshift would copy the path at every step).
   const path: Node[] = [final];
   let parent = effectiveParent(graph, final);
   while (parent !== null && !isFinal(parent) && path.length <= graph.nodes.size) {
-    path.unshift(parent);
+    path.push(parent);
     parent = effectiveParent(graph, parent);
   }
-  return { path, parent };
+  return { path: path.reverse(), parent };
 };
 
 const sameIds = (a: string[], b: string[]): boolean =>
@@ -164,9 +165,21 @@ const buildTurns = (ctx: Ctx): Map<string, BuiltTurn> => {
   return built;
 };
 
-/** The nearest built final at or above each record, walking raw parents (memoized). */
+/**
+ * The built turn each record lies in, walking raw parents (memoized): a record inside a turn
+ * (a tool call, or a record hanging on one) belongs to the turn that ends below it, so a file
+ * last written there resumes at that turn's end, not at the turn before. Where a node lies in
+ * several turns (a branch inside a turn), the one ending latest in the file wins.
+ */
 const nearestFinal = (ctx: Ctx, built: Map<string, BuiltTurn>) => {
   const memo = new Map<string, string | null>();
+  const turnOfNode = new Map<string, string>();
+  for (const [finalKey, t] of built)
+    for (const n of t.groups.flat()) {
+      const seen = turnOfNode.get(n.key);
+      const seenLine = seen === undefined ? -1 : (built.get(seen) as BuiltTurn).final.lines[0];
+      if (t.final.lines[0] > seenLine) turnOfNode.set(n.key, finalKey);
+    }
   return (start: string): string | null => {
     const chain: string[] = [];
     let key: string | null = start;
@@ -181,8 +194,9 @@ const nearestFinal = (ctx: Ctx, built: Map<string, BuiltTurn>) => {
       let n = ctx.graph.nodes.get(key);
       while (n?.mergedInto !== undefined) n = ctx.graph.nodes.get(n.mergedInto);
       if (n === undefined) break;
-      if (built.has(n.key)) {
-        found = n.key;
+      const inTurn = turnOfNode.get(n.key);
+      if (inTurn !== undefined) {
+        found = inTurn;
         break;
       }
       key = n.parentKey;
@@ -198,26 +212,44 @@ interface Assembly {
   childTurns: Map<string | null, string[]>;
 }
 
-const rootOf = (a: Assembly, finalKey: string): string => {
-  let k = finalKey;
-  for (let steps = 0; steps <= a.built.size; steps++) {
-    const p = a.built.get(k)?.parent?.key;
-    if (p === undefined || !a.built.has(p)) return k;
-    k = p;
-  }
-  return k;
+/**
+ * The root turn above each turn, memoized along the walk: asked once per record of the file, an
+ * unmemoized walk made the import of a linear chain quadratic.
+ */
+const rootsOf = (a: Assembly) => {
+  const memo = new Map<string, string>();
+  return (finalKey: string): string => {
+    const walked: string[] = [];
+    let k = finalKey;
+    let root: string | undefined;
+    for (let steps = 0; steps <= a.built.size; steps++) {
+      root = memo.get(k);
+      if (root !== undefined) break;
+      walked.push(k);
+      const p = a.built.get(k)?.parent?.key;
+      if (p === undefined || !a.built.has(p)) {
+        root = k;
+        break;
+      }
+      k = p;
+    }
+    const found = root ?? k;
+    for (const w of walked) memo.set(w, found);
+    return found;
+  };
 };
 
 /** The final each root's conversation must end on: the last record of the file under it. */
 const tipsByRoot = (a: Assembly, reachable: Set<string>): Map<string, string> => {
   const tips = new Map<string, string>();
   const nearest = nearestFinal(a.ctx, a.built);
+  const rootOf = rootsOf(a);
   const { records } = a.ctx.graph;
   for (let i = records.length - 1; i >= 0; i--) {
     const key = a.ctx.graph.keyOfRecord(i);
     const f = key === null ? null : nearest(key);
     if (f === null || !reachable.has(f)) continue;
-    const root = rootOf(a, f);
+    const root = rootOf(f);
     if (!tips.has(root)) tips.set(root, f);
   }
   return tips;
@@ -273,7 +305,8 @@ const assemble = (a: Assembly, root: string, tip: string | undefined): CoreConve
   }
   const activeBranch: string[] = [];
   for (let id: string | null = tipId ?? null; id !== null; id = parents.get(id) ?? null)
-    activeBranch.unshift(id);
+    activeBranch.push(id);
+  activeBranch.reverse();
   const childCount = new Map<string, number>();
   for (const p of parents.values()) if (p !== null) childCount.set(p, (childCount.get(p) ?? 0) + 1);
   const rootNode = built.get(root) as BuiltTurn;
@@ -354,7 +387,9 @@ export const buildConversations = (
       fail(ctx, t.groups.flat(), 'turn skipped: it hangs on a turn that was skipped');
       continue;
     }
-    childTurns.set(p, [...(childTurns.get(p) ?? []), k]);
+    const siblings = childTurns.get(p);
+    if (siblings === undefined) childTurns.set(p, [k]);
+    else siblings.push(k);
   }
   const a: Assembly = { ctx, built, childTurns };
   const roots = childTurns.get(null) ?? [];
