@@ -6,7 +6,7 @@
  * `clientData` of a second conversation's turns. Everything is read back from the two
  * conversations' event logs, so any process with the tenant's key sees the same state.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { type RunnableConfig } from '@langchain/core/runnables';
 import { type BaseMessage } from '@langchain/core/messages';
 import {
@@ -121,7 +121,7 @@ const blobKey = (channel: string, version: Version) => `${channel}\u0000${String
 const isProblem = (e: unknown, ...codes: string[]): e is ArborProblemError =>
   e instanceof ArborProblemError && codes.includes(e.code);
 
-export class ArborSaver extends BaseCheckpointSaver<Version> {
+export class ArborSaver extends BaseCheckpointSaver {
   private readonly client: ArborClient;
   private readonly messageChannels: Set<string>;
   private readonly prefix: string;
@@ -273,10 +273,13 @@ export class ArborSaver extends BaseCheckpointSaver<Version> {
     }
   }
 
-  /** Versions are `<counter>.<random>`, so a fork from an old checkpoint never reuses one. */
-  override getNextVersion(current: Version | undefined): Version {
-    const n = current === undefined ? 0 : Number(String(current).split('.')[0]);
-    return `${String(n + 1).padStart(32, '0')}.${randomBytes(8).toString('hex')}`;
+  /**
+   * The next integer plus a random fraction below one half: still increasing, and a fork from
+   * an old checkpoint never reuses a version another branch holds (values are found by version).
+   */
+  override getNextVersion(current: number | undefined): number {
+    const n = current === undefined ? 0 : parseInt(String(current), 10);
+    return n + 1 + randomInt(1, 2 ** 47) / 2 ** 48;
   }
 
   /** The two conversations of a thread and namespace (`null` if it has none yet). */
@@ -566,7 +569,8 @@ export class ArborSaver extends BaseCheckpointSaver<Version> {
     if (known) return known;
     const enc = await this.encode(message);
     if (enc.j === undefined) throw new Error('ArborSaver: a message did not serialize to JSON');
-    const s = { message, json: enc.j, text: JSON.stringify(enc.j) };
+    const json = dropUndefined(enc.j);
+    const s = { message, json, text: JSON.stringify(json) };
     this.serialized.set(message, s);
     return s;
   }
@@ -603,6 +607,22 @@ const addNode = (
 const clientJson = (message: MessageInput): JsonValue[] => {
   const data = message.clientData as { langgraph?: JsonValue[] } | undefined;
   return data?.langgraph ?? [];
+};
+
+/**
+ * A message's fields set to `undefined` (serde's `{lc: 2, type: "undefined"}`) are dropped: a
+ * message read back has none, so the one fresh from a model would otherwise differ from it.
+ */
+const dropUndefined = (json: JsonValue): JsonValue => {
+  if (Array.isArray(json)) return json.map(dropUndefined);
+  if (json === null || typeof json !== 'object') return json;
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(json)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && v.lc === 2 && v.type === 'undefined')
+      continue;
+    out[k] = dropUndefined(v);
+  }
+  return out;
 };
 
 const latest = (t: ThreadState): string | undefined => [...t.checkpoints.keys()].sort().pop();
