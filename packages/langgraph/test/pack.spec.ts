@@ -1,0 +1,99 @@
+/**
+ * `npm pack` makes a tarball that works outside the repository: built JS and types; unpacked
+ * into an empty folder beside the packed `@arbor/client`, it runs the README's quick start
+ * against the real app (LangGraph from the repository's install: peer dependencies).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Harness, startHarness } from '../../../test/support/harness';
+
+const pack = (pkg: string, dir: string): { filename: string; files: { path: string }[] } => {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: pkg,
+    encoding: 'utf8',
+  });
+  return (
+    JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[]
+  )[0];
+};
+
+// The README's quick start, with a fixed answer in place of a model.
+const QUICK_START = `
+const { ArborClient } = require('@arbor/client');
+const { ArborSaver } = require('@arbor/langgraph');
+const { MessagesAnnotation, StateGraph, START, END } = require('@langchain/langgraph');
+const { AIMessage } = require('@langchain/core/messages');
+(async () => {
+  const checkpointer = new ArborSaver({ client: new ArborClient({ baseUrl: process.env.ARBOR_URL, apiKey: process.env.ARBOR_KEY }) });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('agent', async () => ({ messages: [new AIMessage('Hello!')] }))
+    .addEdge(START, 'agent').addEdge('agent', END)
+    .compile({ checkpointer });
+  await graph.invoke({ messages: [{ role: 'user', content: 'Hi' }] }, { configurable: { thread_id: 't1' } });
+  const ids = await checkpointer.conversationsOf('t1');
+  const state = await graph.getState({ configurable: { thread_id: 't1' } });
+  console.log(JSON.stringify({ ids, last: state.values.messages.at(-1).content }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+describe('@arbor/langgraph package', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-langgraph-pack-'));
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('packs, and the unpacked package runs the quick start against Arbor', async () => {
+    const root = path.resolve(__dirname, '../../..');
+    const ours = pack(path.resolve(__dirname, '..'), dir);
+    const paths = ours.files.map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/saver.js', 'README.md']),
+    );
+    expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
+    const client = pack(path.join(root, 'packages/client'), dir);
+    const modules = path.join(dir, 'app/node_modules/@arbor');
+    for (const [file, name] of [
+      [ours.filename, 'langgraph'],
+      [client.filename, 'client'],
+    ]) {
+      fs.mkdirSync(path.join(modules, name), { recursive: true });
+      execFileSync('tar', [
+        '-xzf',
+        path.join(dir, file),
+        '-C',
+        path.join(modules, name),
+        '--strip-components=1',
+      ]);
+    }
+    fs.writeFileSync(path.join(dir, 'app/quick-start.js'), QUICK_START);
+    const { apiKey } = await h.createTenant('pack');
+    // Asynchronously: the server it talks to runs in this process.
+    const { stdout: out } = await promisify(execFile)(process.execPath, ['quick-start.js'], {
+      cwd: path.join(dir, 'app'),
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        NODE_PATH: path.join(root, 'node_modules'),
+        ARBOR_URL: h.baseUrl,
+        ARBOR_KEY: apiKey,
+      },
+    });
+    const answer = JSON.parse(out.trim()) as { ids: { messages: string }; last: string };
+    expect(answer.last).toBe('Hello!');
+    const r = await h.call('GET', `/v1/conversations/${answer.ids.messages}/messages`, {
+      key: apiKey,
+    });
+    expect((r.body as { items: { role: string }[] }).items.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+    ]);
+  }, 300_000); // two builds and two packs on a shared 2-core machine
+});
