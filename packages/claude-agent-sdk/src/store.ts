@@ -11,12 +11,7 @@ import type {
   SessionStore,
   SessionStoreEntry,
 } from '@anthropic-ai/claude-agent-sdk' with { 'resolution-mode': 'import' };
-import {
-  type ArborClient,
-  ArborProblemError,
-  type MessageInput,
-  isProblem,
-} from '@arbor/client';
+import { type ArborClient, ArborProblemError, type MessageInput, isProblem } from '@arbor/client';
 import {
   type Carried,
   type Entry,
@@ -50,6 +45,34 @@ interface State {
 const CARRIER_TEXT = '(transcript entries that belong to no message yet)';
 /** Generations tried after an erased conversation (a deleted session written again). */
 const MAX_GENERATIONS = 1000;
+
+/**
+ * The entries of a batch not stored yet. `uuid` is the idempotency key (a retry or a replayed
+ * import writes nothing twice); a batch is written in order, so what comes before a stored
+ * uuid was stored with it, and a batch whose every uuid is stored is a repeat, entries without
+ * uuid included. A batch of entries without uuid only is always appended (the contract).
+ */
+const unwritten = (entries: readonly Entry[], stored: ReadonlySet<string>): Entry[] => {
+  let from = 0;
+  let uuids = 0;
+  let known = 0;
+  entries.forEach((e, i) => {
+    if (typeof e.uuid !== 'string') return;
+    uuids++;
+    if (stored.has(e.uuid)) {
+      known++;
+      from = i + 1;
+    }
+  });
+  if (uuids > 0 && known === uuids) return [];
+  const seen = new Set<string>();
+  return entries.slice(from).filter((e) => {
+    if (typeof e.uuid !== 'string') return true;
+    if (stored.has(e.uuid) || seen.has(e.uuid)) return false;
+    seen.add(e.uuid);
+    return true;
+  });
+};
 
 /** This process's view of a session is behind what another wrote: read again and redo. */
 class StaleState extends Error {}
@@ -160,16 +183,9 @@ export class ArborSessionStore implements SessionStore {
   /* ---- writing ---- */
 
   private async write(key: SessionKey, state: State, entries: Entry[]): Promise<void> {
-    const fresh: Entry[] = [];
+    const fresh = unwritten(entries, state.uuids);
     const batch = new Set<string>();
-    for (const e of entries) {
-      // `uuid` is the idempotency key: a retry or a replayed import writes nothing twice.
-      if (typeof e.uuid === 'string') {
-        if (state.uuids.has(e.uuid) || batch.has(e.uuid)) continue;
-        batch.add(e.uuid);
-      }
-      fresh.push(e);
-    }
+    for (const e of fresh) if (typeof e.uuid === 'string') batch.add(e.uuid);
     if (fresh.length === 0) return;
     if (!state.exists) await this.create(key, state);
     const fromDraft = state.pending.length;
@@ -180,7 +196,9 @@ export class ArborSessionStore implements SessionStore {
       if (last && trailing.length > 0) turn[turn.length - 1].entries.push(...trailing);
       consumed += turn.reduce((n, m) => n + m.entries.length, 0);
       const marker =
-        state.draftId !== null ? { id: state.draftId, consumed: Math.min(consumed, fromDraft) } : undefined;
+        state.draftId !== null
+          ? { id: state.draftId, consumed: Math.min(consumed, fromDraft) }
+          : undefined;
       await this.commit(state, turn, marker);
     }
     if (open.length > 0) {

@@ -163,9 +163,7 @@ const resultsFirst = (content: Block[]): Block[] => [
  * message left without content, and assistant messages before the first user message, show as
  * none: their entries ride on the next message. `trailing`: the entries after the last message.
  */
-export const render = (
-  entries: readonly Entry[],
-): { messages: Rendered[]; trailing: Entry[] } => {
+export const render = (entries: readonly Entry[]): { messages: Rendered[]; trailing: Entry[] } => {
   const merged: Rendered[] = [];
   let waiting: Entry[] = [];
   for (const e of entries) {

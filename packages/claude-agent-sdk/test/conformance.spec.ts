@@ -34,7 +34,9 @@ describe('ArborSessionStore: the SDK conformance contracts', () => {
   /** A fresh, isolated store: a tenant of its own. */
   const fresh = async (): Promise<SessionStore & ArborSessionStore> => {
     const { apiKey } = await h.createTenant('claude-agent-sdk');
-    const store = new ArborSessionStore({ client: new ArborClient({ baseUrl: h.baseUrl, apiKey }) });
+    const store = new ArborSessionStore({
+      client: new ArborClient({ baseUrl: h.baseUrl, apiKey }),
+    });
     keys.set(store, apiKey);
     return store;
   };
@@ -199,6 +201,8 @@ describe('ArborSessionStore: the SDK conformance contracts', () => {
     await store.append(KEY, [user('u1', 'Hi'), answer('a1', 'Hello', 'u1')]);
     // Another process (a new store object) retrying does not either.
     await new ArborSessionStore({ client }).append(KEY, batch.slice(0, 2));
+    // The whole batch again, its entry without uuid too: a repeat, not a new tag.
+    await store.append(KEY, batch);
     expect((await client.getConversation(id)).revision).toBe(before);
     expect(await store.load(KEY)).toEqual(batch);
   });
@@ -208,7 +212,18 @@ describe('ArborSessionStore: the SDK conformance contracts', () => {
     const tag = E('tag', { tag: 'x', sessionId: 'sess' });
     await store.append(KEY, [tag, tag]);
     await store.append(KEY, [tag]);
-    expect(await store.load(KEY)).toEqual([tag, tag, tag]);
+    // Beside new entries with uuid they are new too.
+    await store.append(KEY, [user('u1', 'Hi'), tag]);
+    await store.append(KEY, [tag, user('u2', 'again', 'u1')]);
+    expect(await store.load(KEY)).toEqual([
+      tag,
+      tag,
+      tag,
+      user('u1', 'Hi'),
+      tag,
+      tag,
+      user('u2', 'again', 'u1'),
+    ]);
   });
 
   it('D3 "persist entries in append-call order" within a process, even when not awaited', async () => {
