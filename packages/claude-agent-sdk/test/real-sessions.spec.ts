@@ -130,6 +130,16 @@ describe('ArborSessionStore with real Claude Code sessions and the SDK’s sessi
       ),
     );
     expect(images.filter(Boolean).length).toBeGreaterThanOrEqual(1); // the fixtures' real PNGs
+    // Every turn was taken as rendered: none fell back to plain text (whose answer carries no
+    // entry of its own).
+    for (const id of laid.sessions) {
+      const plain = (await stored(reader.conversationId(key(id)))).filter(
+        (m) =>
+          (m.clientData as { claudeAgentSdk?: { entries: unknown[] } }).claudeAgentSdk?.entries
+            .length === 0,
+      );
+      expect({ id, plain: plain.length }).toEqual({ id, plain: 0 });
+    }
 
     // A replayed import writes nothing: not one event more.
     const revisions = async () =>
