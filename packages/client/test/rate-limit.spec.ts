@@ -69,7 +69,9 @@ describe('@arbor/client under a tenant rate limit', () => {
       (r) => r.status === 'rejected' && isProblem(r.reason, 'rate_limited'),
     );
     expect(refused.length).toBeGreaterThanOrEqual(1);
-    if (refused[0].status === 'rejected' && isProblem(refused[0].reason, 'rate_limited'))
-      expect(refused[0].reason.problem.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    if (refused[0].status === 'rejected' && isProblem(refused[0].reason, 'rate_limited')) {
+      const seconds: number = refused[0].reason.problem.retryAfterSeconds; // typed per code
+      expect(seconds).toBeGreaterThanOrEqual(1);
+    }
   });
 });
