@@ -68,6 +68,38 @@ const draftItems = (draft: Draft): AgentInputItem[] => {
   return Array.isArray(extra) ? [...items, ...(extra as unknown as AgentInputItem[])] : items;
 };
 
+/** What a tool call that was never approved is answered with (as the SDK words a rejection). */
+export const NOT_APPROVED =
+  'Tool execution was not approved: a new input came before the approval.';
+
+/**
+ * A run paused for approval and never resumed leaves calls without results in the draft. When
+ * the next items are a new input rather than those results, each such call is answered with
+ * a refusal (an error result), so the pause is committed as a turn with the input after it,
+ * instead of a turn Arbor must refuse (`unanswered_tool_use`) on every later run.
+ */
+const refusals = (open: readonly AgentInputItem[], next: readonly AgentInputItem[]) => {
+  const answered = new Set<string>();
+  for (const item of [...open, ...next])
+    if (item.type === 'function_call_result') answered.add(item.callId);
+  const first = next[0];
+  if (first === undefined || first.type === 'function_call_result') return [];
+  if (encodeItem(first).side !== 'user') return [];
+  const calls: AgentInputItem[] = [];
+  for (let i = open.length - 1; i >= 0 && encodeItem(open[i]).side === 'assistant'; i--) {
+    const item = open[i];
+    if (item.type === 'function_call' && !answered.has(item.callId))
+      calls.unshift({
+        type: 'function_call_result',
+        callId: item.callId,
+        name: item.name,
+        status: 'incomplete',
+        output: { type: 'text', text: NOT_APPROVED },
+      });
+  }
+  return calls;
+};
+
 /** A user message of tool results answering every call of the assistant message before it. */
 const endsOnAnsweredResults = (messages: readonly MessageInput[]): boolean => {
   const last = messages[messages.length - 1];
@@ -222,8 +254,8 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
         return this.store({ ...state, tip: null, draft: null }, pending);
       }
     }
-    const pending = [...(state.draft ? draftItems(state.draft) : []), ...items];
-    await this.store(state, pending);
+    const open = state.draft ? draftItems(state.draft) : [];
+    await this.store(state, [...open, ...refusals(open, items), ...items]);
   }
 
   /** The last turn of the branch (the tail sharing the tip's turnId) and its parent. */

@@ -130,6 +130,28 @@ describe('@arbor/openai-agents', () => {
     expect(await s2.getItems()).toEqual([...s1.added, ...s2.added]);
   });
 
+  it('a new input after an abandoned approval commits the pause with a refusal; later runs work', async () => {
+    const s = session('abandon-1');
+    const paused = await runner.run(agent(), 'Please delete notes', { session: s });
+    expect(paused.interruptions).toHaveLength(1); // never approved nor rejected
+    const next = await runner.run(agent(), 'Weather in Paris?', { session: s });
+    expect(next.finalOutput).toBe('Forecast: Paris: 15 °C');
+    const again = await runner.run(agent(), 'Weather in Oslo?', { session: session('abandon-1') });
+    expect(again.finalOutput).toBe('Forecast: Oslo: 12 °C');
+    const messages = await stored('abandon-1');
+    // The pause is one turn with the call refused (a recorded result), the new input in the
+    // same user message, then the two questions' turns.
+    expect(messages.map(shape).slice(0, 3)).toEqual([
+      'user:text',
+      'assistant:tool_use',
+      'user:tool_result+text',
+    ]);
+    const refusal = messages[2].content[0];
+    expect(refusal.type === 'tool_result' && refusal.is_error).toBe(true);
+    expect(JSON.stringify(refusal)).toContain('not approved');
+    expect(await draftOf('abandon-1')).toBeNull();
+  });
+
   it('commits a run that stops on a tool result as a turn; the next input joins it on a new branch', async () => {
     const s = session('stop-1');
     const a = agent({ toolUseBehavior: 'stop_on_first_tool' });
