@@ -17,10 +17,23 @@ export interface NextRequest {
   contextId: string | null;
 }
 
-/** What a finished `generateText` loop hands over (`result.response.messages`, `result.steps`). */
+type Step = { usage?: StepUsage; response?: { modelId?: string } };
+
+/**
+ * What a finished loop hands over: a `generateText` result (`response.messages`, `steps`), or a
+ * `streamText` result as it is (the same fields as promises, settled once the stream is done).
+ */
 export interface FinishedLoop {
-  response: { messages: readonly ModelMessage[] };
-  steps: readonly { usage?: StepUsage; response?: { modelId?: string } }[];
+  response:
+    { messages: readonly ModelMessage[] } | PromiseLike<{ messages: readonly ModelMessage[] }>;
+  steps: readonly Step[] | PromiseLike<readonly Step[]>;
+}
+
+export interface CommitOptions {
+  /** The tip `next()` built on: a concurrent writer is then a `409 stale_tip`. */
+  expectedTip?: string | null;
+  /** Makes the commit idempotent: the same turnId again answers `replayed`, storing nothing. */
+  turnId?: string;
 }
 
 export class ArborHistory {
@@ -63,16 +76,27 @@ export class ArborHistory {
 
   /**
    * Persist one finished loop as a turn: the new input messages (the user's, usually one) and
-   * what the loop produced, each assistant message with its step's usage. `expectedTip` (from
-   * `next`) makes a concurrent writer a `409 stale_tip` instead of a silent fork.
+   * what the loop produced, each assistant message with its step's usage. The third argument is
+   * `expectedTip` (from `next`) or `{expectedTip, turnId}`; without a `turnId` a fresh one is
+   * made, kept across the client's own retries only.
    */
-  async commit(input: readonly ModelMessage[], loop: FinishedLoop, expectedTip?: string | null) {
-    const steps = loop.steps.map((s) => ({ usage: s.usage, model: s.response?.modelId }));
-    const produced = toArbor(loop.response.messages, steps);
+  async commit(
+    input: readonly ModelMessage[],
+    loop: FinishedLoop,
+    options?: string | null | CommitOptions,
+  ) {
+    const { expectedTip, turnId }: CommitOptions =
+      options === undefined || options === null || typeof options === 'string'
+        ? { expectedTip: options }
+        : options;
+    const [response, loopSteps] = await Promise.all([loop.response, loop.steps]);
+    const steps = loopSteps.map((s) => ({ usage: s.usage, model: s.response?.modelId }));
+    const produced = toArbor(response.messages, steps);
     const messages: MessageInput[] = [...toArbor(input), ...produced];
     return this.client.commitTurn(this.conversationId, {
       messages,
       ...(expectedTip !== undefined ? { expectedTip } : {}),
+      ...(turnId !== undefined ? { turnId } : {}),
     });
   }
 }

@@ -8,4 +8,4 @@ export {
   toArbor,
   UnsupportedPartError,
 } from './mapping';
-export { ArborHistory, type FinishedLoop, type NextRequest } from './history';
+export { ArborHistory, type CommitOptions, type FinishedLoop, type NextRequest } from './history';

@@ -4,7 +4,7 @@
  * storing in the real app; the app restarts between two loops of one conversation.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, type ModelMessage, stepCountIs } from 'ai';
+import { generateText, type ModelMessage, stepCountIs, streamText } from 'ai';
 import { ArborClient, type MessageInput } from '@arbor/client';
 import { type Harness, startHarness } from '../../../test/support/harness';
 import { ArborHistory, fromArbor, toArbor } from '../src';
@@ -90,6 +90,35 @@ describe('@arbor/ai-sdk', () => {
     expect(assistants.every((m) => typeof m.usage?.input_tokens === 'number')).toBe(true);
     expect(assistants.map((m) => m.usage?.output_tokens)).toEqual([7, 7, 7, 7]);
     expect(assistants[0].model).toBe('gpt-4o-mini');
+  });
+
+  it('commits a streamText result as it is, and a retry with its turnId stores it once', async () => {
+    const client = new ArborClient({ baseUrl: h.baseUrl, apiKey });
+    const history = new ArborHistory(client, 'stream-1');
+    await history.ensure();
+    const next = await history.next({
+      model: 'gpt-4o-mini',
+      budgetTokens: 50_000,
+      maxTokens: 1024,
+    });
+    const input: ModelMessage[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const openai = createOpenAI({ baseURL: mock.baseURL, apiKey: 'test' });
+    const result = streamText({
+      model: openai.chat('gpt-4o-mini'),
+      messages: [...next.messages, ...input],
+      tools: { get_weather: weatherTool },
+      stopWhen: stepCountIs(5),
+    });
+    let text = '';
+    for await (const delta of result.textStream) text += delta;
+    expect(text).toBe('Forecast: Paris: 15 °C');
+    const first = await history.commit(input, result, { expectedTip: next.tip, turnId: 'turn-s1' });
+    // The answer was lost, say: the same commit again is answered, not stored twice.
+    const again = await history.commit(input, result, { expectedTip: next.tip, turnId: 'turn-s1' });
+    expect(again.replayed).toBe(true);
+    expect(again.messageIds).toEqual(first.messageIds);
+    const stored = await client.getConversation('stream-1');
+    expect(stored.counts).toEqual({ messages: 4, turns: 1 });
   });
 
   it('maps ModelMessages to Arbor and back without loss for text, tool calls and results', () => {

@@ -29,6 +29,12 @@ export interface ArborClientOptions {
   retries?: number;
   /** First backoff in ms, doubled per attempt; a `Retry-After` header wins (default 100). */
   retryDelayMs?: number;
+  /**
+   * How long one call may wait in all on `429 rate_limited` answers (their `Retry-After`) before
+   * it rejects with the 429 (default 30 000 ms; 0: never wait). Only calls safe to send again
+   * wait; these waits do not count against `retries`.
+   */
+  maxRateLimitWaitMs?: number;
   /** Makes the turnId of a commit that has none (default: `crypto.randomUUID()`). */
   newTurnId?: () => string;
   /** Headers sent with every call. */
@@ -108,6 +114,7 @@ export class ArborClient {
   private readonly baseUrl: string;
   private readonly retries: number;
   private readonly retryDelayMs: number;
+  private readonly maxRateLimitWaitMs: number;
   private readonly newTurnId: () => string;
 
   constructor(private readonly options: ArborClientOptions) {
@@ -115,6 +122,7 @@ export class ArborClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 100;
+    this.maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? 30_000;
     this.newTurnId = options.newTurnId ?? (() => globalThis.crypto.randomUUID());
   }
 
@@ -137,7 +145,10 @@ export class ArborClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body);
     }
-    const retryable = init.retry ?? SAFE_METHODS.has(method);
+    // A request carrying an Idempotency-Key is answered once however often it is sent.
+    const keyed = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
+    const retryable = init.retry ?? (SAFE_METHODS.has(method) || keyed);
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       const last = !retryable || attempt >= this.retries;
       let response: Response;
@@ -151,6 +162,15 @@ export class ArborClient {
       }
       if (response.ok) return (await this.answer(response)) as Answer<K>;
       const problem = await this.problem(response);
+      if (response.status === 429 && problem.code === 'rate_limited' && retryable) {
+        const wait = this.backoff(0, response.headers.get('retry-after'), Infinity);
+        if (waited + wait > this.maxRateLimitWaitMs)
+          throw new ArborProblemError(problem, method, url);
+        waited += wait;
+        attempt--; // the server asked to wait, not failed: no retry is used up
+        await sleep(wait, init.signal);
+        continue;
+      }
       const again =
         RETRY_STATUS.has(response.status) ||
         (response.status === 409 && problem.code === 'concurrency_conflict');
@@ -359,9 +379,9 @@ export class ArborClient {
     return `${this.baseUrl}${filled}${qs ? `?${qs}` : ''}`;
   }
 
-  private backoff(attempt: number, retryAfter?: string | null): number {
+  private backoff(attempt: number, retryAfter?: string | null, cap = 30_000): number {
     const seconds = retryAfter ? Number(retryAfter) : NaN;
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 30_000);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, cap);
     return this.retryDelayMs * 2 ** attempt;
   }
 

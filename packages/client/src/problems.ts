@@ -1,7 +1,34 @@
 /** The errors a call rejects with: a problem answered by Arbor, or no answer at all. */
 import { type Problem, type ProblemCode } from './types';
 
-export type ProblemWith<C extends ProblemCode> = Problem & { code: C };
+/**
+ * The fields a problem adds beside `type`, `title`, `status`, `code`, `detail`, `errors` and
+ * `violations`, per code (the server's answers; the OpenAPI document leaves them open as JSON).
+ */
+export interface ProblemExtras {
+  stale_tip: { expectedTip: string | null; tip: string | null };
+  rate_limited: { retryAfterSeconds: number };
+  turn_id_conflict: { turnId: string };
+  revision_not_found: { lastRevision: number };
+  cannot_fit: {
+    estimatedTokens: number;
+    targetTokens: number;
+    budgetTokens: number;
+    systemTokens: number;
+    toolsTokens: number;
+    protectedTailTokens: number;
+  };
+  answer_too_large: { maxBytes: number };
+  invalid_utf8: { offset: number };
+  checkpoint_not_found: { label: string };
+  message_not_found: { messageId: string };
+  not_a_turn_boundary: { messageId: string };
+}
+
+/** A problem narrowed to one code, with that code's extra fields typed. */
+export type ProblemWith<C extends ProblemCode> = Problem & {
+  code: C;
+} & (C extends keyof ProblemExtras ? ProblemExtras[C] : unknown);
 
 export const isProblemBody = (value: unknown): value is Problem =>
   typeof value === 'object' &&

@@ -125,7 +125,11 @@ describe('@arbor/client', () => {
       .commitTurn(id, { expectedTip: 'nope', messages: [user('q'), assistant('a')] })
       .catch((e) => e);
     expect(stale).toBeInstanceOf(ArborProblemError);
-    expect((stale as ArborProblemError).code).toBe('stale_tip');
+    if (!isProblem(stale, 'stale_tip')) throw stale;
+    // The code's own fields are typed (not JSON): what the app acts on.
+    const tip: string | null = stale.problem.tip;
+    const expected: string | null = stale.problem.expectedTip;
+    expect([tip, expected]).toEqual([null, 'nope']);
 
     const missing = await client.getConversation('no-such-conversation').catch((e) => e);
     expect(isProblem(missing, 'conversation_not_found')).toBe(true);

@@ -1,5 +1,5 @@
 /** @arbor/openai-agents — Arbor as the session store of `@openai/agents` runs. */
-export { ArborSession, type ArborSessionOptions } from './session';
+export { ArborSession, type ArborSessionOptions, StaleSessionError } from './session';
 export {
   CLIENT_KEY,
   encodeItem,

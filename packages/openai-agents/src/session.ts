@@ -68,6 +68,38 @@ const draftItems = (draft: Draft): AgentInputItem[] => {
   return Array.isArray(extra) ? [...items, ...(extra as unknown as AgentInputItem[])] : items;
 };
 
+/** What a tool call that was never approved is answered with (as the SDK words a rejection). */
+export const NOT_APPROVED =
+  'Tool execution was not approved: a new input came before the approval.';
+
+/**
+ * A run paused for approval and never resumed leaves calls without results in the draft. When
+ * the next items are a new input rather than those results, each such call is answered with
+ * a refusal (an error result), so the pause is committed as a turn with the input after it,
+ * instead of a turn Arbor must refuse (`unanswered_tool_use`) on every later run.
+ */
+const refusals = (open: readonly AgentInputItem[], next: readonly AgentInputItem[]) => {
+  const answered = new Set<string>();
+  for (const item of [...open, ...next])
+    if (item.type === 'function_call_result') answered.add(item.callId);
+  const first = next[0];
+  if (first === undefined || first.type === 'function_call_result') return [];
+  if (encodeItem(first).side !== 'user') return [];
+  const calls: AgentInputItem[] = [];
+  for (let i = open.length - 1; i >= 0 && encodeItem(open[i]).side === 'assistant'; i--) {
+    const item = open[i];
+    if (item.type === 'function_call' && !answered.has(item.callId))
+      calls.unshift({
+        type: 'function_call_result',
+        callId: item.callId,
+        name: item.name,
+        status: 'incomplete',
+        output: { type: 'text', text: NOT_APPROVED },
+      });
+  }
+  return calls;
+};
+
 /** A user message of tool results answering every call of the assistant message before it. */
 const endsOnAnsweredResults = (messages: readonly MessageInput[]): boolean => {
   const last = messages[messages.length - 1];
@@ -100,6 +132,33 @@ interface StoreOptions {
   base?: string | null;
   /** The transaction this write applies. */
   op?: OpMarker;
+  /** Commit the whole turns on `base` as a branch and leave the tip where it is; no draft. */
+  branch?: true;
+}
+
+/**
+ * Another writer committed to the session after this run read its history (`getItems`): the
+ * run's items were not stacked on a history it never saw. Its whole turns are kept as a branch
+ * from the tip it started from (`branch`, in the tree; the tip stays on the other writer's
+ * turn); the items that make no whole turn yet are in `items`, stored nowhere.
+ */
+export class StaleSessionError extends Error {
+  readonly code = 'stale_tip';
+  constructor(
+    /** The tip now (the other writer's). */
+    readonly tip: string | null,
+    /** The tip the run started from. */
+    readonly startedFrom: string | null,
+    /** The end of the branch that keeps the run's whole turns, if it had any. */
+    readonly branch: string | null,
+    /** The run's items that make no whole turn (not stored). */
+    readonly items: AgentInputItem[],
+  ) {
+    super(
+      `@arbor/openai-agents: the session moved to ${String(tip)} since this run read it at ${String(startedFrom)}`,
+    );
+    this.name = 'StaleSessionError';
+  }
 }
 
 /** The turnId of the k-th turn an operation commits: the same on every retry. */
@@ -133,6 +192,10 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
   private readonly model?: string;
   private readonly title?: string;
   private conversationId: string | null = null;
+  /** The tip the current run read its history at (getItems), then moved by its own writes. */
+  private runTip: string | null | undefined;
+  /** The run's own open turn as it last saved it (the draft is shared with other writers). */
+  private runOpen: AgentInputItem[] = [];
 
   constructor(options: ArborSessionOptions) {
     this.client = options.client;
@@ -192,6 +255,8 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (limit !== undefined && limit <= 0) return [];
     const state = await this.load();
     const pending = state.draft ? draftItems(state.draft) : [];
+    this.runTip = state.tip;
+    this.runOpen = pending;
     // Every message holds at least one item, so `limit` messages hold at least `limit` items.
     const need = limit === undefined ? undefined : Math.max(limit - pending.length, 0);
     const history =
@@ -206,6 +271,8 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (items.length === 0) return;
     for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
     const state = await this.load();
+    // The run's commits expect the tip it started from: a run that moved meanwhile is a conflict.
+    if (this.runTip !== undefined && state.tip !== this.runTip) return this.conflict(state, items);
     if (state.draft === null && state.tip !== null && encodeItem(items[0]).side === 'user') {
       const tip = await this.client.getMessage(state.conversationId, state.tip);
       if (tip.role === 'user') {
@@ -214,16 +281,40 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
         // turn's parent (the old turn stays in the tree).
         const { turn, parent } = await this.lastTurn(state.conversationId);
         const pending = [...fromArbor(turn as MessageInput[]), ...items];
-        if (parent !== null) return this.store(state, pending, { base: parent });
+        if (parent !== null) {
+          await this.store(state, pending, { base: parent });
+          return;
+        }
         await this.client.moveTip(state.conversationId, {
           messageId: null,
           expectedTip: state.tip,
         });
-        return this.store({ ...state, tip: null, draft: null }, pending);
+        await this.store({ ...state, tip: null, draft: null }, pending);
+        return;
       }
     }
-    const pending = [...(state.draft ? draftItems(state.draft) : []), ...items];
-    await this.store(state, pending);
+    const open = state.draft ? draftItems(state.draft) : [];
+    await this.store(state, [...open, ...refusals(open, items), ...items]);
+  }
+
+  /** Keeps the run's whole turns as a branch from where it started, then throws. */
+  private async conflict(state: Loaded, items: AgentInputItem[]): Promise<never> {
+    const from = this.runTip ?? null;
+    const pending = [...this.runOpen, ...items];
+    this.runTip = undefined;
+    this.runOpen = [];
+    let branch: string | null = null;
+    let rest = pending;
+    // A branch needs a parent: a run that started on an empty session keeps its items in the error.
+    if (from !== null) {
+      const kept = await this.store({ ...state, draft: null, anyDraft: false }, pending, {
+        base: from,
+        branch: true,
+      });
+      if (kept.tip !== from) branch = kept.tip;
+      rest = kept.rest;
+    }
+    throw new StaleSessionError(state.tip, from, branch, rest);
   }
 
   /** The last turn of the branch (the tail sharing the tip's turnId) and its parent. */
@@ -245,12 +336,13 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     state: Loaded,
     pending: readonly AgentInputItem[],
     options: StoreOptions = {},
-  ): Promise<void> {
+  ): Promise<{ tip: string | null; rest: AgentInputItem[] }> {
     const id = state.conversationId;
     // Where the items go on: the tip, or an earlier turn's end (a suffix replaced).
     const base = options.base !== undefined ? options.base : state.tip;
     let tip = base;
     let current = state.tip;
+    const before = state.tip;
     let draft = base === state.tip ? state.draft : null;
     let anyDraft = state.anyDraft;
     let start = 0;
@@ -279,7 +371,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
         const done = await this.client.commitTurn(id, {
           messages: turn,
           parentId: tip,
-          expectedTip: current,
+          ...(options.branch ? {} : { expectedTip: current }),
           turnId,
         });
         tip = done.tip;
@@ -305,6 +397,11 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (start < pending.length && endsOnAnsweredResults(toArbor(pending.slice(start))))
       await flush(pending.length);
     const rest = pending.slice(start);
+    if (options.branch) {
+      // Each commit moved the tip onto the branch: put it back where the other writer left it.
+      if (tip !== base) await this.client.moveTip(id, { messageId: before, expectedTip: tip });
+      return { tip, rest };
+    }
     // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
     if (rest.length > 0) {
       await this.saveDraft(id, tip, rest, options.op);
@@ -314,6 +411,9 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (tip !== current && tip !== null) {
       await this.client.moveTip(id, { messageId: tip, expectedTip: current });
     }
+    this.runTip = tip;
+    this.runOpen = rest;
+    return { tip, rest };
   }
 
   /**
@@ -357,6 +457,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
+    this.runTip = undefined; // acts on the session as it is now
     const state = await this.load();
     const id = state.conversationId;
     if (state.draft !== null) {
@@ -387,6 +488,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
 
   /** Empty the session: the tip moves to none and the draft goes; every message stays in the tree. */
   async clearSession(): Promise<void> {
+    this.runTip = undefined; // acts on the session as it is now
     const state = await this.load();
     const id = state.conversationId;
     if (state.anyDraft) await this.client.call('discardDraft', { path: { id } });
@@ -434,7 +536,8 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (transaction.type === 'append_items') {
       if (transaction.items.length === 0) return;
       const pending = [...(state.draft ? draftItems(state.draft) : []), ...transaction.items];
-      return this.store(state, pending, { op });
+      await this.store(state, pending, { op });
+      return;
     }
     // replace_suffix: the current items must end with expectedSuffix.
     const history =
@@ -471,15 +574,14 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
         messageId: null,
         expectedTip: state.tip,
       });
-      return this.store(
+      await this.store(
         { conversationId: state.conversationId, tip: null, draft: null, anyDraft: state.anyDraft },
         pending,
-        {
-          op,
-        },
+        { op },
       );
+      return;
     }
-    return this.store(state, pending, { base, op });
+    await this.store(state, pending, { base, op });
   }
 
   /** How many items the committed history (the branch, without the draft) holds. */

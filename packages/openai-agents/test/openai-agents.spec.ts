@@ -6,7 +6,7 @@
 import { type AgentInputItem, type Runner, RunState, setTracingDisabled } from '@openai/agents';
 import { ArborClient, ArborProblemError, type MessageInput } from '@arbor/client';
 import { type Harness, startHarness } from '../../../test/support/harness';
-import { ArborSession, arborContext, fromArbor, toArbor } from '../src';
+import { ArborSession, arborContext, fromArbor, StaleSessionError, toArbor } from '../src';
 import { mockAgent as agent, mockRunner, startMockResponses } from './support';
 
 setTracingDisabled(true);
@@ -128,6 +128,65 @@ describe('@arbor/openai-agents', () => {
     ]);
     expect(await draftOf('approve-1')).toBeNull();
     expect(await s2.getItems()).toEqual([...s1.added, ...s2.added]);
+  });
+
+  it('a new input after an abandoned approval commits the pause with a refusal; later runs work', async () => {
+    const s = session('abandon-1');
+    const paused = await runner.run(agent(), 'Please delete notes', { session: s });
+    expect(paused.interruptions).toHaveLength(1); // never approved nor rejected
+    const next = await runner.run(agent(), 'Weather in Paris?', { session: s });
+    expect(next.finalOutput).toBe('Forecast: Paris: 15 °C');
+    const again = await runner.run(agent(), 'Weather in Oslo?', { session: session('abandon-1') });
+    expect(again.finalOutput).toBe('Forecast: Oslo: 12 °C');
+    const messages = await stored('abandon-1');
+    // The pause is one turn with the call refused (a recorded result), the new input in the
+    // same user message, then the two questions' turns.
+    expect(messages.map(shape).slice(0, 3)).toEqual([
+      'user:text',
+      'assistant:tool_use',
+      'user:tool_result+text',
+    ]);
+    const refusal = messages[2].content[0];
+    expect(refusal.type === 'tool_result' && refusal.is_error).toBe(true);
+    expect(JSON.stringify(refusal)).toContain('not approved');
+    expect(await draftOf('abandon-1')).toBeNull();
+  });
+
+  it('a run whose session another run wrote meanwhile fails with stale_tip; its turn is a branch', async () => {
+    await runner.run(agent(), 'Weather in Rome?', { session: session('race-1') });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    /** Holds this run's first write until the other run has finished. */
+    class Held extends RecordingSession {
+      override async addItems(items: AgentInputItem[]) {
+        await gate;
+        await super.addItems(items);
+      }
+    }
+    const slow = runner.run(agent(), 'Weather in Paris?', {
+      session: new Held({ client: client(), sessionId: 'race-1', model: 'gpt-5-mini' }),
+    });
+    const other = await runner.run(agent(), 'Weather in Oslo?', { session: session('race-1') });
+    expect(other.finalOutput).toBe('Forecast: Oslo: 12 °C');
+    release();
+    const failed = await slow.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const stale =
+      failed instanceof StaleSessionError ? failed : (failed as { cause?: unknown })?.cause;
+    expect(stale).toBeInstanceOf(StaleSessionError);
+    if (!(stale instanceof StaleSessionError)) return;
+    // The active branch is Rome, then Oslo: nothing stacked on a history the slow run never saw.
+    const texts = (await stored('race-1')).map((m) => JSON.stringify(m.content));
+    expect(texts.filter((t) => t.includes('Paris'))).toEqual([]);
+    expect(texts.filter((t) => t.includes('Oslo')).length).toBeGreaterThan(0);
+    // What the slow run did is kept: its whole turns as a branch from where it started, the
+    // rest in the error.
+    const kept = stale.branch !== null ? await client().getMessage('race-1', stale.branch) : null;
+    const keptItems = JSON.stringify([kept, stale.items]);
+    expect(keptItems).toContain('Paris');
+    expect(stale.tip).toBe((await client().getConversation('race-1')).tip);
   });
 
   it('commits a run that stops on a tool result as a turn; the next input joins it on a new branch', async () => {

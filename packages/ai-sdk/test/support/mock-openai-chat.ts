@@ -1,5 +1,5 @@
 /**
- * A local server speaking OpenAI's chat-completions wire format (non-streaming JSON), scripted
+ * A local server speaking OpenAI's chat-completions wire format (JSON, or SSE chunks for `stream: true`), scripted
  * like a tiny model: a user question about cities answers with one parallel `get_weather` call
  * per city; once every call has its tool message, it answers in text with what the tools said.
  * It keeps every request body so a test can see what the framework sent.
@@ -68,6 +68,45 @@ export const startMockOpenAiChat = async () => {
         finish = 'stop';
       }
       const prompt = JSON.stringify(body.messages).length;
+      const usage = {
+        prompt_tokens: Math.ceil(prompt / 4),
+        completion_tokens: 7,
+        total_tokens: Math.ceil(prompt / 4) + 7,
+      };
+      if ((body as { stream?: boolean }).stream === true) {
+        // The same answer as chat.completion.chunk events (Server-Sent Events), then [DONE].
+        const head = {
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion.chunk',
+          created: 1_700_000_000 + requests.length,
+          model: body.model,
+        };
+        const calls = (
+          message.tool_calls as { id: string; type: string; function: object }[] | undefined
+        )?.map((c, index) => ({ index, ...c }));
+        const chunks = [
+          {
+            ...head,
+            choices: [
+              {
+                index: 0,
+                delta: {
+                  role: 'assistant',
+                  content: message.content ?? '',
+                  ...(calls ? { tool_calls: calls } : {}),
+                },
+                finish_reason: null,
+              },
+            ],
+          },
+          { ...head, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+          { ...head, choices: [], usage },
+        ];
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return res.end(
+          chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n',
+        );
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -76,11 +115,7 @@ export const startMockOpenAiChat = async () => {
           created: 1_700_000_000 + requests.length,
           model: body.model,
           choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
-          usage: {
-            prompt_tokens: Math.ceil(prompt / 4),
-            completion_tokens: 7,
-            total_tokens: Math.ceil(prompt / 4) + 7,
-          },
+          usage,
         }),
       );
     });

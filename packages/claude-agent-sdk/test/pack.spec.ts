@@ -1,0 +1,122 @@
+/**
+ * `npm pack` makes a tarball that works outside the repository: built JS and types, loaded
+ * beside the packed `@arbor/client` and the installed `@anthropic-ai/claude-agent-sdk` (a peer),
+ * and the README's quick start runs against a real Arbor server.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Harness, startHarness } from '../../../test/support/harness';
+
+const pack = (pkg: string, dir: string): { filename: string; files: { path: string }[] } => {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: pkg,
+    encoding: 'utf8',
+  });
+  return (
+    JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[]
+  )[0];
+};
+
+// The quick start, as an app outside the repository would run it (CommonJS; the SDK is ESM and
+// loads through require on Node ≥ 20.19).
+const QUICK_START = `
+const { importSessionToStore, getSessionMessages } = require('@anthropic-ai/claude-agent-sdk');
+const { ArborClient } = require('@arbor/client');
+const { ArborSessionStore } = require('@arbor/claude-agent-sdk');
+const [baseUrl, apiKey, dir, sessionId] = process.argv.slice(2);
+(async () => {
+  const sessionStore = new ArborSessionStore({ client: new ArborClient({ baseUrl, apiKey }) });
+  await importSessionToStore(sessionId, sessionStore, { dir });
+  const projectKey = dir.replace(/[^A-Za-z0-9]/g, '-');
+  const entries = await sessionStore.load({ projectKey, sessionId });
+  const messages = await getSessionMessages(sessionId, { dir, sessionStore });
+  console.log(entries.length, messages.length > 0);
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+describe('@arbor/claude-agent-sdk package', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-claude-pack-'));
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('packs, and the unpacked package runs the quick start beside @arbor/client', async () => {
+    const root = path.resolve(__dirname, '../../..');
+    const ours = pack(path.resolve(__dirname, '..'), dir);
+    const paths = ours.files.map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/store.js', 'README.md']),
+    );
+    expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
+    const manifest = JSON.parse(
+      fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'),
+    ) as { peerDependencies: Record<string, string> };
+    expect(Object.keys(manifest.peerDependencies)).toEqual(['@anthropic-ai/claude-agent-sdk']);
+    const client = pack(path.join(root, 'packages/client'), dir);
+
+    const app = path.join(dir, 'app');
+    const modules = path.join(app, 'node_modules/@arbor');
+    for (const [file, name] of [
+      [ours.filename, 'claude-agent-sdk'],
+      [client.filename, 'client'],
+    ]) {
+      fs.mkdirSync(path.join(modules, name), { recursive: true });
+      execFileSync('tar', [
+        '-xzf',
+        path.join(dir, file),
+        '-C',
+        path.join(modules, name),
+        '--strip-components=1',
+      ]);
+    }
+    const js = fs
+      .readdirSync(path.join(modules, 'claude-agent-sdk/dist'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => fs.readFileSync(path.join(modules, 'claude-agent-sdk/dist', f), 'utf8'))
+      .join('\n');
+    expect(js).not.toMatch(/require\("\.\.\/\.\./);
+
+    // A Claude Code session on disk, where the SDK looks for it.
+    const config = path.join(dir, 'claude');
+    const project = '/work/pack-quick-start';
+    const sessionId = '03eb5929-52b3-4b13-ada3-b93ae35806b8';
+    const projectDir = path.join(config, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'));
+    fs.mkdirSync(projectDir, { recursive: true });
+    const fixture = path.join(
+      root,
+      `test/fixtures/real/claude-code/experiments-ideas__${sessionId}.jsonl`,
+    );
+    fs.copyFileSync(fixture, path.join(projectDir, `${sessionId}.jsonl`));
+    fs.writeFileSync(path.join(app, 'quick-start.js'), QUICK_START);
+
+    const { apiKey } = await h.createTenant('pack');
+    const out = await new Promise<string>((resolve, reject) => {
+      // Asynchronous: the Arbor server answering it runs in this process.
+      execFile(
+        process.execPath,
+        ['quick-start.js', h.baseUrl, apiKey, project, sessionId],
+        {
+          cwd: app,
+          encoding: 'utf8',
+          // The SDK comes from the repository's install (a peer dependency).
+          env: {
+            ...process.env,
+            NODE_PATH: path.join(root, 'node_modules'),
+            CLAUDE_CONFIG_DIR: config,
+          },
+        },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(stderr || String(error))) : resolve(stdout),
+      );
+    });
+    const lines = fs.readFileSync(fixture, 'utf8').trim().split('\n').length;
+    expect(out.trim()).toBe(`${lines} true`);
+  }, 300_000); // two builds and two packs on a shared 2-core machine
+});
