@@ -41,7 +41,12 @@ import {
 
 type Keep = (event: EsdbRecordedEvent) => boolean;
 
-/** Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early. */
+/**
+ * Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early.
+ * Stopping early neither destroys the client's stream nor leaves it paused: when the server had
+ * already ended the call, cancelling is a no-op and a paused stream would never finish, which
+ * hangs the client's `dispose()` (it waits for every stream). So it is drained instead.
+ */
 export const collect = async (
   read: StreamingRead<ResolvedEvent | AllStreamResolvedEvent>,
   keep: Keep,
@@ -51,7 +56,9 @@ export const collect = async (
   let finished = false;
   try {
     if (limit <= 0) return out;
-    for await (const resolved of read) {
+    for await (const resolved of read.iterator({ destroyOnReturn: false }) as AsyncIterable<
+      ResolvedEvent | AllStreamResolvedEvent
+    >) {
       const event = resolved.event;
       if (event === undefined || !keep(event)) continue;
       out.push(toRecordedEvent(event));
@@ -60,7 +67,11 @@ export const collect = async (
     finished = true;
     return out;
   } finally {
-    if (!finished) await read.cancel().catch(() => undefined);
+    if (!finished) {
+      read.on('error', () => undefined);
+      await read.cancel().catch(() => undefined);
+      read.resume();
+    }
   }
 };
 
