@@ -1,0 +1,30 @@
+/**
+ * The scaled shape over EventStoreDB's gRPC wire, in `npm test`: the EventStoreDB wire server
+ * (libs/event-store/src/esdb/testing/, a test double of EventStoreDB) runs as a process of its
+ * own, and every replica, worker and rebuild check is given EVENTSTORE_CONNECTION_STRING at it,
+ * so the log and the key store are EventStoreDB's through the real client. Then the same suites
+ * as on the SQLite log run unchanged: the every-route walk (scaled-routes.e2e-spec.ts) and the
+ * replicas/workers suite with the kill -9 of the worker mid-stream (scaled.e2e-spec.ts).
+ */
+import { startWireServerProcess, type WireServerProcess } from './support/esdb-wire';
+
+let wire: WireServerProcess | null = null;
+const before = process.env.EVENTSTORE_CONNECTION_STRING;
+
+beforeAll(async () => {
+  wire = await startWireServerProcess();
+  // Read when each suite spawns its processes (they inherit process.env) and by its checks.
+  process.env.EVENTSTORE_CONNECTION_STRING = wire.connectionString;
+}, 120_000);
+
+afterAll(async () => {
+  if (before === undefined) delete process.env.EVENTSTORE_CONNECTION_STRING;
+  else process.env.EVENTSTORE_CONNECTION_STRING = before;
+  await wire?.kill();
+});
+
+// The suites register their describe blocks here, after this file's beforeAll.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require('./scaled-routes.e2e-spec');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require('./scaled.e2e-spec');
