@@ -6,20 +6,29 @@
  * as on the SQLite log run unchanged: the every-route walk (scaled-routes.e2e-spec.ts) and the
  * replicas/workers suite with the kill -9 of the worker mid-stream (scaled.e2e-spec.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { startWireServerProcess, type WireServerProcess } from './support/esdb-wire';
 
 let wire: WireServerProcess | null = null;
-const before = process.env.EVENTSTORE_CONNECTION_STRING;
+const saved = {
+  EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING,
+  ARBOR_MASTER_KEY: process.env.ARBOR_MASTER_KEY,
+};
 
 beforeAll(async () => {
   wire = await startWireServerProcess();
   // Read when each suite spawns its processes (they inherit process.env) and by its checks.
   process.env.EVENTSTORE_CONNECTION_STRING = wire.connectionString;
+  // One key store on one server: every process of both suites has the same master key (each
+  // suite's data directory would otherwise make its own, which the server's check refuses).
+  process.env.ARBOR_MASTER_KEY = randomBytes(32).toString('hex');
 }, 120_000);
 
 afterAll(async () => {
-  if (before === undefined) delete process.env.EVENTSTORE_CONNECTION_STRING;
-  else process.env.EVENTSTORE_CONNECTION_STRING = before;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   await wire?.kill();
 });
 

@@ -133,6 +133,7 @@ export const liveAndRebuildOf = async (
   const config = readConfig({
     ARBOR_DATA_DIR: dataDir,
     EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING ?? '',
+    ARBOR_MASTER_KEY: process.env.ARBOR_MASTER_KEY ?? '',
   });
   const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
   const check = createRedisReadModel({ client, prefix, generation: `check${Date.now()}` });
