@@ -129,7 +129,12 @@ export const liveAndRebuildOf = async (
 ): Promise<{ live: string; rebuilt: string }> => {
   const generation = (await client.get(generationKey(prefix))) as string;
   // The log as the app reads it: through the content keys (the read models hold clear text).
-  const config = readConfig({ ARBOR_DATA_DIR: dataDir });
+  // The shape's own log: EventStoreDB when the processes were given one, else the SQLite file.
+  const config = readConfig({
+    ARBOR_DATA_DIR: dataDir,
+    EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING ?? '',
+    ARBOR_MASTER_KEY: process.env.ARBOR_MASTER_KEY ?? '',
+  });
   const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
   const check = createRedisReadModel({ client, prefix, generation: `check${Date.now()}` });
   await check.sink.reset();

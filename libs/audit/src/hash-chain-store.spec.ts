@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type EventData,
-  type EventStore,
-  type RecordedEvent,
-  type SubscriptionMessage,
-  WrongExpectedVersionError,
-} from '@arbor/event-store';
+import { type EventData, type EventStore, WrongExpectedVersionError } from '@arbor/event-store';
 import { describeEventStoreContract } from '@arbor/event-store/testing/event-store-contract';
 import { readChain, withoutChain } from './chain';
 import { withHashChain } from './hash-chain-store';
 import { verifyStore } from './verify-log';
+import { chainBlind } from './testing/chain-blind';
 import { assertChained, tempLog, type TempLog } from './testing/temp-store';
 
 const secret = Buffer.alloc(32, 42);
@@ -218,39 +213,6 @@ describe('withHashChain on a SQLite log', () => {
     });
     expect(await raw.headPosition()).toBeNull();
   });
-});
-
-/** The port's whole contract through the decorator; reads drop `metadata.chain` so round trips compare. */
-const stripChain = (event: RecordedEvent): RecordedEvent => ({
-  ...event,
-  metadata: withoutChain(event.metadata) as RecordedEvent['metadata'],
-});
-
-const chainBlind = (store: EventStore): EventStore => ({
-  ...store,
-  kind: store.kind,
-  appendToStream: (...args) => store.appendToStream(...args),
-  readStream: async (...args) => (await store.readStream(...args)).map(stripChain),
-  readAll: async (...args) => (await store.readAll(...args)).map(stripChain),
-  headPosition: () => store.headPosition(),
-  close: () => store.close(),
-  subscribeToAll: (options) => {
-    const subscription = store.subscribeToAll(options);
-    return {
-      unsubscribe: () => subscription.unsubscribe(),
-      [Symbol.asyncIterator]: () => {
-        const inner = subscription[Symbol.asyncIterator]();
-        return {
-          next: async (): Promise<IteratorResult<SubscriptionMessage>> => {
-            const result = await inner.next();
-            if (result.done || result.value.kind !== 'event') return result;
-            return { done: false, value: { kind: 'event', event: stripChain(result.value.event) } };
-          },
-          return: async () => inner.return?.() ?? { done: true, value: undefined },
-        };
-      },
-    };
-  },
 });
 
 describeEventStoreContract('sqlite + withHashChain', async () => {

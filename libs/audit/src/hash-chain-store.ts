@@ -18,6 +18,7 @@ import {
   type EventData,
   type EventStore,
   type ExpectedRevision,
+  type RecordedEvent,
   InvalidEventError,
   StreamNotFoundError,
   WrongExpectedVersionError,
@@ -165,6 +166,39 @@ export const withHashChain = (
   };
 
   /**
+   * A loose retry of ids already stored. EventStoreDB writes events at the head revision whatever
+   * their ids (it checks ids only behind the expected revision, or from the first id for `any`),
+   * so the exact-head write below would store them twice there. When every event carries an id
+   * and the first is in the stream, the append goes to the store with the caller's expectation,
+   * chained from where it first was: the store answers it from the ids (or refuses a partial match).
+   * Costs one read of the stream, only for loose appends whose every event has a given id.
+   */
+  const storedRetry = async (
+    streamName: string,
+    events: readonly EventData[],
+    expected: 'any' | 'stream_exists',
+  ): Promise<AppendResult | null> => {
+    const first = events[0]?.id?.toLowerCase();
+    if (first === undefined || events.some((e) => e.id === undefined)) return null;
+    let stored: RecordedEvent[];
+    try {
+      stored = await store.readStream(streamName);
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+    const at = stored.findIndex((e) => e.id === first);
+    if (at < 0) return null;
+    const before = at === 0 ? null : stored[at - 1];
+    const from: Head =
+      before === null
+        ? { revision: 'no_stream', hash: null }
+        : { revision: before.revision, hash: linkHashOf(before.metadata) };
+    const chained = chainEvents(secret, streamName, from, events);
+    return store.appendToStream(streamName, chained.events, { expectedRevision: expected });
+  };
+
+  /**
    * `any` / `stream_exists`: checked against the head, then written at exactly the head's revision.
    * If that is refused although the head did not move, an id is already stored: the store's own
    * idempotency (by id) answers with the caller's expectation. It cannot write then: one of the ids
@@ -180,6 +214,8 @@ export const withHashChain = (
     if (expected === 'stream_exists' && head.revision === 'no_stream') {
       head = await readHead(streamName);
     }
+    const retried = await storedRetry(streamName, events, expected);
+    if (retried !== null) return retried;
     for (let attempt = 0; ; attempt++) {
       if (expected === 'stream_exists' && head.revision === 'no_stream') {
         throw new WrongExpectedVersionError(streamName, expected, 'no_stream');

@@ -38,3 +38,15 @@ export class StoreUnavailableError extends EventStoreError {}
 
 /** The disk or database is full (SQLite's SQLITE_FULL): retrying only helps once space is freed. */
 export class StoreFullError extends StoreUnavailableError {}
+
+/** The append is larger than the store accepts in one append (EventStoreDB's MaxAppendSize). Nothing was written. */
+export class AppendTooLargeError extends InvalidEventError {
+  constructor(
+    readonly streamName: string,
+    readonly maxAppendSize: number,
+  ) {
+    super(
+      `the append to ${streamName} is larger than the store's limit of ${maxAppendSize} bytes per append; nothing was written`,
+    );
+  }
+}

@@ -9,11 +9,23 @@
  * `nextExpectedRevision` back and take its position: one extra round trip per append, exact in
  * every case (that event never changes once written). Worth revisiting after a live run.
  *
+ * Deadlines. The client gives a BatchAppend no deadline of its own (its stream has none, and a
+ * reply that never comes leaves the append pending for good), so the adapter bounds every append
+ * by `deadlineMs`. A timed-out append may have been applied; it is sent once more with the SAME
+ * event ids (generated ids included: they were made before the first try), which the server
+ * answers from its idempotency rules: the original result if it was applied, a write if not.
+ * A second timeout fails with StoreUnavailableError.
+ *
  * An empty append writes nothing; the server would not report a usable revision for a missing
  * stream, so it is answered here: check the expected revision against the stream's last event,
  * then report where the stream is (-1 / -1 when it does not exist), as the SQLite store does.
  */
-import { type EventStoreDBClient } from '@eventstore/db-client';
+import {
+  DeadlineExceededError as EsdbDeadlineExceededError,
+  type AppendResult as EsdbAppendResult,
+  type EventData as EsdbEventData,
+  type EventStoreDBClient,
+} from '@eventstore/db-client';
 import { EventStoreError, WrongExpectedVersionError } from '../errors';
 import { matchesExpectedRevision } from '../expected-revision';
 import {
@@ -23,7 +35,7 @@ import {
   type EventData,
   type ExpectedRevision,
 } from '../types';
-import { toStoreError } from './esdb-errors';
+import { DEFAULT_DEADLINE_MS, EsdbDeadlineError, toStoreError } from './esdb-errors';
 import { toEsdbEvents } from './esdb-events';
 import { assertStreamName, expectedOf, toEsdbExpectedRevision } from './esdb-mapping';
 import { eventAtRevision, lastEventOf } from './esdb-read';
@@ -32,8 +44,9 @@ const appendNothing = async (
   client: EventStoreDBClient,
   streamName: string,
   expected: ExpectedRevision,
+  deadlineMs: number,
 ): Promise<AppendResult> => {
-  const last = await lastEventOf(client, streamName);
+  const last = await lastEventOf(client, streamName, deadlineMs);
   const current: CurrentRevision = last === null ? 'no_stream' : last.revision;
   if (!matchesExpectedRevision(expected, current)) {
     throw new WrongExpectedVersionError(streamName, expected, current);
@@ -48,8 +61,9 @@ const lastPositionOf = async (
   client: EventStoreDBClient,
   streamName: string,
   lastRevision: bigint,
+  deadlineMs: number,
 ): Promise<bigint> => {
-  const last = await eventAtRevision(client, streamName, lastRevision);
+  const last = await eventAtRevision(client, streamName, lastRevision, deadlineMs);
   if (last === undefined) {
     throw new EventStoreError(
       `appended to ${streamName} but found no event at revision ${lastRevision}`,
@@ -58,23 +72,53 @@ const lastPositionOf = async (
   return last.position;
 };
 
+/** One append, bounded by `deadlineMs` (the client's own deadline too, for the Append path). */
+const appendOnce = (
+  client: EventStoreDBClient,
+  streamName: string,
+  data: EsdbEventData[],
+  expected: ExpectedRevision,
+  deadlineMs: number,
+): Promise<EsdbAppendResult> =>
+  new Promise<EsdbAppendResult>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new EsdbDeadlineError(`an append to ${streamName}`, deadlineMs)),
+      deadlineMs,
+    );
+    client
+      .appendToStream(streamName, data, {
+        expectedRevision: toEsdbExpectedRevision(expected),
+        deadline: deadlineMs,
+      })
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
+
+const timedOut = (error: unknown): boolean =>
+  error instanceof EsdbDeadlineError || error instanceof EsdbDeadlineExceededError;
+
 export const appendEvents = async (
   client: EventStoreDBClient,
   streamName: string,
   events: readonly EventData[],
   options: AppendOptions = {},
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<AppendResult> => {
   assertStreamName(streamName);
   const expected = expectedOf(options.expectedRevision);
   const data = toEsdbEvents(events);
   try {
-    if (data.length === 0) return await appendNothing(client, streamName, expected);
-    const result = await client.appendToStream(streamName, data, {
-      expectedRevision: toEsdbExpectedRevision(expected),
-    });
+    if (data.length === 0) return await appendNothing(client, streamName, expected, deadlineMs);
+    let result: EsdbAppendResult;
+    try {
+      result = await appendOnce(client, streamName, data, expected, deadlineMs);
+    } catch (error) {
+      if (!timedOut(error)) throw error;
+      result = await appendOnce(client, streamName, data, expected, deadlineMs);
+    }
     return {
       nextExpectedRevision: result.nextExpectedRevision,
-      position: await lastPositionOf(client, streamName, result.nextExpectedRevision),
+      position: await lastPositionOf(client, streamName, result.nextExpectedRevision, deadlineMs),
     };
   } catch (error) {
     throw toStoreError(error, { streamName, expected });

@@ -6,12 +6,21 @@ import { EventStoreDBClient } from '@eventstore/db-client';
 import { StoreUnavailableError } from '../errors';
 import { type EventStore, type Subscription } from '../types';
 import { appendEvents } from './esdb-append';
-import { toStoreError } from './esdb-errors';
+import { DEFAULT_DEADLINE_MS, toStoreError } from './esdb-errors';
 import { headPosition, readAllEvents, readStreamEvents } from './esdb-read';
 import { subscribeToAll } from './esdb-subscribe';
 
 export interface EventStoreDbStore extends EventStore {
   readonly kind: 'eventstoredb';
+}
+
+export interface EventStoreDbStoreOptions {
+  /**
+   * How long an append or a read may take before it fails with StoreUnavailableError (default
+   * 10 s). The client bounds neither streaming reads nor BatchAppend itself. Subscriptions are
+   * not bounded: they wait for events by design.
+   */
+  deadlineMs?: number;
 }
 
 const connect = (connectionString: string): EventStoreDBClient => {
@@ -26,8 +35,12 @@ const connect = (connectionString: string): EventStoreDBClient => {
  * Opens a client for `connectionString` (e.g. `esdb://localhost:2113?tls=false`). The connection
  * is made lazily by the first call; an unreachable server surfaces as StoreUnavailableError.
  */
-export const openEventStoreDbStore = (connectionString: string): EventStoreDbStore => {
+export const openEventStoreDbStore = (
+  connectionString: string,
+  storeOptions: EventStoreDbStoreOptions = {},
+): EventStoreDbStore => {
   const client = connect(connectionString);
+  const deadlineMs = storeOptions.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
@@ -40,17 +53,17 @@ export const openEventStoreDbStore = (connectionString: string): EventStoreDbSto
 
     appendToStream: async (streamName, events, options) => {
       open();
-      return appendEvents(client, streamName, events, options);
+      return appendEvents(client, streamName, events, options, deadlineMs);
     },
 
     readStream: async (streamName, options) => {
       open();
-      return readStreamEvents(client, streamName, options);
+      return readStreamEvents(client, streamName, options, deadlineMs);
     },
 
     readAll: async (options) => {
       open();
-      return readAllEvents(client, options);
+      return readAllEvents(client, options, deadlineMs);
     },
 
     subscribeToAll: (options) => {
@@ -65,7 +78,7 @@ export const openEventStoreDbStore = (connectionString: string): EventStoreDbSto
     headPosition: async () => {
       open();
       try {
-        return await headPosition(client);
+        return await headPosition(client, deadlineMs);
       } catch (error) {
         throw toStoreError(error);
       }

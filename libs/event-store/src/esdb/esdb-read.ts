@@ -23,7 +23,7 @@ import {
 } from '@eventstore/db-client';
 import { StreamNotFoundError } from '../errors';
 import { type ReadAllOptions, type ReadStreamOptions, type RecordedEvent } from '../types';
-import { toStoreError } from './esdb-errors';
+import { DEFAULT_DEADLINE_MS, EsdbDeadlineError, toStoreError } from './esdb-errors';
 import { toRecordedEvent } from './esdb-events';
 import { planFilter } from './esdb-filter';
 import {
@@ -41,17 +41,31 @@ import {
 
 type Keep = (event: EsdbRecordedEvent) => boolean;
 
-/** Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early. */
+/**
+ * Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early.
+ * Stopping early neither destroys the client's stream nor leaves it paused: when the server had
+ * already ended the call, cancelling is a no-op and a paused stream would never finish, which
+ * hangs the client's `dispose()` (it waits for every stream). So it is drained instead.
+ * The client gives streaming reads no deadline, so a read still running after `deadlineMs` is
+ * cancelled here and fails (EsdbDeadlineError → StoreUnavailableError).
+ */
 export const collect = async (
   read: StreamingRead<ResolvedEvent | AllStreamResolvedEvent>,
   keep: Keep,
   limit: number,
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<RecordedEvent[]> => {
   const out: RecordedEvent[] = [];
   let finished = false;
+  const timer = setTimeout(
+    () => read.destroy(new EsdbDeadlineError('a read', deadlineMs)),
+    deadlineMs,
+  );
   try {
     if (limit <= 0) return out;
-    for await (const resolved of read) {
+    for await (const resolved of read.iterator({ destroyOnReturn: false }) as AsyncIterable<
+      ResolvedEvent | AllStreamResolvedEvent
+    >) {
       const event = resolved.event;
       if (event === undefined || !keep(event)) continue;
       out.push(toRecordedEvent(event));
@@ -60,7 +74,12 @@ export const collect = async (
     finished = true;
     return out;
   } finally {
-    if (!finished) await read.cancel().catch(() => undefined);
+    clearTimeout(timer);
+    if (!finished) {
+      read.on('error', () => undefined);
+      await read.cancel().catch(() => undefined);
+      read.resume();
+    }
   }
 };
 
@@ -70,6 +89,7 @@ export const readStreamEvents = async (
   client: EventStoreDBClient,
   streamName: string,
   options: ReadStreamOptions = {},
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<RecordedEvent[]> => {
   assertStreamName(streamName);
   const direction = directionOf(options.direction);
@@ -78,7 +98,7 @@ export const readStreamEvents = async (
   try {
     if (start === 'none' || limit === 0) {
       // Nothing to return, but a missing stream must still throw: ask for one event, keep none.
-      await collect(client.readStream(streamName, { maxCount: 1 }), () => false, 1);
+      await collect(client.readStream(streamName, { maxCount: 1 }), () => false, 1, deadlineMs);
       return [];
     }
     const read = client.readStream(streamName, {
@@ -86,7 +106,7 @@ export const readStreamEvents = async (
       direction: toEsdbDirection(direction),
       ...(limit === Infinity ? {} : { maxCount: limit }),
     });
-    return await collect(read, () => true, limit);
+    return await collect(read, () => true, limit, deadlineMs);
   } catch (error) {
     throw toStoreError(error, { streamName });
   }
@@ -98,6 +118,7 @@ const readAllFrom = (
   backwards: boolean,
   keep: Keep,
   limit: number,
+  deadlineMs: number,
 ): Promise<RecordedEvent[]> =>
   collect(
     client.readAll({
@@ -106,19 +127,22 @@ const readAllFrom = (
     }),
     keep,
     limit,
+    deadlineMs,
   );
 
 /** The event at exactly `position` if `keep` accepts it (one record read forwards). */
-const eventAt = (client: EventStoreDBClient, position: bigint, keep: Keep) =>
+const eventAt = (client: EventStoreDBClient, position: bigint, keep: Keep, deadlineMs: number) =>
   collect(
     client.readAll({ fromPosition: toEsdbPosition(position), direction: FORWARDS, maxCount: 1 }),
     (event) => commitOf(event) === position && keep(event),
     1,
+    deadlineMs,
   );
 
 export const readAllEvents = async (
   client: EventStoreDBClient,
   options: ReadAllOptions = {},
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<RecordedEvent[]> => {
   const direction = directionOf(options.direction);
   const limit = limitOf(options.maxCount);
@@ -128,17 +152,19 @@ export const readAllEvents = async (
   if (start === 'none' || limit === 0) return [];
   try {
     if (typeof start !== 'bigint')
-      return await readAllFrom(client, start, direction === 'backwards', keep, limit);
+      return await readAllFrom(client, start, direction === 'backwards', keep, limit, deadlineMs);
     if (direction === 'forwards') {
-      return await readAllFrom(client, start, false, (e) => commitOf(e) >= start && keep(e), limit);
+      const from = (e: EsdbRecordedEvent) => commitOf(e) >= start && keep(e);
+      return await readAllFrom(client, start, false, from, limit, deadlineMs);
     }
-    const first = await eventAt(client, start, keep);
+    const first = await eventAt(client, start, keep, deadlineMs);
     const rest = await readAllFrom(
       client,
       start,
       true,
       (e) => commitOf(e) < start && keep(e),
       limit - first.length,
+      deadlineMs,
     );
     return [...first, ...rest];
   } catch (error) {
@@ -147,8 +173,11 @@ export const readAllEvents = async (
 };
 
 /** The last non-system event's position: the port's log has no system events. */
-export const headPosition = async (client: EventStoreDBClient): Promise<bigint | null> => {
-  const [last] = await readAllEvents(client, { direction: 'backwards', maxCount: 1 });
+export const headPosition = async (
+  client: EventStoreDBClient,
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
+): Promise<bigint | null> => {
+  const [last] = await readAllEvents(client, { direction: 'backwards', maxCount: 1 }, deadlineMs);
   return last?.position ?? null;
 };
 
@@ -156,12 +185,15 @@ export const headPosition = async (client: EventStoreDBClient): Promise<bigint |
 export const lastEventOf = async (
   client: EventStoreDBClient,
   streamName: string,
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<RecordedEvent | null> => {
   try {
-    const [last] = await readStreamEvents(client, streamName, {
-      direction: 'backwards',
-      maxCount: 1,
-    });
+    const [last] = await readStreamEvents(
+      client,
+      streamName,
+      { direction: 'backwards', maxCount: 1 },
+      deadlineMs,
+    );
     return last ?? null;
   } catch (error) {
     if (error instanceof StreamNotFoundError) return null;
@@ -174,11 +206,13 @@ export const eventAtRevision = async (
   client: EventStoreDBClient,
   streamName: string,
   revision: bigint,
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): Promise<RecordedEvent | undefined> => {
-  const [event] = await readStreamEvents(client, streamName, {
-    fromRevision: revision,
-    direction: 'forwards',
-    maxCount: 1,
-  });
+  const [event] = await readStreamEvents(
+    client,
+    streamName,
+    { fromRevision: revision, direction: 'forwards', maxCount: 1 },
+    deadlineMs,
+  );
   return event?.revision === revision ? event : undefined;
 };
