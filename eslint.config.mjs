@@ -43,4 +43,26 @@ export default tseslint.config(
     ],
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
+  {
+    // Storage lives with storage (libs/projections, libs/event-store): the application layer
+    // reaches SQLite and Redis only through their ports and factories.
+    files: ['libs/application/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'better-sqlite3',
+              message: 'SQLite belongs behind a port in libs/projections.',
+            },
+            { name: 'redis', message: 'Redis belongs behind a port in libs/projections.' },
+          ],
+          patterns: [
+            { group: ['@redis/*'], message: 'Redis belongs behind a port in libs/projections.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -23,7 +23,7 @@ const transform = {
 };
 
 // A few dependencies ship ESM only (Node 20.19 loads them natively, jest does not): compile them.
-const ESM_DEPS = ['content-disposition'];
+const ESM_DEPS = ['content-disposition', '@noble/ciphers'];
 transform['^.+\\.m?js$'] = [
   '@swc/jest',
   { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },

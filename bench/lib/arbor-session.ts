@@ -17,11 +17,7 @@ import {
 } from '@arbor/domain';
 import { conversationStream, type EventData, type EventStore } from '@arbor/event-store';
 import { loadAuditSecret, withHashChain } from '@arbor/audit';
-import {
-  openStateSnapshots,
-  type StateSnapshots,
-  stateSnapshotsPath,
-} from '@arbor/application/conversations/state-snapshots';
+import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from '@arbor/projections';
 import {
   keyStoreDataPath,
   loadMasterKey,

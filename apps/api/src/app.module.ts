@@ -19,6 +19,8 @@ import { SettingsController } from './settings/settings.controller';
 import { FieldLimits } from './limits/field-limits';
 import { TurnBodies } from './validation/turn-body';
 import { Cursors } from './conversations/cursor';
+import { ConversationReads } from './conversations/conversation-reads';
+import { ReplayReads } from './replay/replay-reads';
 import { Idempotency } from './idempotency/idempotency';
 import { EraseConversationController, ErasureAdminController } from './erasure/erasure.controller';
 import { MetricsController } from './observability/metrics.controller';
@@ -59,6 +61,8 @@ export class AppModule {
         FieldLimits,
         TurnBodies,
         Cursors,
+        ConversationReads,
+        ReplayReads,
         Idempotency,
         MetricsPort,
       ],

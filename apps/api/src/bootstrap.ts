@@ -1,8 +1,10 @@
 import 'reflect-metadata';
-import { type LogLevel } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { Logger, LoggerModule } from 'nestjs-pino';
+import { type DestinationStream, type Logger as PinoLoggerInstance } from 'pino';
 import { buildOpenApiDocument } from '@arbor/contract';
 import { AppModule, type StoreFactory } from './app.module';
 import { type ArborConfig } from '@arbor/application';
@@ -23,16 +25,36 @@ import { Idempotency } from './idempotency/idempotency';
 import { MetricsService, RateLimiterService } from '@arbor/application';
 import { rateLimitRequests } from './limits/rate-limit-hook';
 import { requestIdOf } from './observability/request-id';
-import { accessLogger, observeRequests } from './observability/observe';
+import { observeRequests } from './observability/observe';
+import { fastifyLogging, serviceLogger } from './observability/logger';
 
-const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+/** The app and the logging around it: Nest's loggers write through the request's pino child. */
+@Module({})
+class ArborServer {
+  static forRoot(
+    config: ArborConfig,
+    storeFactory: StoreFactory | undefined,
+    log: PinoLoggerInstance,
+  ): DynamicModule {
+    return {
+      module: ArborServer,
+      imports: [
+        AppModule.forRoot(config, storeFactory),
+        // `useExisting`: the request's logger is Fastify's (below), so hooks and handlers share it.
+        LoggerModule.forRoot({
+          pinoHttp: { logger: log },
+          useExisting: true,
+          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+        }),
+      ],
+    };
+  }
+}
 
-const loggerLevels = (level: string): LogLevel[] | false => {
-  if (level === 'silent') return false;
-  const wanted = level === 'info' ? 'log' : level;
-  const i = LEVELS.indexOf(wanted as LogLevel);
-  return LEVELS.slice(0, i < 0 ? 3 : i + 1);
-};
+export interface AppOptions {
+  /** Where the log lines go (default stdout). */
+  logDestination?: DestinationStream;
+}
 
 /** Built once from @arbor/contract (the same schemas the controllers validate with). */
 let openApi: OpenAPIObject | undefined;
@@ -43,8 +65,11 @@ export const openApiDocument = (): OpenAPIObject =>
 export const createApp = async (
   config: ArborConfig,
   storeFactory?: StoreFactory,
+  options: AppOptions = {},
 ): Promise<NestFastifyApplication> => {
+  const log = serviceLogger(config.logLevel, options.logDestination);
   const adapter = new FastifyAdapter({
+    ...fastifyLogging(log),
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 512 },
     // X-Request-Id: the caller's when sane, else a fresh UUID (observability/request-id.ts).
@@ -60,10 +85,11 @@ export const createApp = async (
   adapter.getInstance().removeContentTypeParser('text/plain');
   limitConnections(adapter.getInstance().server, config.limits);
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, storeFactory),
+    ArborServer.forRoot(config, storeFactory, log),
     adapter,
-    { logger: loggerLevels(config.logLevel), abortOnError: false, bodyParser: false },
+    { bufferLogs: true, abortOnError: false, bodyParser: false },
   );
+  app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   // Our own JSON parser: UTF-8 checked, nesting bounded before parsing, `__proto__` kept as data;
   // the bytes it reads are counted (arbor_http_request_body_bytes_total).
@@ -72,7 +98,7 @@ export const createApp = async (
     metrics.bodyBytes.inc(n),
   );
   // First of the hooks: the request id and the metrics cover every answer, 401s included.
-  observeRequests(adapter.getInstance(), metrics, accessLogger(config.logLevel));
+  observeRequests(adapter.getInstance(), metrics);
   app.get(Idempotency).install(adapter.getInstance());
   const directory = app.get(TenantDirectoryService);
   authenticateBeforeBody(adapter.getInstance(), (request) => {

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
 import { ConfigError, ErasureService, readConfig, startTracing } from '@arbor/application';
 import { Idempotency } from './idempotency/idempotency';
@@ -26,6 +27,7 @@ const main = async (): Promise<void> => {
   // retention is applied through the same erasure path as DELETE (one sweep at a time).
   const every = config.retentionSweepMs ?? 0;
   if (every > 0) {
+    const retention = new Logger('Retention');
     let running = false;
     const timer = setInterval(() => {
       if (running) return;
@@ -36,10 +38,9 @@ const main = async (): Promise<void> => {
         .then((r) => {
           for (const t of new Set(r.erased.map((e) => e.tenantId)))
             app.get(Idempotency).store.forgetTenant(t);
-          if (r.erased.length > 0)
-            console.log(`arbor: retention erased ${r.erased.length} conversation(s)`);
+          if (r.erased.length > 0) retention.log(`erased ${r.erased.length} conversation(s)`);
         })
-        .catch((e: unknown) => console.error(`arbor: retention sweep failed: ${String(e)}`))
+        .catch((e: unknown) => retention.error(`sweep failed: ${String(e)}`))
         .finally(() => {
           running = false;
         });

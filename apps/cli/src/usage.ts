@@ -61,4 +61,4 @@ where import, export, tree and replay run (the same results either way):
                                    named "local" (created on first use).
   --url <url> --key <api key>      a running server (or ARBOR_URL and ARBOR_API_KEY)
 
-configuration comes from the environment (ARBOR_DATA_DIR, EVENTSTORE_CONNECTION_STRING, ...): see README.md`;
+configuration comes from the environment (ARBOR_DATA_DIR, EVENTSTORE_CONNECTION_STRING, ...): see docs/configuration.md`;

@@ -15,6 +15,8 @@ import { ConversationRepository } from './conversations/conversation.repository'
 import { QUERY_HANDLERS } from './conversations/queries';
 import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
+import { AUDIT_QUERY_HANDLERS } from './audit/queries';
+import { ERASURE_COMMAND_HANDLERS } from './erasure/commands';
 import { ReplayService } from './replay/replay.service';
 import {
   createEventStore,
@@ -87,6 +89,8 @@ export class ApplicationModule {
       summarizeBranchProvider,
       ReplayService,
       ...REPLAY_QUERY_HANDLERS,
+      ...AUDIT_QUERY_HANDLERS,
+      ...ERASURE_COMMAND_HANDLERS,
       ErasureService,
       { provide: PROJECTED_SIGNALS, useValue: new InProcessProjectedSignals() },
       ConversationStreamsService,

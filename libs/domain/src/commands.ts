@@ -123,6 +123,14 @@ export interface CommitDraftCommand {
   readonly messages: readonly MessageInput[];
 }
 
+/** Erase the conversation (the application destroys its data key first). */
+export interface EraseCommand {
+  readonly type: 'erase';
+  readonly reason: string;
+  /** The time of the key's tombstone, so the event and the tombstone agree; default now. */
+  readonly erasedAt?: string;
+}
+
 export type Command =
   | SaveDraftCommand
   | DiscardDraftCommand
@@ -136,7 +144,8 @@ export type Command =
   | ResumeCommand
   | RecordFailureCommand
   | RecordContextCommand
-  | RevokeCompactionCommand;
+  | RevokeCompactionCommand
+  | EraseCommand;
 
 export type CommandType = Command['type'];
 
@@ -179,6 +188,7 @@ export interface CommandResults {
   recordContext: { contextId: string; revision: number };
   /** `replayed`: it was revoked already (nothing appended). */
   revokeCompaction: { decisionId: string; revision: number; replayed: boolean };
+  erase: { conversationId: string; erasedAt: string; reason: string; revision: number };
 }
 
 export type ResultOf<C extends CommandType> = CommandResults[C];

@@ -645,3 +645,42 @@ describe('evolve', () => {
     expect({ ...next, revision: 0 }).toEqual({ ...s.state, revision: 0 });
   });
 });
+
+describe('erase', () => {
+  it('appends one ConversationErased that evolve folds to an erased state without content', () => {
+    const s = started();
+    ok(s, { type: 'recordFailure', input: { secret: 1 }, error: {} });
+    const r = ok(s, { type: 'erase', reason: 'gdpr', erasedAt: '2026-01-01T00:00:00.000Z' });
+    expect(r).toEqual({
+      conversationId: 'c1',
+      erasedAt: '2026-01-01T00:00:00.000Z',
+      reason: 'gdpr',
+      revision: 5,
+    });
+    expect(s.log[s.log.length - 1]).toEqual({
+      type: 'ConversationErased',
+      data: { conversationId: 'c1', reason: 'gdpr', erasedAt: '2026-01-01T00:00:00.000Z' },
+    });
+    expect(s.state).toMatchObject({
+      status: 'erased',
+      revision: 5,
+      title: null,
+      lastFailure: null,
+    });
+    expect(foldEvents(s.log)).toEqual(s.state);
+  });
+
+  it('refuses every command once erased, erase included; an unknown conversation is not found', () => {
+    const s = started();
+    ok(s, { type: 'erase', reason: 'r' });
+    const commands: Command[] = [
+      { type: 'erase', reason: 'again' },
+      { type: 'start' },
+      { type: 'commitTurn', parentId: 'm2', messages: qa('a', 'b') },
+      { type: 'moveTip', messageId: 'm1' },
+      { type: 'recordFailure', input: {}, error: {} },
+    ];
+    for (const c of commands) expect(errorCode(s, c)).toBe('conversation_erased');
+    expect(errorCode(newSession(), { type: 'erase', reason: 'r' })).toBe('conversation_not_found');
+  });
+});

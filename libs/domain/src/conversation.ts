@@ -19,6 +19,7 @@ import { decideRecordContext } from './decide/record-context';
 import { decideRecordFailure } from './decide/record-failure';
 import { decideResume } from './decide/resume';
 import { decideRevokeCompaction } from './decide/revoke-compaction';
+import { decideErase } from './decide/erase';
 import { decideStart } from './decide/start';
 import { type ConversationState } from './state';
 
@@ -42,6 +43,7 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
   saveDraft: decideSaveDraft,
   discardDraft: decideDiscardDraft,
   commitDraft: decideCommitDraft,
+  erase: decideErase,
 };
 
 export const decide = <C extends Command>(
@@ -52,6 +54,7 @@ export const decide = <C extends Command>(
   if (command.type !== 'start' && state.status === 'none') {
     return fail('conversation_not_found', 'no such conversation');
   }
+  if (state.status === 'erased') return fail('conversation_erased', 'this conversation was erased');
   const handler = HANDLERS[command.type] as unknown as (
     command: C,
     state: ConversationState,

@@ -3,6 +3,7 @@
 export type DomainErrorCode =
   | 'conversation_not_found'
   | 'conversation_exists'
+  | 'conversation_erased'
   | 'stale_tip'
   | 'invalid_turn'
   | 'parent_not_found'

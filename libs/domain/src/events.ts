@@ -257,6 +257,19 @@ export type DraftDiscarded = DomainEvent<
   }
 >;
 
+/**
+ * The conversation was erased: its data key was destroyed just before this was appended, so every
+ * sealed field of the stream reads as its stand-in. The last event of a stream; no content.
+ */
+export type ConversationErased = DomainEvent<
+  'ConversationErased',
+  {
+    readonly conversationId: string;
+    readonly reason: string;
+    readonly erasedAt: string;
+  }
+>;
+
 export type ConversationEvent =
   | DraftSaved
   | DraftDiscarded
@@ -274,7 +287,8 @@ export type ConversationEvent =
   | CompactionApplied
   | CompactionRevoked
   | BranchSummarized
-  | ContextAssembled;
+  | ContextAssembled
+  | ConversationErased;
 
 export type ConversationEventType = ConversationEvent['type'];
 
@@ -306,6 +320,7 @@ export const CONVERSATION_EVENT_TYPES: readonly ConversationEventType[] = [
   'ContextAssembled',
   'DraftSaved',
   'DraftDiscarded',
+  'ConversationErased',
 ];
 
 const TYPES: ReadonlySet<string> = new Set(CONVERSATION_EVENT_TYPES);

@@ -108,6 +108,9 @@ const apply = (s: ConversationState, e: ConversationEvent): ConversationState =>
       return { ...s, forks: pmapSet(s.forks, e.data.forkConversationId, e.data.fromMessageId) };
     case 'ForkedFrom':
       return { ...s, lineage: e.data.lineage ?? e.data.sourceConversationId };
+    case 'ConversationErased':
+      // What the state held of content (title, failed input, draft) was sealed under the key.
+      return { ...s, status: 'erased', title: null, lastFailure: null, draft: null };
   }
 };
 

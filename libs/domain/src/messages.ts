@@ -1,5 +1,5 @@
 /**
- * The provider-neutral message model (the HTTP contract in the README). Shaped like Anthropic content blocks, which
+ * The provider-neutral message model (docs/message-model.md). Shaped like Anthropic content blocks, which
  * every provider format can be derived from. Messages are immutable once committed.
  */
 

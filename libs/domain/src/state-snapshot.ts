@@ -12,7 +12,7 @@
  * a parent names is stored as its index among the message ids (the id itself when it is not one
  * of them), so each id is in the text once: a 20,000-message state is about half of version 1's
  * text (1.9 vs 3.9 MB) and parses into far fewer strings and arrays (a cold open's cost;
- * bench/README.md #14). A version-1 snapshot is refused (the stream is folded once and a
+ * bench/README.md, "Cold open"). A version-1 snapshot is refused (the stream is folded once and a
  * version-2 one written). Decoding checks the version, that the fields are exactly those of the
  * current state (a field added or removed since the snapshot was written makes it unusable, so a
  * state change needs no version bump to be safe), that each column has one value per id of the

@@ -78,7 +78,8 @@ export interface PendingContext {
 export const CALIBRATION_WINDOW = 32;
 
 export interface ConversationState {
-  readonly status: 'none' | 'active';
+  /** `erased`: its last event is ConversationErased; every command is refused. */
+  readonly status: 'none' | 'active' | 'erased';
   readonly conversationId: string | null;
   readonly title: string | null;
   readonly forkedFrom: ForkOrigin | null;

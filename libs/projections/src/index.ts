@@ -4,3 +4,4 @@ export * from './read-model-db';
 export * from './conversations';
 export * from './read-model-port';
 export * from './redis';
+export * from './state-snapshots';

@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from '@arbor/event-store/sqlite';
 
+/** A read-model database handle, so callers hold one without importing the driver. */
+export type ReadModelDb = Database.Database;
+
 /**
  * The read-model database: SQLite tables beside the log, so history grows on disk, not in RAM.
  * Durability is relaxed (synchronous=NORMAL): read models are derived, and the projector stores

@@ -172,7 +172,7 @@ export function makeShape(spec: ShapeSpec): PageShape {
 /**
  * The dense grid: Ubuntu Mono at 11 px on a 6-px advance and an 11-px line. Chosen by measured
  * Tesseract accuracy among twelve monospace fonts and a dozen size/advance/leading settings
- * (see README). `DENSE_GRID_TIGHT` puts it on a 10-px line: 10 % more rows for −0.3 points.
+ * (libs/snapshots/README.md). `DENSE_GRID_TIGHT` puts it on a 10-px line: 10 % more rows for −0.3 points.
  */
 export const DENSE_GRID: GlyphGrid = {
   sizePx: 11,
@@ -205,7 +205,7 @@ export const LARGE_GRID: GlyphGrid = {
 /**
  * Ubuntu Mono at 10 px on its own advance (5 px) and a 9-px line: 1.33× the cells of the dense
  * tight grid, for the oldest part of a foveated snapshot (the part furthest from what the model
- * reads verbatim), where density matters more than every character (see README for OCR).
+ * reads verbatim), where density matters more than every character (OCR: libs/snapshots/README.md).
  */
 export const FINE_GRID: GlyphGrid = {
   sizePx: 10,

@@ -1,24 +1,12 @@
-import { Controller, Get, Inject, Query as QueryParams, Res, UseGuards } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Get, Query as QueryParams, Res, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import {
-  AdminReadsService,
-  ARBOR_CONFIG,
-  type ArborConfig,
-  BranchSummaryService,
-  ErasureService,
-  SEALED_EVENT_STORE,
-} from '@arbor/application';
-import { type EventStore } from '@arbor/event-store';
+import { AdminReadsService, ErasureService, VerifyConversation } from '@arbor/application';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { ConversationsController } from '../conversations/conversations.controller';
-import { Cursors } from '../conversations/cursor';
-import { FieldLimits } from '../limits/field-limits';
-import { ReplayController } from '../replay/replay.controller';
-import { VerifyController } from './verify.controller';
+import { ConversationReads } from '../conversations/conversation-reads';
+import { ReplayReads } from '../replay/replay-reads';
 import { IdParam } from '../validation/id-param';
-import { TurnBodies } from '../validation/turn-body';
 
 const BASE = '/v1/admin/tenants/{tenantId}/conversations';
 
@@ -28,7 +16,7 @@ const AUDIT_ROUTES: ReadonlySet<string> = new Set(['/{id}/events', '/{id}/replay
 /**
  * The admin's own read-only routes to one tenant's data,
  * `GET /v1/admin/tenants/{tenantId}/conversations…`: the tenant routes' answers (the same
- * controllers' code over the same application queries, run as that tenant with actor `admin`),
+ * answers' code, ConversationReads and ReplayReads, over the same application queries, run as that tenant with actor `admin`),
  * each read recorded first as an `AdminDataRead` event in the tenant's
  * `audit-<tenantId>.admin-reads` stream (AdminReadsService). Writes stay with the tenant's keys.
  * A tenant key is refused like every admin route (401); an unknown tenant is `404 tenant_not_found`.
@@ -36,34 +24,13 @@ const AUDIT_ROUTES: ReadonlySet<string> = new Set(['/{id}/events', '/{id}/replay
 @UseGuards(AdminGuard)
 @Controller('v1/admin/tenants/:tenantId/conversations')
 export class AdminTenantDataController {
-  private readonly conversations: ConversationsController;
-  private readonly replays: ReplayController;
-  private readonly verifier: VerifyController;
-
   constructor(
     private readonly reads: AdminReadsService,
     private readonly erasure: ErasureService,
-    commands: CommandBus,
-    queries: QueryBus,
-    branchSummaries: BranchSummaryService,
-    cursors: Cursors,
-    fields: FieldLimits,
-    turnBodies: TurnBodies,
-    @Inject(ARBOR_CONFIG) config: ArborConfig,
-    @Inject(SEALED_EVENT_STORE) sealed: EventStore,
-  ) {
-    this.conversations = new ConversationsController(
-      commands,
-      queries,
-      branchSummaries,
-      config,
-      fields,
-      turnBodies,
-      cursors,
-    );
-    this.replays = new ReplayController(queries, cursors, config);
-    this.verifier = new VerifyController(queries, sealed, config);
-  }
+    private readonly conversations: ConversationReads,
+    private readonly replays: ReplayReads,
+    private readonly queries: QueryBus,
+  ) {}
 
   /**
    * Records the read (the ids are valid: `@IdParam`), and returns the tenant caller to answer it
@@ -172,7 +139,9 @@ export class AdminTenantDataController {
     @IdParam('id') id: string,
     @CallerParam() admin: Caller,
   ) {
-    return this.verifier.verify(id, await this.as(admin, t, '/{id}/verify', id));
+    return this.queries.execute(
+      new VerifyConversation(await this.as(admin, t, '/{id}/verify', id), id),
+    );
   }
 
   @Get(':id/replay')

@@ -3,7 +3,6 @@ import {
   Controller,
   Get,
   HttpCode,
-  Inject,
   Param,
   Post,
   Put,
@@ -13,21 +12,15 @@ import {
 } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { exportSession, exportSource, reportHeader } from '@arbor/exporters';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { answerCommit, TurnBodies } from '../validation/turn-body';
-import { Readable } from 'node:stream';
-import { Cursors } from './cursor';
-import { capPageBytes, itemsWithinBytes, jsonLines } from '../limits/page-bytes';
-import { assertAnswerWithin } from '../limits/answer-bytes';
+import { ConversationReads } from './conversation-reads';
 import { FieldLimits } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
-  ARBOR_CONFIG,
   BranchSummaryService,
-  type ArborConfig,
   CommitTurn,
   conversationView,
   ForkConversation,
@@ -37,18 +30,8 @@ import {
   RewindToCheckpoint,
   SetCheckpoint,
   StartConversation,
-  markdownChunks,
-  GetActiveBranch,
-  GetBranchOrTree,
   GetConversation,
-  GetMessage,
   GetRetry,
-  GetTree,
-  ListCheckpoints,
-  ListConversations,
-  ListConversationsBy,
-  ListEvents,
-  type Page,
 } from '@arbor/application';
 import * as S from '@arbor/contract';
 import { IdParam } from '../validation/id-param';
@@ -60,22 +43,10 @@ export class ConversationsController {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly branchSummaries: BranchSummaryService,
-    @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     private readonly fields: FieldLimits,
     private readonly turnBodies: TurnBodies,
-    private readonly cursors: Cursors,
+    private readonly reads: ConversationReads,
   ) {}
-
-  /**
-   * A list answer, bounded by ARBOR_PAGE_MAX_BYTES as well as by `limit` (`next` then continues
-   * at the first item left out); `next` is an opaque cursor bound to the tenant and this list.
-   */
-  private page<T>(caller: Caller, list: string, whole: Page<T>) {
-    const p = capPageBytes(whole, this.config.limits.pageMaxBytes);
-    return p.nextAt === null
-      ? { items: p.items }
-      : { items: p.items, next: this.cursors.encode(caller.tenantId, list, p.nextAt) };
-  }
 
   @Idempotent()
   @Post()
@@ -90,49 +61,13 @@ export class ConversationsController {
   }
 
   @Get()
-  async list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
-    const q = parseOrThrow(S.ConversationsQuery, query, 'query');
-    const sort = q.sort ?? (q.q !== undefined ? 'title' : 'created');
-    const order = q.order ?? 'asc';
-    if (sort !== 'created' || order !== 'asc' || q.q !== undefined) {
-      // Keyset pages in another order; the cursor is bound to the sort, order and prefix.
-      const list = `conversations?sort=${sort}&order=${order}&q=${q.q ?? ''}`;
-      const limit = q.limit ?? 50;
-      const page = await this.queries.execute(
-        new ListConversationsBy(caller, {
-          sort,
-          order,
-          titlePrefix: q.q ?? null,
-          after: this.cursors.decodeKey(caller.tenantId, list, q.cursor),
-          limit,
-        }),
-      );
-      const items = page.items.map((c) => conversationView({ ...c, forks: [] }));
-      const n = itemsWithinBytes(items, this.config.limits.pageMaxBytes);
-      const more = page.more || n < items.length;
-      return more && n > 0
-        ? {
-            items: items.slice(0, n),
-            next: this.cursors.encodeKey(caller.tenantId, list, page.keys[n - 1]),
-          }
-        : { items: items.slice(0, n) };
-    }
-    const p = await this.queries.execute(
-      new ListConversations(
-        caller,
-        this.cursors.decode(caller.tenantId, 'conversations', q.cursor) ?? -1,
-        q.limit ?? 50,
-      ),
-    );
-    return this.page(caller, 'conversations', {
-      ...p,
-      items: p.items.map((c) => conversationView({ ...c, forks: [] })),
-    });
+  list(@QueryParams() query: unknown, @CallerParam() caller: Caller) {
+    return this.reads.list(query, caller);
   }
 
   @Get(':id')
-  async get(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return conversationView(await this.queries.execute(new GetConversation(caller, id)));
+  get(@Param('id') id: string, @CallerParam() caller: Caller) {
+    return this.reads.get(id, caller);
   }
 
   @Put(':id')
@@ -241,12 +176,8 @@ export class ConversationsController {
   }
 
   @Get(':id/checkpoints')
-  async listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return assertAnswerWithin(
-      { items: await this.queries.execute(new ListCheckpoints(caller, id)) },
-      this.config.limits.answerMaxBytes,
-      '`…/events`',
-    );
+  listCheckpoints(@Param('id') id: string, @CallerParam() caller: Caller) {
+    return this.reads.listCheckpoints(id, caller);
   }
 
   @Post(':id/checkpoints/:label/rewind')
@@ -310,89 +241,36 @@ export class ConversationsController {
   }
 
   @Get(':id/messages')
-  async messages(
-    @Param('id') id: string,
-    @QueryParams() query: unknown,
-    @CallerParam() caller: Caller,
-  ) {
-    const q = parseOrThrow(S.BranchQuery, query, 'query');
-    const list = `${id}/messages`;
-    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? 0;
-    return this.page(
-      caller,
-      list,
-      await this.queries.execute(new GetActiveBranch(caller, id, from, q.limit ?? 100, q.last)),
-    );
+  messages(@Param('id') id: string, @QueryParams() query: unknown, @CallerParam() caller: Caller) {
+    return this.reads.messages(id, query, caller);
   }
 
   @Get(':id/messages/:messageId')
-  async message(
+  message(
     @Param('id') id: string,
     @IdParam('messageId') messageId: string,
     @CallerParam() caller: Caller,
   ) {
-    return this.queries.execute(new GetMessage(caller, id, messageId));
+    return this.reads.message(id, messageId, caller);
   }
 
   @Get(':id/tree')
-  async tree(@Param('id') id: string, @CallerParam() caller: Caller) {
-    return assertAnswerWithin(
-      await this.queries.execute(new GetTree(caller, id)),
-      this.config.limits.answerMaxBytes,
-      '`…/messages` (the active branch) and `…/events`',
-    );
+  tree(@Param('id') id: string, @CallerParam() caller: Caller) {
+    return this.reads.tree(id, caller);
   }
 
   @Get(':id/events')
-  async events(
-    @IdParam('id') id: string,
-    @QueryParams() query: unknown,
-    @CallerParam() caller: Caller,
-  ) {
-    const q = parseOrThrow(S.EventsQuery, query, 'query');
-    const list = `${id}/events`;
-    const from = this.cursors.decode(caller.tenantId, list, q.cursor) ?? q.fromRevision ?? 0;
-    return this.page(
-      caller,
-      list,
-      await this.queries.execute(new ListEvents(caller, id, from, q.limit ?? 100)),
-    );
+  events(@IdParam('id') id: string, @QueryParams() query: unknown, @CallerParam() caller: Caller) {
+    return this.reads.events(id, query, caller);
   }
 
   @Get(':id/export')
-  async export(
+  export(
     @Param('id') id: string,
     @QueryParams() query: unknown,
     @CallerParam() caller: Caller,
     @Res() reply: FastifyReply,
   ) {
-    const q = parseOrThrow(S.ExportQuery, query, 'query');
-    const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
-    const { conversation, messages } = await this.queries.execute(
-      new GetBranchOrTree(caller, id, scope),
-    );
-    // A browser must not guess HTML from an export's content (user text may hold `<script>`).
-    void reply.header('x-content-type-options', 'nosniff');
-    if (q.format === 'claude-code' || q.format === 'pi') {
-      const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
-      const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
-      void reply
-        .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${out.fileName}"`)
-        .header('arbor-export-report', reportHeader(out.report))
-        .send(Readable.from(out.chunks()));
-      return;
-    }
-    // Every format is streamed chunk by chunk (a line, a message): the answer is never one
-    // string, so its size is bounded by neither V8's longest string nor a second copy in memory.
-    if (q.format === 'jsonl') {
-      void reply
-        .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .send(Readable.from(jsonLines(messages)));
-    } else {
-      void reply
-        .header('content-type', 'text/markdown; charset=utf-8')
-        .send(Readable.from(markdownChunks(conversation.title, messages)));
-    }
+    return this.reads.export(id, query, caller, reply);
   }
 }

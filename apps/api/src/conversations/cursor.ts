@@ -1,8 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { gcmsiv } from '@noble/ciphers/aes.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
 import { Problem } from '../problem/problem';
 import { auditSecretOf } from '@arbor/application';
+
+const TAG_BYTES = 16;
 
 const invalid = (): Problem =>
   new Problem('validation_failed', 'query.cursor: not a cursor of this list', {
@@ -12,38 +15,31 @@ const invalid = (): Problem =>
   });
 
 /**
- * Page cursors, opaque and authenticated: AES-256-GCM over the position in the list, with the
- * tenant and the list (route and conversation) as associated data, and a synthetic IV. A tenant learns nothing from a
- * cursor (read-model sequence numbers are shared by every tenant, so a plain counter would show
- * how much others write), and a cursor forged, edited, or taken from another list or tenant is
- * `400 invalid_cursor`. The key is derived from the data directory's audit secret
+ * Page cursors, opaque and authenticated: AES-256-GCM-SIV (RFC 8452) over the position in the
+ * list, with the tenant and the list (route and conversation) as associated data. A tenant learns
+ * nothing from a cursor (read-model sequence numbers are shared by every tenant, so a plain counter
+ * would show how much others write), and a cursor forged, edited, or taken from another list or
+ * tenant is `400 invalid_cursor`. The key is derived from the data directory's audit secret
  * (ARBOR_AUDIT_SECRET or `<dataDir>/audit.key`), so cursors survive a restart.
  */
 export const cursorCodec = (secret: Buffer) => {
-  const key = createHmac('sha256', secret).update('arbor page cursor v1').digest();
-  const ivKey = createHmac('sha256', secret).update('arbor page cursor iv v1').digest();
+  const key = createHmac('sha256', secret).update('arbor page cursor gcm-siv').digest();
+  const nonceKey = createHmac('sha256', secret).update('arbor page cursor nonce').digest();
   const aad = (tenantId: string, list: string) => Buffer.from(`${tenantId}\n${list}`, 'utf8');
-  const seal = (tenantId: string, list: string, text: string): string => {
-    // Synthetic IV (deterministic, as SIV does): the same page gives the same cursor, so an
-    // answer is reproducible; a nonce repeats only with the same plaintext and associated data.
-    const iv = createHmac('sha256', ivKey)
-      .update(aad(tenantId, list))
-      .update(`\n${text}`)
-      .digest()
-      .subarray(0, 12);
-    const c = createCipheriv('aes-256-gcm', key, iv);
-    c.setAAD(aad(tenantId, list));
-    const body = Buffer.concat([c.update(text, 'utf8'), c.final()]);
-    return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64url');
+  // One nonce per list, so the same page gives the same cursor (an answer is reproducible);
+  // GCM-SIV stays secure under a repeated nonce, revealing only that two cursors are equal.
+  const cipher = (tenantId: string, list: string) => {
+    const ad = aad(tenantId, list);
+    const nonce = createHmac('sha256', nonceKey).update(ad).digest().subarray(0, 12);
+    return gcmsiv(key, nonce, ad);
   };
+  const seal = (tenantId: string, list: string, text: string): string =>
+    Buffer.from(cipher(tenantId, list).encrypt(Buffer.from(text, 'utf8'))).toString('base64url');
   const open = (tenantId: string, list: string, cursor: string): string => {
     const raw = Buffer.from(cursor, 'base64url');
-    if (raw.length < 29 || raw.toString('base64url') !== cursor) throw invalid();
+    if (raw.length <= TAG_BYTES || raw.toString('base64url') !== cursor) throw invalid();
     try {
-      const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      d.setAAD(aad(tenantId, list));
-      d.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+      return Buffer.from(cipher(tenantId, list).decrypt(raw)).toString('utf8');
     } catch {
       throw invalid();
     }

@@ -8,7 +8,8 @@ import {
   Query as QueryParams,
   UseGuards,
 } from '@nestjs/common';
-import { ErasureService, TenantDirectoryService } from '@arbor/application';
+import { CommandBus } from '@nestjs/cqrs';
+import { EraseConversation, EraseTenant, SetRetention, SweepRetention } from '@arbor/application';
 import {
   EraseBody,
   EraseConversationQuery,
@@ -27,7 +28,7 @@ import { IdParam } from '../validation/id-param';
 @Controller('v1/conversations')
 export class EraseConversationController {
   constructor(
-    private readonly erasure: ErasureService,
+    private readonly commands: CommandBus,
     private readonly idempotency: Idempotency,
   ) {}
 
@@ -41,10 +42,9 @@ export class EraseConversationController {
   ) {
     const q = parseOrThrow(EraseConversationQuery, query ?? {}, 'query');
     const b = parseOrThrow(EraseBody, body ?? {});
-    const result = await this.erasure.eraseConversation(caller, id, {
-      reason: q.reason ?? b.reason ?? 'erasure requested',
-      forks: q.forks,
-    });
+    const result = await this.commands.execute(
+      new EraseConversation(caller, id, q.reason ?? b.reason ?? 'erasure requested', q.forks),
+    );
     // Stored answers of retried requests may quote the conversation (titles, failed inputs).
     this.idempotency.store.forgetTenant(caller.tenantId);
     return result;
@@ -56,8 +56,7 @@ export class EraseConversationController {
 @Controller('v1')
 export class ErasureAdminController {
   constructor(
-    private readonly erasure: ErasureService,
-    private readonly directory: TenantDirectoryService,
+    private readonly commands: CommandBus,
     private readonly idempotency: Idempotency,
   ) {}
 
@@ -69,10 +68,9 @@ export class ErasureAdminController {
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(EraseTenantQuery, query ?? {}, 'query');
-    const result = await this.erasure.eraseTenant(tenantId, {
-      reason: q.reason ?? 'tenant erased',
-      actor: caller.actor,
-    });
+    const result = await this.commands.execute(
+      new EraseTenant(tenantId, q.reason ?? 'tenant erased', caller.actor),
+    );
     this.idempotency.store.forgetTenant(tenantId);
     return result;
   }
@@ -84,14 +82,14 @@ export class ErasureAdminController {
     @CallerParam() caller: Caller,
   ) {
     const { retentionDays } = parseOrThrow(RetentionBody, body);
-    const set = await this.directory.setRetention(tenantId, retentionDays, caller);
+    const set = await this.commands.execute(new SetRetention(tenantId, retentionDays, caller));
     return { tenantId, retentionDays: set.retentionDays };
   }
 
   @Post('admin/retention/sweep')
   @HttpCode(200)
   async sweep(@CallerParam() caller: Caller) {
-    const result = await this.erasure.sweep({ actor: caller.actor });
+    const result = await this.commands.execute(new SweepRetention(caller.actor));
     for (const tenantId of new Set(result.erased.map((e) => e.tenantId))) {
       this.idempotency.store.forgetTenant(tenantId);
     }

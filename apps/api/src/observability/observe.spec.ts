@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import Fastify from 'fastify';
 import { MetricsService } from '@arbor/application';
-import { accessLogger, observeRequests } from './observe';
+import { observeRequests } from './observe';
+import { fastifyLogging, serviceLogger } from './logger';
 import { requestIdOf } from './request-id';
 
 describe('observeRequests (a real Fastify server over real HTTP)', () => {
@@ -9,8 +10,12 @@ describe('observeRequests (a real Fastify server over real HTTP)', () => {
     const out = new PassThrough();
     const lines: string[] = [];
     out.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean)));
-    const fastify = Fastify({ genReqId: requestIdOf, requestIdHeader: false });
-    observeRequests(fastify, new MetricsService(), accessLogger('info', out));
+    const fastify = Fastify({
+      genReqId: requestIdOf,
+      requestIdHeader: false,
+      ...fastifyLogging(serviceLogger('info', out)),
+    });
+    observeRequests(fastify, new MetricsService());
     fastify.get('/things/:id', async () => ({ ok: true }));
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     try {
@@ -20,7 +25,9 @@ describe('observeRequests (a real Fastify server over real HTTP)', () => {
       });
       const b = await fetch(`http://127.0.0.1:${port}/missing`);
       await new Promise((r) => setTimeout(r, 50));
-      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const logged = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request');
       expect(logged).toHaveLength(2);
       expect(logged[0]).toMatchObject({
         msg: 'request',
@@ -40,8 +47,11 @@ describe('observeRequests (a real Fastify server over real HTTP)', () => {
     const out = new PassThrough();
     let bytes = 0;
     out.on('data', (d: Buffer) => (bytes += d.length));
-    const fastify = Fastify({ genReqId: requestIdOf });
-    observeRequests(fastify, new MetricsService(), accessLogger('silent', out));
+    const fastify = Fastify({
+      genReqId: requestIdOf,
+      ...fastifyLogging(serviceLogger('silent', out)),
+    });
+    observeRequests(fastify, new MetricsService());
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     const { port } = fastify.server.address() as { port: number };
     await fetch(`http://127.0.0.1:${port}/x`);

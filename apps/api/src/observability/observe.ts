@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import pino, { type Logger } from 'pino';
 import { type MetricsService, type RequestSpan, startRequestSpan } from '@arbor/application';
 import { type ArborRequest } from '../auth/caller';
 
@@ -7,32 +6,14 @@ const START = Symbol('arbor.start');
 const SPAN = Symbol('arbor.span');
 type Timed = FastifyRequest & { [START]?: bigint; [SPAN]?: RequestSpan };
 
-const pinoLevel = (level: string): string =>
-  ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(level)
-    ? level
-    : level === 'verbose'
-      ? 'trace'
-      : level === 'log'
-        ? 'info'
-        : 'info';
-
-/** The structured access log: one JSON line per answer, on stdout, at LOG_LEVEL. */
-export const accessLogger = (level: string, destination?: pino.DestinationStream): Logger =>
-  destination === undefined
-    ? pino({ level: pinoLevel(level), base: { service: 'arbor' } })
-    : pino({ level: pinoLevel(level), base: { service: 'arbor' } }, destination);
-
 /**
  * Per request: `X-Request-Id` on every answer (set on the raw response first, so even answers
  * written by a hook, a guard or a hijacked stream carry it), the request counter and latency
- * histogram by route template and status, and one access-log line carrying the request id.
+ * histogram by route template and status, and one access-log line (through the request's
+ * logger, so it carries the request id).
  * Registered before every other `onRequest` hook.
  */
-export const observeRequests = (
-  fastify: FastifyInstance,
-  metrics: MetricsService,
-  log: Logger,
-): void => {
+export const observeRequests = (fastify: FastifyInstance, metrics: MetricsService): void => {
   fastify.addHook('onRequest', (request: Timed, reply: FastifyReply, done) => {
     request[START] = process.hrtime.bigint();
     reply.raw.setHeader('x-request-id', request.id);
@@ -58,9 +39,8 @@ export const observeRequests = (
       reply.statusCode,
       caller !== undefined && caller.tenantId !== '' ? caller.tenantId : null,
     );
-    log.info(
+    request.log.info(
       {
-        requestId: request.id,
         method: request.method,
         route,
         status: reply.statusCode,

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, readConfig } from './config';
+import { CONFIG_ENV_VARS, ConfigError, readConfig } from './config';
 
 describe('readConfig', () => {
   it('defaults to the embedded shape', () => {
@@ -72,6 +73,20 @@ describe('readConfig', () => {
     [{ ARBOR_SQLITE_GROUP_COMMIT: 'sometimes' }, /ARBOR_SQLITE_GROUP_COMMIT/],
     [{ ARBOR_KEY_STORE: 'redis' }, /ARBOR_KEY_STORE must be sqlite or esdb/],
     [{ ARBOR_KEY_STORE: 'esdb' }, /ARBOR_KEY_STORE=esdb .*EVENTSTORE_CONNECTION_STRING/],
+    [{ PORT: '1.5' }, /^PORT must be an integer ≥ 0, got "1.5"$/],
+    [{ ARBOR_LEASE_MS: '299' }, /^ARBOR_LEASE_MS must be an integer ≥ 300, got "299"$/],
+    [{ ARBOR_JSON_MAX_DEPTH: '1' }, /^ARBOR_JSON_MAX_DEPTH must be an integer ≥ 2, got "1"$/],
+    [{ ARBOR_RATE_LIMIT_BURST: '0' }, /^ARBOR_RATE_LIMIT_BURST must be an integer ≥ 1/],
+    [{ ARBOR_METRICS_PORT: 'nine' }, /^ARBOR_METRICS_PORT must be an integer ≥ 0, got "nine"$/],
+    [{ ARBOR_ENCRYPTION: 'yes' }, /^ARBOR_ENCRYPTION must be on or off, got "yes"$/],
+    [
+      { ARBOR_SUMMARY_WINDOW_TOKENS: '100' },
+      /^ARBOR_SUMMARY_WINDOW_TOKENS must be an integer ≥ 2048/,
+    ],
+    [
+      { ARBOR_SUMMARY_PROVIDER: 'openai' },
+      /^ARBOR_SUMMARY_PROVIDER must be one of anthropic, openai-chat, got "openai"$/,
+    ],
   ])('refuses %j with an error naming the variable', (env, re) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(re);
@@ -109,5 +124,87 @@ describe('summary rung configuration', () => {
 
   it('refuses an unknown summary provider', () => {
     expect(() => readConfig({ ARBOR_SUMMARY_PROVIDER: 'antropic' })).toThrow(ConfigError);
+  });
+});
+
+describe('readConfig: values and their errors', () => {
+  it('takes blank as unset and on/off in any of its spellings', () => {
+    const c = readConfig({
+      PORT: ' ',
+      ARBOR_PROJECTOR: 'OFF',
+      ARBOR_ENCRYPTION: 'False',
+      REDIS_URL: '',
+    });
+    expect(c).toMatchObject({ port: 3000, projector: false, encryption: false, redis: null });
+    expect(readConfig({ ARBOR_SQLITE_GROUP_COMMIT: '1' }).groupCommit).toBe(true);
+  });
+
+  it('derives the burst from the rate unless it is set, and the metrics port only when set', () => {
+    expect(readConfig({}).rateLimits).toEqual({ ratePerSecond: 0, burst: 1 });
+    expect(readConfig({ ARBOR_RATE_LIMIT_RPS: '5' }).rateLimits).toEqual({
+      ratePerSecond: 5,
+      burst: 10,
+    });
+    expect(
+      readConfig({ ARBOR_RATE_LIMIT_RPS: '5', ARBOR_RATE_LIMIT_BURST: '3' }).rateLimits.burst,
+    ).toBe(3);
+    expect(readConfig({}).metricsPort).toBeNull();
+    expect(readConfig({ ARBOR_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+  });
+
+  it('names every bad variable at once, one line each', () => {
+    const run = () => readConfig({ PORT: 'x', ARBOR_PROJECTOR: 'maybe', ARBOR_PARTITIONS: '0' });
+    expect(run).toThrow(ConfigError);
+    expect(() => run()).toThrow(
+      'PORT must be an integer ≥ 0, got "x"\nARBOR_PROJECTOR must be on or off, got "maybe"\nARBOR_PARTITIONS must be an integer ≥ 1, got "0"',
+    );
+  });
+
+  it('never repeats a secret in its error', () => {
+    const secret = 'too-short';
+    expect(() => readConfig({ ARBOR_ADMIN_KEY: secret })).toThrow(
+      /^ARBOR_ADMIN_KEY must be at least 16 characters$/,
+    );
+  });
+
+  it('reads the summary connection trimmed, leaving blank values out', () => {
+    expect(
+      readConfig({
+        ARBOR_SUMMARY_BASE_URL: ' http://127.0.0.1:8000/v1 ',
+        ARBOR_SUMMARY_API_KEY: ' sk-x ',
+        ARBOR_SUMMARY_MODEL: '  ',
+      }).summary,
+    ).toEqual({
+      provider: 'anthropic',
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      apiKey: 'sk-x',
+      contextWindowTokens: 200_000,
+      maxSummaryTokens: 4096,
+    });
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const doc = fs.readFileSync(path.resolve(__dirname, '../../../../docs/configuration.md'), 'utf8');
+  // The service's own sections: every table row's variable(s), up to the OpenTelemetry section.
+  const service = doc.slice(0, doc.indexOf('## Traces'));
+  const documented = new Set(
+    service
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .flatMap((l) => [...l.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
+  );
+  // Read by the console's static server from process.env on each request, not at start-up.
+  const readElsewhere = ['ARBOR_CONSOLE_DIR'];
+
+  it('documents every variable of the schema', () => {
+    expect(CONFIG_ENV_VARS.filter((v) => !documented.has(v))).toEqual([]);
+  });
+
+  it('documents no service variable that the schema does not read', () => {
+    const extra = [...documented].filter(
+      (v) => !CONFIG_ENV_VARS.includes(v) && !readElsewhere.includes(v),
+    );
+    expect(extra).toEqual([]);
   });
 });

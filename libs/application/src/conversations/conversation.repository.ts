@@ -8,7 +8,6 @@ import {
   type EventStore,
   type RecordedEvent,
   StreamNotFoundError,
-  WrongExpectedVersionError,
 } from '@arbor/event-store';
 import {
   canonicalJson,
@@ -18,6 +17,7 @@ import {
   type Decision,
   type DecideDeps,
   decide,
+  type EraseCommand,
   type ForkCommand,
   forkPathIds,
   foldEvents,
@@ -30,10 +30,10 @@ import {
 import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError, fromDomainError } from '../errors';
-import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
+import { expectedRevisionOf, handleCommand } from '../write/handle-command';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
 import { type ErasureRecord, type KeyStore } from '@arbor/event-store/crypto';
-import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from './state-snapshots';
+import { openStateSnapshots, type StateSnapshots, stateSnapshotsPath } from '@arbor/projections';
 
 /** 410 `conversation_erased`, with when and why (never any content). */
 export const erasedError = (erasure: ErasureRecord): AppError =>
@@ -136,11 +136,6 @@ export class ConversationRepository implements OnApplicationShutdown {
     return state;
   }
 
-  /** Runs `work` under the conversation's in-process lock (no command of it runs meanwhile). */
-  exclusive<T>(tenantId: string, conversationId: string, work: () => Promise<T>): Promise<T> {
-    return this.queue.run(conversationStream(tenantId, conversationId), work);
-  }
-
   /** Drops the cached write-side state (it holds titles and failed inputs): after an erasure. */
   forget(tenantId: string, conversationId: string): void {
     const stream = conversationStream(tenantId, conversationId);
@@ -149,7 +144,8 @@ export class ConversationRepository implements OnApplicationShutdown {
   }
 
   private remember(stream: string, state: ConversationState): void {
-    if (state.status !== 'none') this.cache.set(stream, state);
+    if (state.status === 'active') this.cache.set(stream, state);
+    else this.cache.delete(stream);
   }
 
   /** The full messages of a conversation by id (for forks, which copy content). */
@@ -186,25 +182,32 @@ export class ConversationRepository implements OnApplicationShutdown {
     causationId: string,
   ): Promise<bigint | null> {
     const stream = conversationStream(tenantId, forkId);
-    try {
-      const r = await this.store.appendToStream(
-        stream,
-        this.toEventData(events, tenantId, caller, causationId),
-        { expectedRevision: 'no_stream' },
-      );
-      return r.position;
-    } catch (e) {
-      if (!(e instanceof WrongExpectedVersionError)) throw e;
-      const existing = await this.store.readStream(stream, { maxCount: OPENING });
-      const same =
-        existing.length === OPENING &&
-        existing.every(
-          (x, i) =>
-            x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
-        );
-      if (!same) throw new AppError('conversation_exists', 'The fork id is taken.');
-      return null;
-    }
+    const handled = await handleCommand(this.store, {
+      stream,
+      load: async () => {
+        try {
+          return await this.store.readStream(stream, { maxCount: OPENING });
+        } catch (e) {
+          if (e instanceof StreamNotFoundError) return [];
+          throw e;
+        }
+      },
+      expectedRevision: () => 'no_stream',
+      decide: (existing) => {
+        if (existing.length === 0) {
+          return { events: this.toEventData(events, tenantId, caller, causationId), result: null };
+        }
+        const same =
+          existing.length === OPENING &&
+          existing.every(
+            (x, i) =>
+              x.type === events[i].type && canonicalJson(x.data) === canonicalJson(events[i].data),
+          );
+        if (!same) throw new AppError('conversation_exists', 'The fork id is taken.');
+        return { events: [], result: null };
+      },
+    });
+    return handled.appended?.position ?? null;
   }
 
   private toEventData(
@@ -282,50 +285,76 @@ export class ConversationRepository implements OnApplicationShutdown {
   }
 
   /**
-   * The one write path: under the conversation's in-process lock, load the cached state caught
-   * up with the log, decide, write a fork's opening when there is one, then append the source's
-   * events expecting the revision decided on; on a conflict, forget the cached state and decide
-   * again (decideAndAppend).
+   * Erasure as a command: decided like any other (refused for an unknown or erased
+   * conversation), with `destroyKey` as the step before the append. It runs even when the key's
+   * tombstone is already there (a crash between the key and the event), to append the event.
+   */
+  erase(
+    caller: Caller,
+    conversationId: string,
+    command: EraseCommand,
+    destroyKey: () => Promise<void>,
+  ): Promise<Executed<ResultOf<'erase'>>> {
+    return this.write(
+      caller,
+      conversationId,
+      async (state) => decide(command, state, depsFor(caller.tenantId)),
+      () => null,
+      destroyKey,
+    );
+  }
+
+  /**
+   * Under the conversation's in-process lock, `handleCommand`: load the cached state caught up
+   * with the log, decide, write a fork's opening (or destroy an erasure's key) when there is one,
+   * then append the source's events expecting the revision decided on; on a conflict, forget the
+   * cached state and decide again.
    */
   private write<R>(
     caller: Caller,
     conversationId: string,
     decideOn: (state: ConversationState) => Promise<Decision<R>>,
     openingOf: (result: R) => ForkOpening | null,
+    /** An erasure's key destruction: the tombstone check is skipped, the step runs last. */
+    destroyKey: (() => Promise<void>) | null = null,
   ): Promise<Executed<R>> {
     const tenantId = caller.tenantId;
     const stream = conversationStream(tenantId, conversationId);
     return this.queue.run(stream, async () => {
       const causationId = randomUUID();
-      const erasure = await this.keys.erasure(stream);
-      if (erasure !== null) throw erasedError(erasure);
-      return decideAndAppend(
-        async () => {
-          const state = await this.load(tenantId, conversationId);
+      if (destroyKey === null) {
+        const tombstone = await this.keys.erasure(stream);
+        if (tombstone !== null) throw erasedError(tombstone);
+      }
+      let opened: bigint | null = null;
+      const handled = await handleCommand<ConversationState, R>(this.store, {
+        stream,
+        load: () => this.load(tenantId, conversationId),
+        expectedRevision: (state) => expectedRevisionOf(state.revision),
+        decide: async (state) => {
           const decision = await decideOn(state);
           if (!decision.ok) throw fromDomainError(decision.error);
-          if (decision.events.length === 0) return { result: decision.result, position: null };
-          const opening = openingOf(decision.result);
-          let position: bigint | null = null;
+          const events = this.toEventData(decision.events, tenantId, caller, causationId);
+          return { events, result: decision.result };
+        },
+        beforeAppend: async (_state, { result }) => {
+          const opening = openingOf(result);
           if (opening !== null && opening.events.length > 0) {
-            position = await this.openFork(tenantId, opening, caller, causationId);
+            opened = await this.openFork(tenantId, opening, caller, causationId);
           }
-          const data = this.toEventData(decision.events, tenantId, caller, causationId);
-          const r = await this.store.appendToStream(stream, data, {
-            expectedRevision: expectedRevisionOf(state.revision),
-          });
-          position = r.position > (position ?? -1n) ? r.position : position;
-          const next = foldEvents(decision.events, state);
+          await destroyKey?.();
+        },
+        afterAppend: (state, { events }) => {
+          const next = foldEvents(events, state);
           this.remember(stream, next);
-          this.snapshots?.advanced(stream, next, data[data.length - 1].id as string);
-          return { result: decision.result, position };
+          this.snapshots?.advanced(stream, next, events[events.length - 1].id as string);
         },
-        (conflict) => {
-          this.cache.delete(stream);
-          if (conflict.streamName !== stream)
-            throw new AppError('conversation_exists', 'The fork id is taken.');
-        },
-      );
+        onConflict: () => this.cache.delete(stream),
+      });
+      const appended = handled.appended?.position ?? null;
+      const position =
+        appended !== null && (opened === null || appended > opened) ? appended : opened;
+      return { result: handled.result, position };
     });
   }
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type Database from 'better-sqlite3';
 import { type EventStore, StreamNotFoundError } from '@arbor/event-store';
 import {
   agreePartitions,
@@ -27,6 +26,7 @@ import {
   type Projector,
   nextReadModelPath,
   readModelDataPath,
+  type ReadModelDb,
   type ReadModelQueries,
   type ReadModelSink,
   type RedisClient,
@@ -101,7 +101,7 @@ return 1
 @Injectable()
 export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
-  private db: Database.Database | null = null;
+  private db: ReadModelDb | null = null;
   private sink!: ReadModelSink;
   private projector!: Projector;
   private sqliteQueries!: ReadModelQueries;

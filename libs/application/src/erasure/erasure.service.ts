@@ -6,13 +6,17 @@ import {
   type RecordedEvent,
   StreamNotFoundError,
   tenantStreamPrefix,
-  WrongExpectedVersionError,
 } from '@arbor/event-store';
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { CONVERSATION_ERASED } from '@arbor/projections';
 import { type Caller } from '../caller';
 import { ContextService } from '../context/context.service';
-import { ConversationRepository, erasedError } from '../conversations/conversation.repository';
+import { type ResultOf } from '@arbor/domain';
+import {
+  ConversationRepository,
+  erasedError,
+  type Executed,
+} from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
 import { EVENT_STORE, KEY_STORE } from '../store/store.provider';
@@ -144,9 +148,11 @@ export class ErasureService {
 
   /**
    * Erases one conversation. `strict`: an unknown id is 404 and an erased one 410; otherwise
-   * (forks, tenants, the sweeper) those are skipped and null returned.
+   * (forks, tenants, the sweeper) those are skipped and null returned. The erasure is the domain's
+   * `erase` command through the repository's write path; the key's destruction is its step before
+   * the append, so from then on nothing of the content can be read, even if the process dies.
    */
-  private eraseOne(
+  private async eraseOne(
     caller: Caller,
     conversationId: string,
     reason: string,
@@ -154,72 +160,72 @@ export class ErasureService {
   ): Promise<ErasedConversation | null> {
     const tenantId = caller.tenantId;
     const stream = conversationStream(tenantId, conversationId);
-    return this.repository.exclusive(tenantId, conversationId, async () => {
-      for (let attempt = 0; ; attempt++) {
-        const last = await this.lastEvent(stream);
-        if (last === null) {
-          if (strict) throw conversationNotFound();
-          return null;
-        }
-        const tombstone = await this.keys.erasure(stream);
-        if (last.type === CONVERSATION_ERASED) {
-          if (strict && tombstone !== null) throw erasedError(tombstone);
-          if (tombstone === null) {
-            // The event is there but no tombstone (another process erased it before its key
-            // store was shared, or the file was restored): destroy the key now.
-            const data = last.data as { reason?: string };
-            await this.keys.erase(stream, {
-              erasedAt: last.metadata.timestamp,
-              actor: last.metadata.actor,
-              reason: data.reason ?? reason,
-            });
-          }
+    const last = await this.lastEvent(stream);
+    if (last === null) {
+      if (strict) throw conversationNotFound();
+      return null;
+    }
+    if (last.type === CONVERSATION_ERASED) return this.completeErased(caller, last, reason, strict);
+    // A tombstone without the event (the process died between them): the event repeats it.
+    const tombstone = await this.keys.erasure(stream);
+    const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
+    const why = tombstone?.reason ?? reason;
+    let erased: Executed<ResultOf<'erase'>>;
+    try {
+      erased = await this.repository.erase(
+        caller,
+        conversationId,
+        { type: 'erase', reason: why, erasedAt },
+        async () => {
+          await this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
           await this.forgetEverywhere(tenantId, conversationId);
-          await this.readModels.dropErasedRows(tenantId, conversationId);
-          return null;
-        }
-        const erasedAt = tombstone?.erasedAt ?? new Date().toISOString();
-        const why = tombstone?.reason ?? reason;
-        // The key first: from here on nothing of the content can be read, even if we die now.
-        await this.keys.erase(stream, { erasedAt, actor: caller.actor, reason: why });
-        await this.forgetEverywhere(tenantId, conversationId);
-        try {
-          const r = await this.store.appendToStream(
-            stream,
-            [
-              {
-                type: CONVERSATION_ERASED,
-                data: { conversationId, reason: why, erasedAt },
-                metadata: {
-                  tenantId,
-                  actor: caller.actor,
-                  timestamp: erasedAt,
-                  ...(caller.correlationId !== undefined && {
-                    correlationId: caller.correlationId,
-                  }),
-                },
-              },
-            ],
-            { expectedRevision: last.revision },
-          );
-          this.readModels.noteWrite(caller.keyId, r.position);
-          await this.readModels.reach(r.position);
-          // Projected: the live generation holds only the `:erased` marker; now the rows of any
-          // other generation, and every process's caches once more (a read between the key and
-          // the event may have filled one with `[erased]` stand-ins or, before the key, content).
-          await this.readModels.dropErasedRows(tenantId, conversationId);
-          await this.forgetEverywhere(tenantId, conversationId);
-          return {
-            conversationId,
-            erasedAt,
-            reason: why,
-            revision: Number(r.nextExpectedRevision),
-          };
-        } catch (e) {
-          if (!(e instanceof WrongExpectedVersionError) || attempt >= 3) throw e;
-        }
-      }
-    });
+        },
+      );
+    } catch (e) {
+      // Another writer erased it meanwhile.
+      if (!(e instanceof AppError) || e.code !== 'conversation_erased') throw e;
+      const now = await this.lastEvent(stream);
+      if (now === null) throw e;
+      return this.completeErased(caller, now, reason, strict);
+    }
+    const position = erased.position as bigint;
+    this.readModels.noteWrite(caller.keyId, position);
+    await this.readModels.reach(position);
+    // Projected: the live generation holds only the `:erased` marker; now the rows of any
+    // other generation, and every process's caches once more (a read between the key and
+    // the event may have filled one with `[erased]` stand-ins or, before the key, content).
+    await this.readModels.dropErasedRows(tenantId, conversationId);
+    await this.forgetEverywhere(tenantId, conversationId);
+    return { ...erased.result, reason: why };
+  }
+
+  /**
+   * A conversation whose stream already ends in `ConversationErased`: 410 when strict, else its
+   * key is made sure of (the event without a tombstone: another process erased it before its key
+   * store was shared, or the file was restored) and every copy of its rows and caches dropped.
+   */
+  private async completeErased(
+    caller: Caller,
+    last: RecordedEvent,
+    reason: string,
+    strict: boolean,
+  ): Promise<null> {
+    const tenantId = caller.tenantId;
+    const stream = last.streamName;
+    const { conversationId } = last.data as { conversationId: string };
+    const tombstone = await this.keys.erasure(stream);
+    if (strict && tombstone !== null) throw erasedError(tombstone);
+    if (tombstone === null) {
+      const data = last.data as { reason?: string };
+      await this.keys.erase(stream, {
+        erasedAt: last.metadata.timestamp,
+        actor: last.metadata.actor,
+        reason: data.reason ?? reason,
+      });
+    }
+    await this.forgetEverywhere(tenantId, conversationId);
+    await this.readModels.dropErasedRows(tenantId, conversationId);
+    return null;
   }
 
   /** This process's caches now, every other process's through the erasure announcement. */

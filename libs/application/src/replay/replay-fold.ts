@@ -4,7 +4,6 @@
  * fresh in-memory read-model database, and through the domain's `evolve`; the answer is then read
  * with the same query functions the live reads use. No Nest here: the CLI can reuse it.
  */
-import type Database from 'better-sqlite3';
 import { type RecordedEvent } from '@arbor/event-store';
 import { type ConversationState, evolve, initialState } from '@arbor/domain';
 import {
@@ -55,7 +54,7 @@ export const mergeByPosition = (
 
 /** A fresh fold into an in-memory read-model database built from `projections`. */
 export const createReplayFold = (projections: readonly Projection[]): ReplayFold => {
-  const db: Database.Database = openReadModelDb(':memory:', 4 * 1024);
+  const db = openReadModelDb(':memory:', 4 * 1024);
   migrateAll(db, projections);
   const applyBatch = createBatchApplier(db, 'replay', projections);
   const queries = createConversationQueries(db);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type EventStore, streamName } from '@arbor/event-store';
 import { EVENT_STORE } from '../store/store.provider';
 import { AppError } from '../errors';
+import { handleCommand } from '../write/handle-command';
 import { type Caller } from '../caller';
 import { TenantDirectoryService } from './tenant-directory.service';
 
@@ -45,18 +46,27 @@ export class AdminReadsService {
       type: 'AdminDataRead',
       data: { tenantId, route: read.route, conversationId: read.conversationId },
     };
-    await this.store.appendToStream(adminReadsStream(tenantId), [
-      {
-        type: event.type,
-        data: event.data,
-        metadata: {
-          tenantId,
-          actor: 'admin',
-          timestamp: new Date().toISOString(),
-          ...(correlationId !== undefined ? { correlationId } : {}),
-        },
-      },
-    ]);
+    // An audit record, never decided against: appended at `any`.
+    await handleCommand(this.store, {
+      stream: adminReadsStream(tenantId),
+      load: async () => null,
+      expectedRevision: () => 'any',
+      decide: () => ({
+        events: [
+          {
+            type: event.type,
+            data: event.data,
+            metadata: {
+              tenantId,
+              actor: 'admin',
+              timestamp: new Date().toISOString(),
+              ...(correlationId !== undefined ? { correlationId } : {}),
+            },
+          },
+        ],
+        result: null,
+      }),
+    });
     return {
       tenantId,
       keyId: 'admin',

@@ -30,7 +30,7 @@ import {
   type TenantState,
 } from '@arbor/tenancy';
 import { type AppErrorCode, AppError } from '../errors';
-import { decideAndAppend, expectedRevisionOf } from '../write/decide-append';
+import { expectedRevisionOf, handleCommand } from '../write/handle-command';
 import { EVENT_STORE } from '../store/store.provider';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 
@@ -217,24 +217,24 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
    * stream, decide, append at the revision decided on, and on a concurrent append decide again on
    * fresh state. Own writes then wait for the subscription, so the directory has them.
    */
-  private write(command: TenantCommand, ctx: ActorContext): Promise<void> {
+  private async write(command: TenantCommand, ctx: ActorContext): Promise<void> {
     const { tenantId } = command;
-    return decideAndAppend(async () => {
-      const state = await this.loadTenant(tenantId);
-      const decision = decideTenant(command, state);
-      if (!decision.ok) throw new AppError(TENANT_ERRORS[decision.code], decision.message);
-      if (decision.events.length === 0) return;
-      const timestamp = new Date().toISOString();
-      const result = await this.store.appendToStream(
-        tenantStream(tenantId),
-        decision.events.map((e) => ({
+    await handleCommand(this.store, {
+      stream: tenantStream(tenantId),
+      load: () => this.loadTenant(tenantId),
+      expectedRevision: (state) => expectedRevisionOf(state.revision),
+      decide: (state) => {
+        const decision = decideTenant(command, state);
+        if (!decision.ok) throw new AppError(TENANT_ERRORS[decision.code], decision.message);
+        const timestamp = new Date().toISOString();
+        const events = decision.events.map((e) => ({
           type: e.type,
           data: e.data,
           metadata: { tenantId, actor: ctx.actor, timestamp, correlationId: ctx.correlationId },
-        })),
-        { expectedRevision: expectedRevisionOf(state.revision) },
-      );
-      await this.waitFor(result.position);
+        }));
+        return { events, result: null };
+      },
+      afterAppend: (_state, _decided, appended) => this.waitFor(appended.position),
     });
   }
 

@@ -1,4 +1,4 @@
-/** The summary rung's provider client (see the README, "Summary rung client"). */
+/** The summary rung's provider client (libs/context/README.md, "Summary rung client"). */
 export * from './errors';
 export {
   DEFAULT_SUMMARY_BASE_URLS,
@@ -17,4 +17,3 @@ export {
   type SummarizerConfig,
   type SummarizeResult,
 } from './summarizer';
-export { summaryConfigFromEnv, SUMMARY_ENV, type SummaryEnvConfig } from './env';

@@ -1,10 +1,9 @@
 import type Database from 'better-sqlite3';
 import { parseStreamName, type RecordedEvent } from '@arbor/event-store';
-import { type ConversationEvent, type Message } from '@arbor/domain';
+import { type ConversationEvent, type ConversationEventType, type Message } from '@arbor/domain';
 
-/** The conversation events this projection folds, read off a recorded event. */
-/** The event that erases a conversation (appended by the application's erasure, not decided). */
-export const CONVERSATION_ERASED = 'ConversationErased';
+/** The domain event that erases a conversation: its rows go, a marker stays. */
+export const CONVERSATION_ERASED = 'ConversationErased' satisfies ConversationEventType;
 
 const asConversationEvent = (e: RecordedEvent): ConversationEvent =>
   ({ type: e.type, data: e.data }) as ConversationEvent;
