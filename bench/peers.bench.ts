@@ -5,6 +5,7 @@
  *
  *   npm run bench:peers -- [--turns 5000] [--read-at 2000] [--reads 20] [--conversations 32]
  *   npm run bench:peers -- --only open [--open-reps 7] [--data <dir>]   (cold open alone)
+ *   also: [--screen-turns 200] [--screen-images 4]   (the computer-use session's disk)
  *
  * Equal durability: pi appends each entry with appendFileSync (in the OS cache, no fsync); Arbor
  * commits each turn to its SQLite log at synchronous=NORMAL (WAL, no fsync per commit). Both
@@ -30,6 +31,7 @@ import {
   table,
   verdictLines,
 } from './lib/report';
+import { type FloorTurn, openFloor } from './lib/floor';
 import { ROOT } from './lib/server';
 import { text } from './lib/turns';
 
@@ -44,7 +46,7 @@ const now = () => process.hrtime.bigint();
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 /** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
-const turnMessages = (i: number): MessageInput[] => {
+const rawTurn = (i: number): unknown[] => {
   const callId = `toolu_${i}`;
   const model = 'claude-sonnet-4-5';
   const usage = { input_tokens: 1200, output_tokens: 80 };
@@ -70,9 +72,78 @@ const turnMessages = (i: number): MessageInput[] => {
     },
     { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
   ];
+  return raw;
+};
+
+const parsedTurn = (raw: unknown[]): MessageInput[] => {
   const parsed = parseMessages(raw);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
   return parsed.value;
+};
+
+const turnMessages = (i: number): MessageInput[] => parsedTurn(rawTurn(i));
+
+/**
+ * A computer-use turn (item 7 of issue #25): the model asks for a screenshot, the tool answers
+ * with a PNG of ~1 MB (one of a few distinct images, resent), the model answers.
+ */
+const screenTurn = (i: number, png: string): unknown[] => {
+  const callId = `toolu_${i}`;
+  const model = 'claude-sonnet-4-5';
+  const usage = { input_tokens: 1200, output_tokens: 80 };
+  return [
+    { role: 'user', content: [{ type: 'text', text: text(120, i) }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: callId, name: 'computer', input: { action: 'screenshot' } },
+      ],
+      model,
+      usage,
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: callId,
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+          ],
+        },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
+  ];
+};
+
+/** The screenshots of the computer-use session, as files beside the data (both sides read them). */
+const SCREEN_FILES = (dir: string, count: number) =>
+  Array.from({ length: count }, (_, k) => path.join(dir, `screen-${k}.png`));
+
+/**
+ * `count` distinct PNGs of ~1 MB each: noise in 8-bit RGB at 540×540 does not compress, so the
+ * file is as large as a busy desktop screenshot. Real PNGs (the domain reads their headers).
+ */
+const writeScreens = async (dir: string, count: number): Promise<string[]> => {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const files = SCREEN_FILES(dir, count);
+  files.forEach((file, k) => {
+    const canvas = createCanvas(540, 540);
+    const ctx = canvas.getContext('2d');
+    const image = ctx.createImageData(540, 540);
+    let x = 0x9e3779b9 ^ (k + 1);
+    for (let p = 0; p < image.data.length; p++) {
+      // xorshift32: the same images in every run.
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      image.data[p] = p % 4 === 3 ? 255 : x & 0xff;
+    }
+    ctx.putImageData(image, 0, 0);
+    fs.writeFileSync(file, canvas.toBuffer('image/png'));
+  });
+  return files;
 };
 
 interface Reads {
@@ -262,6 +333,69 @@ const arborPhases = {
     return { openMs, storeOpenMs, foldMs, revision: loaded.revision };
   },
 
+  /**
+   * The floor (bench/lib/floor.ts) over the same turn bytes: one conversation (a batch of one turn,
+   * as a lone writer's group commit holds), then `convs` conversations with one turn of each per
+   * batch (what the group committer gathers from `convs` writers in flight). Same synchronous
+   * setting as Arbor's side.
+   */
+  async floor(dir: string, turns: number, convs: number) {
+    fs.mkdirSync(dir, { recursive: true });
+    const bodies = Array.from({ length: turns }, (_, i) => Buffer.from(JSON.stringify(rawTurn(i))));
+    const seq = openFloor(path.join(dir, 'floor-seq.sqlite'), 'NORMAL');
+    const t0 = now();
+    for (let i = 0; i < turns; i++) seq.commit([{ conversation: 'c0', bytes: bodies[i] }]);
+    const seqMs = since(t0);
+    seq.close();
+    const bytes = dirBytes(dir);
+    const conc = openFloor(path.join(dir, 'floor-conc.sqlite'), 'NORMAL');
+    const perWriter = Math.ceil(turns / convs);
+    const t1 = now();
+    for (let k = 0; k < perWriter; k++) {
+      const batch: FloorTurn[] = [];
+      for (let c = 0; c < convs; c++) {
+        const i = c * perWriter + k;
+        if (i < Math.min(turns, (c + 1) * perWriter))
+          batch.push({ conversation: `c${c}`, bytes: bodies[i] });
+      }
+      conc.commit(batch);
+    }
+    const concMs = since(t1);
+    conc.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { seqMs, concMs, bytes, turns, convs };
+  },
+
+  /** The computer-use session: `turns` turns, each with one of the screenshots in `dir`. */
+  async screens(dir: string, turns: number, images: number) {
+    const pngs = SCREEN_FILES(dir, images).map((f) => fs.readFileSync(f).toString('base64'));
+    const data = path.join(dir, 'arbor');
+    fs.mkdirSync(data, { recursive: true });
+    const store = openStore(data, 'NORMAL');
+    const read = await openReadSide(store, data);
+    const conversationId = randomUUID();
+    const writer = createWriter(store, TENANT, conversationId);
+    await writer.execute({ type: 'start', conversationId });
+    const t0 = now();
+    for (let i = 0; i < turns; i++) {
+      const tip = writer.state.tip;
+      await writer.execute({
+        type: 'commitTurn',
+        parentId: tip,
+        expectedTip: tip,
+        messages: parsedTurn(screenTurn(i, pngs[i % pngs.length])),
+      });
+    }
+    const appendMs = since(t0);
+    await read.caughtUp();
+    const messages = readActiveBranch(read.queries, TENANT, conversationId).length;
+    await read.close();
+    await store.close();
+    const bytes = dirBytes(data);
+    fs.rmSync(data, { recursive: true, force: true });
+    return { appendMs, turns, messages, bytes };
+  },
+
   async verify(dir: string) {
     const { conversationId, target } = JSON.parse(
       fs.readFileSync(path.join(dir, IDS_FILE), 'utf8'),
@@ -319,7 +453,13 @@ const runChild = (args: string[]) => {
   return JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
 };
 
-const runPhase = <T>(side: 'arbor' | 'pi', phase: Phase, dir: string, extra: number[] = []): T =>
+const runPhase = <T>(
+  side: 'arbor' | 'pi',
+  /** `durable`: pi's side only. */
+  phase: Phase | 'durable',
+  dir: string,
+  extra: (number | string)[] = [],
+): T =>
   runChild(
     side === 'pi'
       ? [path.join(PEERS, 'pi-side.mjs'), phase, dir, ...extra.map(String)]
@@ -365,6 +505,17 @@ interface ConcurrentOut {
   messages: number;
 }
 
+interface FloorOut {
+  seqMs: number;
+  concMs: number;
+  bytes: number;
+}
+
+interface DiskOut {
+  appendMs: number;
+  bytes: number;
+}
+
 interface VerifyOut {
   leaf: string | null;
   target: string;
@@ -384,6 +535,8 @@ const main = async () => {
   const readAt = numberFlag(args, 'read-at', 2000);
   const reads = numberFlag(args, 'reads', 20);
   const convs = numberFlag(args, 'conversations', 32);
+  const screenTurns = numberFlag(args, 'screen-turns', 200);
+  const screenImages = numberFlag(args, 'screen-images', 4);
   console.log(
     `# bench:peers — Arbor vs pi SessionManager, in process (${new Date().toISOString()})`,
   );
@@ -424,6 +577,24 @@ const main = async () => {
     ]);
     if (arConc.messages !== turns * 4)
       throw new Error(`concurrent: ${arConc.messages} messages read back`);
+    const floor = runPhase<FloorOut>('arbor', 'floor', path.join(base, 'floor'), [turns, convs]);
+    fs.mkdirSync(path.join(base, 'pi-durable'));
+    const piDurable = runPhase<DiskOut>('pi', 'durable', path.join(base, 'pi-durable'), [turns]);
+    const screensDir = path.join(base, 'screens');
+    fs.mkdirSync(screensDir);
+    fs.mkdirSync(path.join(base, 'pi-screens'));
+    const pngs = await writeScreens(screensDir, screenImages);
+    const piScreens = runPhase<DiskOut>('pi', 'screens', path.join(base, 'pi-screens'), [
+      screenTurns,
+      ...pngs,
+    ]);
+    const arScreens = runPhase<DiskOut & { messages: number }>('arbor', 'screens', screensDir, [
+      screenTurns,
+      screenImages,
+    ]);
+    if (arScreens.messages !== screenTurns * 4)
+      throw new Error(`screens: ${arScreens.messages} messages read back`);
+    const pngBytes = pngs.reduce((sum, f) => sum + fs.statSync(f).size, 0) / pngs.length;
 
     const perSec = (ms: number) => (turns * 1000) / ms;
     const arWithProjections = (arAppend.appendMs + (arAppend.catchUpMs ?? 0)) as number;
@@ -553,7 +724,124 @@ const main = async () => {
         ` runs live in the same process; its cold-open-to-append folds the log into the write state` +
         ` (${fmt((arOpen as OpenOut & { foldMs: number }).foldMs)} ms of it).`,
     );
+    const floorSeq = perSec(floor.seqMs);
+    const floorConc = perSec(floor.concMs);
+    const arConcRate = perSec(arConc.caughtUpMs ?? arConc.appendMs);
+    const arSeqRate = perSec(arWithProjections);
+    const vs = (a: number, b: number) => `${fmt(a / b, 2)}×`;
+    console.log(
+      section(
+        `The floor (bench/lib/floor.ts: parse + SHA-256 + AES-GCM + one insert per turn, a transaction per batch) and pi made durable`,
+      ),
+    );
+    console.log(
+      table(
+        ['measure', 'Arbor', 'floor', 'pi', 'pi + fdatasync', 'Arbor / floor', 'Arbor / pi'],
+        [
+          [
+            `append, ${convs} conversations (floor: batches of ${convs}), turns/s`,
+            fmt(arConcRate, 0),
+            fmt(floorConc, 0),
+            fmt(perSec(piConc.appendMs), 0),
+            '',
+            vs(arConcRate, floorConc),
+            vs(arConcRate, perSec(piConc.appendMs)),
+          ],
+          [
+            'append, one conversation (floor: batches of 1), turns/s',
+            fmt(arSeqRate, 0),
+            fmt(floorSeq, 0),
+            fmt(perSec(piAppend.appendMs), 0),
+            fmt(perSec(piDurable.appendMs), 0),
+            vs(arSeqRate, floorSeq),
+            vs(arSeqRate, perSec(piAppend.appendMs)),
+          ],
+          [
+            '  log only (no projector), turns/s',
+            fmt(perSec(logOnly.appendMs), 0),
+            fmt(floorSeq, 0),
+            fmt(perSec(piAppend.appendMs), 0),
+            '',
+            vs(perSec(logOnly.appendMs), floorSeq),
+            vs(perSec(logOnly.appendMs), perSec(piAppend.appendMs)),
+          ],
+          [
+            `disk, ${fmt(total, 0)} messages (B per message)`,
+            fmt(arAppend.bytes / total, 0),
+            fmt(floor.bytes / total, 0),
+            fmt(piAppend.bytes / total, 0),
+            fmt(piDurable.bytes / total, 0),
+            vs(arAppend.bytes, floor.bytes),
+            vs(arAppend.bytes, piAppend.bytes),
+          ],
+        ],
+      ),
+    );
+    console.log(
+      `\nBoth at synchronous=NORMAL (no fsync per commit); "pi + fdatasync" is pi's SessionManager with` +
+        ` one fdatasync of its file per turn (the durability of Arbor at FULL). The floor's turn bytes are` +
+        ` the JSON of the same 4 messages; Arbor's side builds and parses them as objects.`,
+    );
+    console.log(
+      section(
+        `Computer use: ${screenTurns} turns, a ${fmt(pngBytes / 2 ** 20, 2)} MiB PNG screenshot every turn (${screenImages} distinct, resent)`,
+      ),
+    );
+    console.log(
+      table(
+        ['measure', 'Arbor', 'pi', 'Arbor vs pi'],
+        [
+          [
+            'on disk (MiB)',
+            fmt(arScreens.bytes / 2 ** 20, 1),
+            fmt(piScreens.bytes / 2 ** 20, 1),
+            `${fmt(arScreens.bytes / piScreens.bytes, 2)}× pi's bytes`,
+          ],
+          [
+            '  per screenshot sent (MiB; the PNG is this large as base64)',
+            fmt(arScreens.bytes / screenTurns / 2 ** 20, 2),
+            fmt(piScreens.bytes / screenTurns / 2 ** 20, 2),
+            '',
+          ],
+          [
+            'append, turns/s',
+            fmt((screenTurns * 1000) / arScreens.appendMs, 0),
+            fmt((screenTurns * 1000) / piScreens.appendMs, 0),
+            better(arScreens.appendMs, piScreens.appendMs, false),
+          ],
+        ],
+      ),
+    );
     console.log(section('Summary'));
+    console.log(
+      verdictLines('bench:peers (issue #25)', [
+        {
+          target: `append, ${convs} conversations, reads caught up: ≥ 0.5× pi`,
+          measured: `${fmt(arConcRate, 0)} vs ${fmt(perSec(piConc.appendMs), 0)} turns/s (${vs(arConcRate, perSec(piConc.appendMs))})`,
+          pass: arConcRate >= 0.5 * perSec(piConc.appendMs),
+        },
+        {
+          target: 'append, one conversation, projector live: ≥ 0.25× pi',
+          measured: `${fmt(arSeqRate, 0)} vs ${fmt(perSec(piAppend.appendMs), 0)} turns/s (${vs(arSeqRate, perSec(piAppend.appendMs))}; pi + fdatasync ${fmt(perSec(piDurable.appendMs), 0)})`,
+          pass: arSeqRate >= 0.25 * perSec(piAppend.appendMs),
+        },
+        {
+          target: `append, ${convs} conversations: ≥ 0.5× the floor`,
+          measured: `${fmt(arConcRate, 0)} vs ${fmt(floorConc, 0)} turns/s (${vs(arConcRate, floorConc)})`,
+          pass: arConcRate >= 0.5 * floorConc,
+        },
+        {
+          target: 'append, one conversation: ≥ 0.5× the floor',
+          measured: `${fmt(arSeqRate, 0)} vs ${fmt(floorSeq, 0)} turns/s (${vs(arSeqRate, floorSeq)})`,
+          pass: arSeqRate >= 0.5 * floorSeq,
+        },
+        {
+          target: `computer use, ${screenTurns} screenshots: disk ≤ 2× pi's bytes`,
+          measured: `${fmt(arScreens.bytes / 2 ** 20, 1)} vs ${fmt(piScreens.bytes / 2 ** 20, 1)} MiB (${vs(arScreens.bytes, piScreens.bytes)})`,
+          pass: arScreens.bytes <= 2 * piScreens.bytes,
+        },
+      ]),
+    );
     console.log(
       verdictLines('bench:peers', [
         {

@@ -13,7 +13,9 @@
  * runs `sealed` again beside `raw sealed`, the baseline for the sealed rows: hand-written better-sqlite3 statements and node:crypto calls
  * writing the same sealed rows (each event's content as one AES-256-GCM box, a key per stream
  * wrapped by a master key in a key file with the same pragmas as the key store's) and scanning
- * them back opened; sealed/raw-sealed is the store's own overhead with encryption on.
+ * them back opened; sealed/raw-sealed is the store's own overhead with encryption on. In that pass
+ * runs the floor too (bench/lib/floor.ts, issue #25): each turn's bytes parsed, hashed, sealed once
+ * and inserted as one row, a transaction per turn; sealed/floor is held to >= 0.5.
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -24,6 +26,7 @@ import { type EventData, type EventMetadata, type EventStore } from '@arbor/even
 import { openSqliteEventStore, type SynchronousMode } from '@arbor/event-store/sqlite';
 import { openSqliteKeyStore, withContentKeys } from '@arbor/event-store/crypto';
 import { applyPragmas, SCHEMA_SQL } from '@arbor/event-store/sqlite/schema';
+import { openFloor } from './lib/floor';
 import { median } from './lib/report';
 
 const EVENTS_PER_TURN = 4;
@@ -31,6 +34,8 @@ const STREAMS = 100;
 const PAGE = 1000;
 const APPEND_TARGET = 0.7;
 const REPLAY_TARGET = 0.5;
+/** Issue #25: the store with encryption on commits at >= 0.5x the floor. */
+const FLOOR_TARGET = 0.5;
 
 interface Args {
   turns: number;
@@ -56,6 +61,8 @@ interface Turn {
   stream: string;
   expectedRevision: bigint | 'no_stream';
   events: EventData[];
+  /** The turn as it would arrive (its events as JSON): the floor side's input. */
+  bytes: Buffer;
 }
 
 /** ~1.5 KB of JSON per event, shaped like a message of a turn. */
@@ -86,16 +93,18 @@ const makeTurns = (count: number): Turn[] => {
     const stream = `conv-bench.c${t % STREAMS}`;
     const last = revisions.get(stream);
     revisions.set(stream, (last ?? -1n) + BigInt(EVENTS_PER_TURN));
+    const events = Array.from({ length: EVENTS_PER_TURN }, (_, k) => ({
+      id: randomUUID(),
+      // A content event, so the sealed side seals it (`message.content`).
+      type: 'MessageAppended',
+      data: { message: messageData(t, k) },
+      metadata: metadata(t),
+    }));
     return {
       stream,
       expectedRevision: last ?? 'no_stream',
-      events: Array.from({ length: EVENTS_PER_TURN }, (_, k) => ({
-        id: randomUUID(),
-        // A content event, so the sealed side seals it (`message.content`).
-        type: 'MessageAppended',
-        data: { message: messageData(t, k) },
-        metadata: metadata(t),
-      })),
+      events,
+      bytes: Buffer.from(JSON.stringify(events)),
     };
   });
 };
@@ -122,6 +131,8 @@ interface Rates {
   sealedPaired: number;
   /** store/raw computed from CPU seconds instead of wall seconds. */
   cpuRatio: number;
+  /** The floor (bench/lib/floor.ts), measured in the pass beside `raw sealed`. */
+  floor: number;
 }
 
 const rates = (count: number, sides: { name: string; s: number; cpu: number }[]): Rates => {
@@ -133,6 +144,7 @@ const rates = (count: number, sides: { name: string; s: number; cpu: number }[])
     rawSealed: count / side('raw sealed').s,
     sealedPaired: count / side('sealed').s,
     cpuRatio: side('raw').cpu / side('store').cpu,
+    floor: count / side('floor').s,
   };
 };
 
@@ -282,9 +294,24 @@ const rawSealedAppender = (file: string, sync: SynchronousMode) => {
   );
 };
 
-type SideName = 'store' | 'raw' | 'sealed' | 'raw sealed';
+type SideName = 'store' | 'raw' | 'sealed' | 'raw sealed' | 'floor';
+
+/**
+ * The floor: each turn's bytes parsed, hashed, sealed once and inserted as one row, a transaction
+ * per turn (what the group commit of a lone sequential writer holds: a batch of one).
+ */
+const floorAppender = (file: string, sync: SynchronousMode) => {
+  const floor = openFloor(file, sync);
+  return {
+    run: async (turns: Turn[]) => {
+      for (const turn of turns) floor.commit([{ conversation: turn.stream, bytes: turn.bytes }]);
+    },
+    close: async () => floor.close(),
+  };
+};
 
 const appenderOf = (name: SideName, file: string, sync: SynchronousMode) => {
+  if (name === 'floor') return floorAppender(file, sync);
   if (name === 'store') return storeAppender(file, sync);
   if (name === 'raw') return rawAppender(file, sync);
   if (name === 'sealed') return storeAppender(file, sync, true);
@@ -429,7 +456,7 @@ const rawSealedReplayer = (file: string) => {
   );
 };
 
-const replayerOf = (name: SideName, file: string) => {
+const replayerOf = (name: Exclude<SideName, 'floor'>, file: string) => {
   if (name === 'store') return storeReplayer(file);
   if (name === 'raw') return rawReplayer(file);
   if (name === 'sealed') return storeReplayer(file, true);
@@ -440,12 +467,12 @@ const replayerOf = (name: SideName, file: string) => {
 const replayBoth = async (
   dir: string,
   pass: string,
-  names: SideName[],
+  names: Exclude<SideName, 'floor'>[],
   rep: number,
   expected: number,
 ) => {
   // The raw side scans the store's file (the same rows), as it always has.
-  const source = (name: SideName): SideName => (name === 'raw' ? 'store' : name);
+  const source = (name: Exclude<SideName, 'floor'>) => (name === 'raw' ? 'store' : name);
   const sides = names.map((name) => ({
     name,
     side: replayerOf(name, fileOf(dir, pass, source(name), rep)),
@@ -487,13 +514,13 @@ const main = async () => {
   try {
     for (let rep = 0; rep < args.reps; rep++) {
       const events = args.turns * EVENTS_PER_TURN;
-      const clear: SideName[] = ['store', 'raw', 'sealed'];
-      const sealedPair: SideName[] = ['sealed', 'raw sealed'];
+      const clear: Exclude<SideName, 'floor'>[] = ['store', 'raw', 'sealed'];
+      const sealedPair: Exclude<SideName, 'floor'>[] = ['sealed', 'raw sealed'];
       const a1 = await appendBoth(dir, 'clear', clear, rep, turns, args.sync);
       const r1 = await replayBoth(dir, 'clear', clear, rep, events);
-      const a2 = await appendBoth(dir, 'sealed', sealedPair, rep, turns, args.sync);
+      const a2 = await appendBoth(dir, 'sealed', [...sealedPair, 'floor'], rep, turns, args.sync);
       const r2 = await replayBoth(dir, 'sealed', sealedPair, rep, events);
-      const a = { ...a1, rawSealed: a2.rawSealed, sealedPaired: a2.sealed };
+      const a = { ...a1, rawSealed: a2.rawSealed, sealedPaired: a2.sealed, floor: a2.floor };
       const r = { ...r1, rawSealed: r2.rawSealed, sealedPaired: r2.sealed };
       append.push(a);
       replay.push(r);
@@ -503,7 +530,8 @@ const main = async () => {
           `events/s (${(r.store / r.raw).toFixed(2)}); sealed append ${fmt(a.sealed)} turns/s ` +
           `(${(a.sealed / a.raw).toFixed(2)} of raw; ${(a.sealedPaired / a.rawSealed).toFixed(2)} of ` +
           `raw sealed), replay ${fmt(r.sealed)} events/s (${(r.sealed / r.raw).toFixed(2)} of raw; ` +
-          `${(r.sealedPaired / r.rawSealed).toFixed(2)} of raw sealed)`,
+          `${(r.sealedPaired / r.rawSealed).toFixed(2)} of raw sealed); floor ${fmt(a.floor)} ` +
+          `turns/s (sealed/floor ${(a.sealedPaired / a.floor).toFixed(2)})`,
       );
       for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
     }
@@ -550,6 +578,17 @@ const main = async () => {
   );
   againstRawSealed('append', 'turns/s', append, APPEND_TARGET);
   againstRawSealed('replay', 'events/s', replay, REPLAY_TARGET);
+  const floor = median(append.map((x) => x.floor));
+  const sealedFloor = median(append.map((x) => x.sealedPaired / x.floor));
+  console.log(
+    'the floor (issue #25: each turn parsed, SHA-256-hashed, AES-GCM-sealed once, one row, a ' +
+      'transaction per turn as the group commit holds for one writer):',
+  );
+  console.log(
+    `  append floor ${fmt(floor)} turns/s  sealed/floor ${sealedFloor.toFixed(2)} (target >= ` +
+      `${FLOOR_TARGET})  ${verdict(sealedFloor, FLOOR_TARGET)}  store/floor ` +
+      `${median(append.map((x) => x.store / x.floor)).toFixed(2)}`,
+  );
 };
 
 main().catch((error: unknown) => {

@@ -7,6 +7,8 @@
 //   node bench/peers/pi-side.mjs open   <dir> <reads>
 //   node bench/peers/pi-side.mjs verify <dir>
 //   node bench/peers/pi-side.mjs concurrent <dir> <turns> <conversations>
+//   node bench/peers/pi-side.mjs durable <dir> <turns>          (append + fdatasync per turn)
+//   node bench/peers/pi-side.mjs screens <dir> <turns> <png>... (computer use: a screenshot a turn)
 import fs from 'node:fs';
 import path from 'node:path';
 import { SessionManager } from '@mariozechner/pi-coding-agent';
@@ -165,6 +167,54 @@ if (phase === 'append') {
   const messages = sessions.reduce((sum, sm) => sum + sm.buildSessionContext().messages.length, 0);
   fs.rmSync(dir, { recursive: true, force: true });
   console.log(JSON.stringify({ appendMs, turns, convs, messages }));
+} else if (phase === 'durable') {
+  // pi's own appends made durable as Arbor's FULL commits are: fdatasync of the session file
+  // after every turn (pi itself never syncs; the file exists once the first assistant entry is in).
+  const [turns] = rest.map(Number);
+  const sm = SessionManager.create(dir, dir);
+  let fd = null;
+  const t0 = now();
+  for (let i = 0; i < turns; i++) {
+    appendTurn(sm, i);
+    fd ??= fs.openSync(sm.getSessionFile(), 'r');
+    fs.fdatasyncSync(fd);
+  }
+  const appendMs = ms(t0);
+  fs.closeSync(fd);
+  console.log(JSON.stringify({ appendMs, turns, bytes: fs.statSync(sm.getSessionFile()).size }));
+} else if (phase === 'screens') {
+  // A computer-use session: each turn the model asks for a screenshot, the tool returns a PNG of
+  // ~1 MB (a few distinct images, resent), the model answers. Bytes on disk are what counts.
+  const [turnsText, ...pngs] = rest;
+  const turns = Number(turnsText);
+  const images = pngs.map((f) => fs.readFileSync(f).toString('base64'));
+  const sm = SessionManager.create(dir, dir);
+  const t0 = now();
+  for (let i = 0; i < turns; i++) {
+    const callId = `toolu_${i}`;
+    sm.appendMessage({
+      role: 'user',
+      content: [{ type: 'text', text: text(120, i) }],
+      timestamp: Date.now(),
+    });
+    sm.appendMessage(
+      assistant(
+        [{ type: 'toolCall', id: callId, name: 'computer', arguments: { action: 'screenshot' } }],
+        'toolUse',
+      ),
+    );
+    sm.appendMessage({
+      role: 'toolResult',
+      toolCallId: callId,
+      toolName: 'computer',
+      content: [{ type: 'image', data: images[i % images.length], mimeType: 'image/png' }],
+      isError: false,
+      timestamp: Date.now(),
+    });
+    sm.appendMessage(assistant([{ type: 'text', text: text(200, i + 3) }], 'stop'));
+  }
+  const appendMs = ms(t0);
+  console.log(JSON.stringify({ appendMs, turns, bytes: fs.statSync(sm.getSessionFile()).size }));
 } else if (phase === 'verify') {
   // A restart: a new process opens the session and reports where its leaf is.
   const target = fs.readFileSync(path.join(dir, 'branch-target.txt'), 'utf8');
