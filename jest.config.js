@@ -49,6 +49,9 @@ const SCALED_SUITES = [
 module.exports = {
   // Generous: CI machines have 2 cores and property tests open real SQLite files.
   testTimeout: 60_000,
+  // Two workers even on 2 cores: most e2e suites wait on processes they spawn (servers, CLIs,
+  // Redis, Chromium), so one worker per core minus one (jest's default: 1 here) left a core idle.
+  maxWorkers: 2,
   // Suites run in a worker that is replaced once it holds more than this after a test file. On a
   // 2-core machine Jest would otherwise run every suite in its own process (one worker = in
   // band), where what the ~210 suites leave behind (native handles, module caches of spawned
