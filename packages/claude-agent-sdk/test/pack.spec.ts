@@ -3,21 +3,12 @@
  * beside the packed `@arbor/client` and the installed `@anthropic-ai/claude-agent-sdk` (a peer),
  * and the README's quick start runs against a real Arbor server.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Harness, startHarness } from '../../../test/support/harness';
-
-const pack = (pkg: string, dir: string): { filename: string; files: { path: string }[] } => {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: pkg,
-    encoding: 'utf8',
-  });
-  return (
-    JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[]
-  )[0];
-};
+import { packBesideClient, REPO_ROOT } from '../../../test/support/pack';
 
 // The quick start, as an app outside the repository would run it (CommonJS; the SDK is ESM and
 // loads through require on Node ≥ 20.19).
@@ -48,9 +39,7 @@ describe('@arbor/claude-agent-sdk package', () => {
   });
 
   it('packs, and the unpacked package runs the quick start beside @arbor/client', async () => {
-    const root = path.resolve(__dirname, '../../..');
-    const ours = pack(path.resolve(__dirname, '..'), dir);
-    const paths = ours.files.map((f) => f.path);
+    const { app, paths, js } = packBesideClient('claude-agent-sdk', dir);
     expect(paths).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/store.js', 'README.md']),
     );
@@ -59,28 +48,6 @@ describe('@arbor/claude-agent-sdk package', () => {
       fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'),
     ) as { peerDependencies: Record<string, string> };
     expect(Object.keys(manifest.peerDependencies)).toEqual(['@anthropic-ai/claude-agent-sdk']);
-    const client = pack(path.join(root, 'packages/client'), dir);
-
-    const app = path.join(dir, 'app');
-    const modules = path.join(app, 'node_modules/@arbor');
-    for (const [file, name] of [
-      [ours.filename, 'claude-agent-sdk'],
-      [client.filename, 'client'],
-    ]) {
-      fs.mkdirSync(path.join(modules, name), { recursive: true });
-      execFileSync('tar', [
-        '-xzf',
-        path.join(dir, file),
-        '-C',
-        path.join(modules, name),
-        '--strip-components=1',
-      ]);
-    }
-    const js = fs
-      .readdirSync(path.join(modules, 'claude-agent-sdk/dist'))
-      .filter((f) => f.endsWith('.js'))
-      .map((f) => fs.readFileSync(path.join(modules, 'claude-agent-sdk/dist', f), 'utf8'))
-      .join('\n');
     expect(js).not.toMatch(/require\("\.\.\/\.\./);
 
     // A Claude Code session on disk, where the SDK looks for it.
@@ -90,7 +57,7 @@ describe('@arbor/claude-agent-sdk package', () => {
     const projectDir = path.join(config, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'));
     fs.mkdirSync(projectDir, { recursive: true });
     const fixture = path.join(
-      root,
+      REPO_ROOT,
       `test/fixtures/real/claude-code/experiments-ideas__${sessionId}.jsonl`,
     );
     fs.copyFileSync(fixture, path.join(projectDir, `${sessionId}.jsonl`));
@@ -108,7 +75,7 @@ describe('@arbor/claude-agent-sdk package', () => {
           // The SDK comes from the repository's install (a peer dependency).
           env: {
             ...process.env,
-            NODE_PATH: path.join(root, 'node_modules'),
+            NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
             CLAUDE_CONFIG_DIR: config,
           },
         },

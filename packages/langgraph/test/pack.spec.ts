@@ -3,22 +3,13 @@
  * into an empty folder beside the packed `@arbor/client`, it runs the README's quick start
  * against the real app (LangGraph from the repository's install: peer dependencies).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Harness, startHarness } from '../../../test/support/harness';
-
-const pack = (pkg: string, dir: string): { filename: string; files: { path: string }[] } => {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: pkg,
-    encoding: 'utf8',
-  });
-  return (
-    JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[]
-  )[0];
-};
+import { packBesideClient, REPO_ROOT } from '../../../test/support/pack';
 
 // The README's quick start, with a fixed answer in place of a model.
 const QUICK_START = `
@@ -51,37 +42,21 @@ describe('@arbor/langgraph package', () => {
   });
 
   it('packs, and the unpacked package runs the quick start against Arbor', async () => {
-    const root = path.resolve(__dirname, '../../..');
-    const ours = pack(path.resolve(__dirname, '..'), dir);
-    const paths = ours.files.map((f) => f.path);
+    const { app, paths, js } = packBesideClient('langgraph', dir);
     expect(paths).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/saver.js', 'README.md']),
     );
     expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
-    const client = pack(path.join(root, 'packages/client'), dir);
-    const modules = path.join(dir, 'app/node_modules/@arbor');
-    for (const [file, name] of [
-      [ours.filename, 'langgraph'],
-      [client.filename, 'client'],
-    ]) {
-      fs.mkdirSync(path.join(modules, name), { recursive: true });
-      execFileSync('tar', [
-        '-xzf',
-        path.join(dir, file),
-        '-C',
-        path.join(modules, name),
-        '--strip-components=1',
-      ]);
-    }
-    fs.writeFileSync(path.join(dir, 'app/quick-start.js'), QUICK_START);
+    expect(js).not.toMatch(/require\("\.\.\/\.\./);
+    fs.writeFileSync(path.join(app, 'quick-start.js'), QUICK_START);
     const { apiKey } = await h.createTenant('pack');
     // Asynchronously: the server it talks to runs in this process.
     const { stdout: out } = await promisify(execFile)(process.execPath, ['quick-start.js'], {
-      cwd: path.join(dir, 'app'),
+      cwd: app,
       encoding: 'utf8',
       env: {
         ...process.env,
-        NODE_PATH: path.join(root, 'node_modules'),
+        NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
         ARBOR_URL: h.baseUrl,
         ARBOR_KEY: apiKey,
       },
