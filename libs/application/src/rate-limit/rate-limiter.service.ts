@@ -17,9 +17,10 @@ import {
 /**
  * The token bucket of `token-bucket.ts`, in one Lua script so that every replica takes from the
  * same bucket atomically. Redis's own clock (`TIME`) times the refill, so replicas' clocks do not
- * matter. Answers `{allowed, tokens}`; tokens as a string (Lua numbers become integers in replies).
+ * matter. ARGV[4] = `charge` takes the cost even below zero (`chargeTokens`: work already done).
+ * Answers `{allowed, tokens}`; tokens as a string (Lua numbers become integers in replies).
  */
-const TAKE_SCRIPT = `
+const BUCKET_SCRIPT = `
 local perMs = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
@@ -33,7 +34,7 @@ else
   tokens = math.min(burst, tokens + math.max(0, now - tonumber(s[2])) * perMs)
 end
 local allowed = 0
-if tokens >= cost then
+if tokens >= cost or ARGV[4] == 'charge' then
   tokens = tokens - cost
   allowed = 1
 end
@@ -41,28 +42,9 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
 return {allowed, tostring(tokens)}
 `;
-/** `chargeTokens` in Redis: refill, then take `cost` tokens even below zero. */
-const CHARGE_SCRIPT = `
-local perMs = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(s[1])
-if tokens == nil then
-  tokens = burst
-else
-  tokens = math.min(burst, tokens + math.max(0, now - tonumber(s[2])) * perMs)
-end
-tokens = tokens - cost
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
-return tostring(tokens)
-`;
 
 /** Sent as EVALSHA (41 bytes instead of the script's ~800 per request); EVAL when not cached. */
-const TAKE_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex');
+const BUCKET_SHA = createHash('sha1').update(BUCKET_SCRIPT).digest('hex');
 
 /** How long a Redis bucket call may take before this request falls back to the local bucket. */
 const REDIS_TIMEOUT_MS = 250;
@@ -162,16 +144,32 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
     if (limit === null || cost <= 0) return;
     const r = this.redis;
     if (r !== null && r.isReady) {
-      const args = ['1', `${this.config.redisPrefix}:rl:{${tenantId}}`];
-      args.push(String(limit.ratePerSecond / 1000), String(limit.burst), String(cost));
       try {
-        await r.sendCommand(['EVAL', CHARGE_SCRIPT, ...args]);
+        await this.bucketRedis(tenantId, limit, cost, 'charge');
         return;
       } catch {
         this.metrics.redisErrors.inc({ client: 'rate-limit' });
       }
     }
     this.local.set(tenantId, chargeTokens(this.local.get(tenantId), limit, Date.now(), cost));
+  }
+
+  /** The bucket script on the tenant's key: EVALSHA, EVAL when Redis does not hold it yet. */
+  private async bucketRedis(
+    tenantId: string,
+    limit: BucketLimit,
+    cost: number,
+    mode: 'take' | 'charge',
+  ): Promise<[number, string]> {
+    const r = this.redis;
+    if (r === null) throw new Error('no Redis');
+    const args = ['1', `${this.config.redisPrefix}:rl:{${tenantId}}`];
+    args.push(String(limit.ratePerSecond / 1000), String(limit.burst), String(cost), mode);
+    const reply = await r.sendCommand(['EVALSHA', BUCKET_SHA, ...args]).catch((e: unknown) => {
+      if (!String(e).includes('NOSCRIPT')) throw e;
+      return r.sendCommand(['EVAL', BUCKET_SCRIPT, ...args]);
+    });
+    return reply as [number, string];
   }
 
   private takeLocal(tenantId: string, limit: BucketLimit): Taken {
@@ -188,13 +186,8 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
       return null;
     }
     const perMs = limit.ratePerSecond / 1000;
-    const args = ['1', `${this.config.redisPrefix}:rl:{${tenantId}}`];
-    args.push(String(perMs), String(limit.burst), '1');
     try {
-      const reply = (await r.sendCommand(['EVALSHA', TAKE_SHA, ...args]).catch((e: unknown) => {
-        if (!String(e).includes('NOSCRIPT')) throw e;
-        return r.sendCommand(['EVAL', TAKE_SCRIPT, ...args]);
-      })) as [number, string];
+      const reply = await this.bucketRedis(tenantId, limit, 1, 'take');
       const allowed = Number(reply[0]) === 1;
       const tokens = Number(reply[1]);
       return {
