@@ -1,17 +1,9 @@
-/**
- * Arbor tree → a Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`):
- * one `user` / `assistant` record per message, linked by `uuid` / `parentUuid` (the message ids),
- * with the message in Anthropic's shape (Arbor's blocks are Anthropic's). The active branch is
- * written last (Claude Code resumes at the file's last message); the title is a `summary` record
- * whose `leafUuid` is the tip. Claude Code has no labels: checkpoints are listed in the report.
- * A message left with no block Claude Code carries is written with a placeholder text (reported).
- */
+/** Arbor tree → a Claude Code session file (what it writes and loses: README.md). */
 import { type Message } from '@arbor/domain';
 import { orPlaceholder, PLACEHOLDER_TEXT, plan, sessionResult } from './common';
 import { type ExportNote, type ExportResult, type ExportSource } from './types';
 
 export interface ClaudeCodeExportOptions {
-  /** The records' working directory. Default `/`. */
   cwd?: string;
 }
 
@@ -33,10 +25,7 @@ export const exportClaudeCode = (
     sessionId,
     version: 'arbor-export',
   });
-  /**
-   * The content as Claude Code stores it: OpenAI reasoning items and opaque provider blocks have
-   * no place in an Anthropic-shaped session (each is reported lost); clientData is Arbor's.
-   */
+  /** Reasoning items and opaque provider blocks have no place in an Anthropic-shaped session. */
   const placeholder = { type: 'text', text: PLACEHOLDER_TEXT };
   const carriedOf = (m: Message): unknown[] =>
     m.content.flatMap((b) => {

@@ -1,24 +1,16 @@
-/** What both writers share: which messages a format keeps, and where the others' children go. */
 import { type Message } from '@arbor/domain';
 import { orderTree } from './order';
 import { type ExportNote, type ExportReport, type ExportResult, type ExportSource } from './types';
 
 export interface Plan {
-  /** The messages to write, in file order (the active branch last). */
   messages: Message[];
-  /** The written parent of each written message (a left-out parent is skipped over). */
   parentOf: Map<string, string | null>;
-  /** The tip, or the nearest written message above it. */
   tip: string | null;
   byId: Map<string, Message>;
   lost: ExportNote[];
 }
 
-/**
- * Orders the tree and leaves out system messages (neither tool's session files hold one: the
- * harness writes the system prompt itself), noting each; their children hang on their parent.
- * Message fields no format carries (pinned, metadata) are noted too.
- */
+/** Neither tool's session file holds a system message (the harness writes its own): left out. */
 export const plan = (source: ExportSource, formatName: string): Plan => {
   const ordered = orderTree(source.messages, source.tip);
   const lost: ExportNote[] = [...ordered.notes];
@@ -56,18 +48,13 @@ export const plan = (source: ExportSource, formatName: string): Plan => {
   return { messages, parentOf, tip: kept(source.tip), byId, lost };
 };
 
-/**
- * What a message says when none of its blocks has a place in the format (an assistant turn that
- * held only an OpenAI reasoning item): an empty message is no valid turn to either tool, and
- * leaving it out would join the messages around it, so it keeps its place with this text.
- */
+/** Holds the place of a message with nothing the format carries: an empty turn is invalid. */
 export const PLACEHOLDER_TEXT =
   '[not carried: this message held only reasoning or provider blocks, which this format has no place for]';
 
 export const PLACEHOLDER_REASON =
   'message with nothing the format carries: written as a placeholder';
 
-/** The content to write: the blocks carried, or the placeholder (noted) when none is. */
 export const orPlaceholder = <T>(
   messageId: string,
   carried: T[],
@@ -79,18 +66,13 @@ export const orPlaceholder = <T>(
   return [placeholder];
 };
 
-/** `2026-01-02T03:04:05.678Z` → `2026-01-02T03-04-05-678Z` (both tools' file-name stamps). */
 export const fileStamp = (iso: string): string => iso.replace(/[:.]/g, '-');
 
-/** The session file, one line at a time (each line and its newline): what a stream sends. */
 export function* jsonlChunks(lines: readonly unknown[]): Generator<string> {
   for (const l of lines) yield `${JSON.stringify(l)}\n`;
 }
 
-/**
- * An export's result: the lines as objects (sharing the messages' strings, so no second copy of
- * the content), `chunks()` to stream them, and `text`, the same bytes joined, built only when read.
- */
+/** The lines share the messages' strings; `text` is joined only when read. */
 export const sessionResult = (
   lines: readonly unknown[],
   fileName: string,

@@ -1,17 +1,10 @@
-/**
- * The order both formats write a tree in: depth-first, parents before children, the active child
- * last at every branch point; then the active branch (root → tip) moved to the end. Both tools
- * resume at the file's last entry, so the last one written must be the tip, even when the tip has
- * children of its own (those come earlier, before their parent: both readers index by id).
- */
+/** The active branch goes last: both tools resume at the file's last entry. */
 import { type Message } from '@arbor/domain';
 import { type ExportNote } from './types';
 
 export interface Ordered {
   messages: Message[];
-  /** root → tip ids. */
   activeBranch: string[];
-  /** Messages whose parent is not in the list (written as roots). */
   notes: ExportNote[];
 }
 

@@ -1,19 +1,4 @@
-/**
- * Arbor tree → a pi coding-agent session file (version 3: `id`/`parentId` entries under a
- * `session` header), the file `SessionManager.open` resumes.
- *
- * - Every Arbor message is one entry with the message's id, except a user message carrying tool
- *   results: pi keeps one `toolResult` message per call, so it becomes one entry per result
- *   (the first one with the message's id, then `<id>_r<n>`), then a `user` entry for the rest
- *   (`<id>_u`). pi's own context builder and Arbor's importer both read them back as one turn.
- * - The active branch is written last: pi resumes at the file's last entry. Checkpoints become
- *   `label` entries and the title a `session_info` entry, chained after the tip so the last entry
- *   still lies on the active branch.
- * - A message left with no part pi carries (only OpenAI reasoning or provider blocks) is written
- *   with a placeholder text, reported, so the tree keeps its turns.
- * - Assistant messages carry their model, usage and a stop reason; pi also wants a provider and
- *   an API name, taken from the model name (noted when it is unknown).
- */
+/** Arbor tree → a pi session file, version 3 (what it writes and loses: README.md). */
 import {
   type Block,
   imageSourceLabel,
@@ -86,7 +71,6 @@ const usageOf = (m: Message) => {
 };
 
 export interface PiExportOptions {
-  /** The session header's working directory (pi lists sessions by it). Default `/`. */
   cwd?: string;
 }
 
@@ -102,8 +86,7 @@ export const exportPi = (source: ExportSource, options: PiExportOptions = {}): E
     cwd: options.cwd ?? '/',
   };
   const lines: unknown[] = [header];
-  /** The last entry each message is written as (what its children hang on), known up front:
-   * a child may be written before its parent (the active branch goes last). */
+  /** Known up front: a child may be written before its parent (the active branch goes last). */
   const lastEntry = new Map<string, string>();
   for (const m of p.messages) {
     const results = m.content.filter((b) => b.type === 'tool_result').length;

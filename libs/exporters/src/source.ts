@@ -1,11 +1,9 @@
-/** Building an export from what the read side answers, and the report's short form. */
 import { type Message } from '@arbor/domain';
 import { type ExportReport, type ExportSource } from './types';
 
 export interface CheckpointLike {
   label: string;
   messageId: string;
-  /** `dropped` checkpoints are gone: not exported. */
   status?: string;
 }
 
@@ -23,7 +21,6 @@ export const exportSource = (
     .map((c) => ({ label: c.label, messageId: c.messageId })),
 });
 
-/** What was lost, grouped by reason with counts, most frequent first. */
 export const lostSummary = (report: ExportReport): { reason: string; count: number }[] => {
   const counts = new Map<string, number>();
   for (const n of report.lost) counts.set(n.reason, (counts.get(n.reason) ?? 0) + 1);
@@ -32,10 +29,7 @@ export const lostSummary = (report: ExportReport): { reason: string; count: numb
     .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 };
 
-/**
- * The report for an HTTP header: grouped counts as JSON, non-ASCII escaped, at most `max`
- * characters (the groups that do not fit are counted in `more`).
- */
+/** For an HTTP header: at most `max` characters; groups that do not fit are counted in `more`. */
 export const reportHeader = (report: ExportReport, max = 4000): string => {
   const groups = lostSummary(report);
   const ascii = (s: string) =>
