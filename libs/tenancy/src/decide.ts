@@ -2,11 +2,7 @@ import { canonicalJson } from '@arbor/domain';
 import { emptyDirectory, evolveDirectory, type TenantDirectory } from './directory';
 import { type ContextCapabilityOverride, type TenantEvent, type TenantRateLimit } from './events';
 
-/**
- * One tenant's write side: its own stream (`tenant-<id>.profile`) folded into a directory that
- * holds just this tenant, and the stream's revision (-1: no stream yet). Commands are decided
- * over it like a conversation's: pure, events out, nothing appended when nothing changes.
- */
+/** Decided like a conversation: pure, events out, nothing appended when nothing changes. */
 export interface TenantState {
   readonly revision: number;
   readonly directory: TenantDirectory;
@@ -35,7 +31,6 @@ export type TenantCommand =
     }
   | { type: 'setRateLimit'; tenantId: string; limit: TenantRateLimit | null };
 
-/** A key as stored: its public id and the hash of its secret (the secret itself never). */
 export interface NewKey {
   keyId: string;
   secretHash: string;

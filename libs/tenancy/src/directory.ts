@@ -1,11 +1,7 @@
 import { type ContextCapabilityOverride, type TenantEvent, type TenantRateLimit } from './events';
 import { parseKey, secretMatches } from './keys';
 
-/**
- * The directory every request is authenticated against: tenants and their keys, folded from the
- * tenant streams. It holds one small record per key and per tenant (not per message), so it
- * stays in memory.
- */
+/** Folded from the tenant streams; one small record per key and tenant, so it stays in memory. */
 export interface KeyRecord {
   keyId: string;
   tenantId: string;
@@ -18,15 +14,10 @@ export interface TenantRecord {
   tenantId: string;
   name: string | null;
   keyIds: string[];
-  /** Context capability overrides by model-name prefix (`TenantContextSettingsSet`); {} = none. */
   contextModels: Readonly<Record<string, ContextCapabilityOverride>>;
-  /** How many times the context settings were set (0 = never). */
   contextSettingsVersion: number;
-  /** Days of idle time after which a conversation is erased (`TenantRetentionSet`); null = never. */
   retentionDays?: number | null;
-  /** `TenantErased`: its keys are revoked and no new key is issued. */
   erased?: boolean;
-  /** The admin's rate limit for this tenant (`TenantRateLimitSet`); null = the service default. */
   rateLimit: TenantRateLimit | null;
 }
 
@@ -37,7 +28,6 @@ export interface TenantDirectory {
 
 export const emptyDirectory = (): TenantDirectory => ({ tenants: new Map(), keys: new Map() });
 
-/** Folds one event in. Returns a new directory; the old one is not changed. */
 export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): TenantDirectory => {
   switch (event.type) {
     case 'TenantCreated': {
@@ -83,8 +73,7 @@ export const evolveDirectory = (dir: TenantDirectory, event: TenantEvent): Tenan
         tenants.set(tenant.tenantId, { ...tenant, retentionDays: event.data.retentionDays });
         return { ...dir, tenants };
       }
-      // Erased: its name and key labels are forgotten here too (the log's copy goes with the
-      // tenant's key), so no answer shows them after the erasure.
+      // Erased: name and key labels are forgotten here too, so no answer shows them afterwards.
       tenants.set(tenant.tenantId, { ...tenant, name: null, erased: true });
       const keys = new Map(dir.keys);
       for (const keyId of tenant.keyIds) {

@@ -16,31 +16,22 @@ export interface ApiKeyRevoked {
   data: { tenantId: string; keyId: string };
 }
 
-/**
- * How the context ladder should treat one family of models, for this tenant: the fields of
- * `@arbor/context`'s `ModelCapabilities` a tenant may set, with the page shape by name (an id of
- * `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the default table's value.
- */
+/** Absent fields keep the default table's value. */
 export type ContextCapabilityOverride = {
   -readonly [K in keyof ContextCapabilitiesRecord]?: ContextCapabilitiesRecord[K];
 };
 
-/**
- * The tenant's context settings, replaced as a whole: capability overrides keyed by lowercase
- * model-name prefix (the longest matching prefix wins, like the default table).
- */
+/** Replaced as a whole; the longest matching model-name prefix wins. */
 export interface TenantContextSettingsSet {
   type: 'TenantContextSettingsSet';
   data: { tenantId: string; models: Record<string, ContextCapabilityOverride> };
 }
 
-/** The tenant's retention: conversations idle longer than this many days are erased (null: kept). */
 export interface TenantRetentionSet {
   type: 'TenantRetentionSet';
   data: { tenantId: string; retentionDays: number | null };
 }
 
-/** The tenant was erased: every conversation's key destroyed, every API key revoked. */
 export interface TenantErased {
   type: 'TenantErased';
   data: { tenantId: string; reason: string; conversations: number };
@@ -54,11 +45,8 @@ export type TenantEvent =
   | TenantRetentionSet
   | TenantErased
   | TenantRateLimitSet;
-/** A tenant's request rate limit (token bucket), set by the admin; null: the service default. */
 export interface TenantRateLimit {
-  /** Tokens added per second (sustained requests per second). */
   ratePerSecond: number;
-  /** Bucket size: how many requests may arrive at once. */
   burst: number;
 }
 

@@ -1,23 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/**
- * API keys: `arb_<keyId>_<secret>`. The key id is public (it names the key in logs and admin
- * calls); the secret is 32 random bytes, shown once and stored only as its SHA-256. A slow hash
- * is unnecessary: the secret has 256 bits of entropy, so it cannot be guessed from its digest.
- */
+/** A fast hash suffices: a 256-bit random secret cannot be guessed from its SHA-256. */
 const KEY = /^arb_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 
 export interface IssuedKey {
   keyId: string;
-  /** The full key, shown once to the caller. */
   apiKey: string;
-  /** What is stored. */
   secretHash: string;
 }
 
 const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A random id of `[A-Za-z0-9]`, unbiased. */
 export const randomAlphanumeric = (length: number): string => {
   let out = '';
   while (out.length < length) {
@@ -49,7 +42,6 @@ export const secretMatches = (secret: string, secretHash: string): boolean => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
-/** Constant-time comparison of two strings of possibly different lengths. */
 export const safeEqual = (a: string, b: string): boolean => {
   const ha = createHash('sha256').update(a).digest();
   const hb = createHash('sha256').update(b).digest();
