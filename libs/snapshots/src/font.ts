@@ -1,9 +1,4 @@
-/**
- * The page font: Ubuntu Mono (regular), shipped by the `@fontsource/ubuntu-mono` npm package as
- * per-script WOFF2 subsets. Registered from node_modules by absolute path, once, at load time;
- * the subsets are listed in order so a character missing from Latin falls through to the next.
- * Characters none of them has (CJK, emoji) come from whatever fonts the machine has installed.
- */
+/** Ubuntu Mono's subsets in order, so a character missing from Latin falls through to the next. */
 import * as path from 'node:path';
 import { GlobalFonts } from '@napi-rs/canvas';
 
@@ -11,7 +6,6 @@ const SUBSETS = ['latin', 'latin-ext', 'cyrillic', 'cyrillic-ext', 'greek', 'gre
 const PACKAGE = '@fontsource/ubuntu-mono';
 
 export interface RegisteredFont {
-  /** The CSS font-family list to put in `ctx.font`. */
   family: string;
   files: string[];
 }

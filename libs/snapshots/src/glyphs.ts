@@ -1,13 +1,4 @@
-/**
- * Glyph masks: each (grid, ink, character) is rasterized once with the canvas, then pages are
- * composed by copying masks into a gray buffer — the same pixels as drawing every glyph at its
- * integer cell position, at a fraction of the cost of one `fillText` per cell.
- *
- * A mask covers the cell plus a pad on every side, so glyphs that overhang their cell (and
- * fallback glyphs wider than the advance) keep their ink. Masks are composed by multiplication
- * (gray = gray × mask / 255): on white paper that is exactly the mask, and where two glyphs'
- * antialiased edges overlap the darker wins smoothly.
- */
+/** Each glyph is rasterized once and stamped: the pixels of a `fillText` per cell, far cheaper. */
 import { createCanvas } from '@napi-rs/canvas';
 import { SNAPSHOT_FONT } from './font';
 import type { GlyphGrid } from './shapes';
@@ -17,9 +8,7 @@ export const GLYPH_PAD = 3;
 export interface GlyphMask {
   width: number;
   height: number;
-  /** Gray values, 255 = paper; row-major. */
   pixels: Uint8Array;
-  /** True when the glyph leaves no ink (e.g. a space or an unknown control). */
   blank: boolean;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Pixel size of a base64 PNG, GIF, JPEG or WebP, by the code base's one header reader
- * (`readImageHeader` of @arbor/domain). Never decodes pixels; an unreadable image gives null
- * (the serializer then writes `?x?`).
- */
+/** Never decodes pixels; an unreadable image gives null. */
 import { isImageHeader, readImageHeaderBase64 } from '@arbor/domain/image-header';
 import type { Size } from './shapes';
 

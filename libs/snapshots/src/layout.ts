@@ -1,17 +1,4 @@
-/**
- * Pure layout: text → rows of at most `columns` cells → pages of at most `rows` rows.
- * One code point is one cell. Nothing is dropped or reordered except what the page cap declares.
- *
- * Two modes:
- * - `flow` (default, dense): the text runs on without regard to its line breaks; a line break
- *   takes one cell and is drawn as a faint `¶`. Every row is full, so a row's end says nothing;
- *   real session text fills only ~30 % of 180-column rows when each line starts a row.
- * - `flow-words`: as `flow`, but a row that would end inside a word ends after the last space
- *   in its final `WORD_WRAP_REACH` cells instead (the rest of the row stays blank), so words and
- *   identifiers are not cut across rows; a longer run without a space is cut as in `flow`.
- * - `lines`: each source line starts a row; a line longer than a row is hard-wrapped and every
- *   row it continues onto is announced by a continuation mark in the previous row's last cell.
- */
+/** Pure layout, one code point per cell (the modes: README.md). */
 
 export type LayoutMode = 'flow' | 'flow-words' | 'lines';
 
@@ -24,18 +11,14 @@ export interface LayoutOptions {
   mode?: LayoutMode;
   /** At most this many pages; the rest is reported in `omitted`. Default: no cap. */
   maxPages?: number;
-  /** Which end survives the page cap: the start of the text (default) or its end. */
   keep?: 'head' | 'tail';
 }
 
-/** One cell: a character, a line break (flow mode) or a continuation mark (lines mode). */
 export type Cell = string;
 export const NEWLINE_CELL = '\n';
 
 export interface Row {
-  /** Cells as a string; in flow mode a '\n' in it is a line-break cell. */
   cells: string;
-  /** Lines mode: this row's source line continues on the next row (a mark is drawn). */
   continued: boolean;
 }
 
@@ -51,7 +34,6 @@ export interface Page {
 export interface Omitted {
   /** UTF-16 code units of the input that are on no page. */
   chars: number;
-  /** Where the omitted part is: [start, end) of the input. */
   start: number;
   end: number;
 }
@@ -64,7 +46,6 @@ export interface Layout {
   omitted: Omitted;
 }
 
-/** A row with the input range it came from. */
 interface PlacedRow extends Row {
   start: number;
   end: number;
@@ -77,17 +58,10 @@ function assertGrid(columns: number, rows: number): void {
 
 const isBreak = (code: number | undefined): boolean => code === 0x20 || code === 0x0a;
 
-/**
- * Flow modes: fill every row with `columns` code points, line breaks included. With `words`, a
- * full row whose next character continues a word (neither it nor the row's last cell is a space
- * or a line break) ends after the last space or line break among its final `WORD_WRAP_REACH`
- * cells, if there is one.
- */
 function flowRows(text: string, columns: number, words: boolean): PlacedRow[] {
   const rows: PlacedRow[] = [];
   let start = 0;
   let count = 0;
-  /** Code-unit offsets just after each cell of the current row. */
   const ends: number[] = [];
   let i = 0;
   while (i < text.length) {
@@ -121,7 +95,6 @@ function flowRows(text: string, columns: number, words: boolean): PlacedRow[] {
   return rows;
 }
 
-/** Lines mode: one source line per row, hard-wrapped at `columns - 1` code points plus a mark. */
 function lineRows(text: string, columns: number): PlacedRow[] {
   const rows: PlacedRow[] = [];
   let lineStart = 0;
@@ -215,7 +188,6 @@ export function layoutText(text: string, options: LayoutOptions): Layout {
   };
 }
 
-/** How many pages the text needs in this grid, without building them. */
 export function countPages(
   text: string,
   options: Omit<LayoutOptions, 'maxPages' | 'keep'>,

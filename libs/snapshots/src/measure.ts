@@ -1,19 +1,4 @@
-/**
- * Legibility measurement for the bench and the OCR test: resize a page as the provider would,
- * read it back with Tesseract, and score it against the page's source text.
- *
- * Scoring: 1 − Levenshtein(source, ocr) / |source| on whitespace-normalized text (runs of
- * whitespace → one space, typographic quotes folded to ASCII), because Tesseract neither keeps
- * column spacing nor distinguishes "…" from “…”. A line-break cell (the faint ¶) counts as
- * whitespace: it marks layout, like the line break it stands for.
- *
- * Reference text: `printedText(page)` — the page's rows, one line each, i.e. what is printed on
- * it. A flowing page wraps at the column edge, mid-word about half the time; any reader sees a
- * row end there, and Tesseract writes it as a line break. Scored against the page's source slice
- * (`page.text`, no break at a wrap) each such row end counts as an inserted space: ~0.3 points a
- * page on the 180-column Claude page, ~0.6–0.9 on the 84-column OpenAI tile page. The bench
- * prints both.
- */
+/** Legibility measurement for the bench and the OCR test (the scoring: README.md). */
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,7 +7,6 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { NEWLINE_CELL, type Page } from './layout';
 import type { Size } from './shapes';
 
-/** What a page shows, row by row: its rows joined by line breaks (a line-break cell is blank). */
 export function printedText(page: Pick<Page, 'rows'>): string {
   return page.rows.map((row) => row.cells.split(NEWLINE_CELL).join(' ')).join('\n');
 }
@@ -35,7 +19,6 @@ export function normalizeForOcr(text: string): string {
     .trim();
 }
 
-/** Levenshtein distance in a diagonal band (exact while the distance stays inside the band). */
 export function levenshtein(
   a: string,
   b: string,
@@ -64,7 +47,6 @@ export function levenshtein(
   return prev[m];
 }
 
-/** Character accuracy of `ocr` against `source`, both normalized; in [0, 1]. */
 export function characterAccuracy(source: string, ocr: string): number {
   const a = normalizeForOcr(source);
   const b = normalizeForOcr(ocr);
@@ -72,7 +54,6 @@ export function characterAccuracy(source: string, ocr: string): number {
   return Math.max(0, 1 - levenshtein(a, b) / a.length);
 }
 
-/** PNG → PNG at `size`, smoothed as a provider's downscaler would (identity if same size). */
 export async function resizePng(png: Buffer, size: Size): Promise<Buffer> {
   const image = await loadImage(png);
   if (image.width === size.width && image.height === size.height) return png;
@@ -93,11 +74,7 @@ export function tesseractAvailable(): boolean {
   }
 }
 
-/**
- * Tesseract's reading of a page (`--psm 6`: one uniform block of text). `upscale` enlarges the
- * page first (bilinear): Tesseract is tuned for ~300 dpi text and reads 11-px glyphs badly at
- * their size; enlarging adds no information the model would not have.
- */
+/** Upscaled first: Tesseract is tuned for ~300 dpi and reads 11-px glyphs badly at their size. */
 export async function ocrPng(png: Buffer, upscale = 1): Promise<string> {
   let input = png;
   if (upscale !== 1) {

@@ -1,10 +1,4 @@
-/**
- * 8-bit grayscale PNG encoder. Pages are black text on white, so one channel carries all of
- * them: a quarter of the raw bytes of RGBA, ~10× smaller files than the canvas's RGBA PNG and
- * faster to encode (measured on a 1092² page: 197 KB → 14 KB, 47 ms → 19 ms). The deflate
- * runs on libuv's thread pool (zlib's async API), so compression does not block the event loop.
- * Deterministic: same pixels, same bytes (no timestamps, no metadata chunks).
- */
+/** One gray channel carries black-on-white pages: ~10× smaller than RGBA; deflate off the loop. */
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 
@@ -37,7 +31,6 @@ function chunk(type: string, data: Buffer): Buffer {
   return out;
 }
 
-/** Gray from the red channel of RGBA pixels drawn in grays (R = G = B). */
 export function grayFromRgba(
   rgba: Uint8ClampedArray | Uint8Array,
   width: number,

@@ -1,24 +1,4 @@
-/**
- * Messages → the plain text that snapshot pages are rendered from (the middle of a history).
- * Deterministic: the same messages and options give the same string. Additive: the text of a
- * run is its messages' texts (with the run's tool names) joined by '\n', so a planner can size
- * pages message by message.
- *
- * Format, one message after another:
- *   [user] text…
- *   [assistant] text…
- *   [tool_use NAME] {"compact":"json"}
- *   [user] [tool_result NAME] output head… [N chars elided] …output tail
- *   [tool_result NAME error] …           (NAME: the call it answers, in this run; else none)
- *   [image: image/png, 640x480]
- *   [thinking: 1234 chars]            (thinking 'mark'; 'omit' drops it; 'include' keeps it)
- *
- * Tool call ids are left out by default (`toolIds: 'omit'`): on a page they tell a reader
- * little the order and the tool name do not (a result comes in the message after its call and
- * names its tool), yet they are the page's least legible characters — 30 random letters and
- * digits each, where 0/O, 1/l/I are confused — and ~11 % of the text tokens of a coding session.
- * `toolIds: 'full'` writes them: `[tool_use NAME ID]`, `[tool_result ID]`.
- */
+/** Messages → the text pages are rendered from; deterministic and additive (format: README.md). */
 import type {
   Block,
   ImageBlock,
@@ -35,22 +15,16 @@ export interface HeadTail {
 }
 
 export interface SerializeOptions {
-  /** Tool inputs (compact JSON) longer than head + tail keep only their head and tail. */
   toolInput: HeadTail;
-  /** Tool outputs longer than head + tail keep only their head and tail. */
   toolOutput: HeadTail;
-  /** Thinking blocks: dropped, replaced by a marker with their length, or kept (truncated). */
   thinking: 'omit' | 'mark' | 'include';
   thinkingLimit: HeadTail;
-  /** A tab becomes this many spaces (one cell per character on the page). */
   tabWidth: number;
-  /** Runs of one punctuation character at least this long become `[=×76]`; 0 keeps them. */
   collapseRuns: number;
   /** Tool call ids: left out (results name their call's tool instead) or written in full. */
   toolIds: 'omit' | 'full';
 }
 
-/** Tool names by call id, over a run of messages (what `[tool_result NAME]` is looked up in). */
 export type ToolNames = ReadonlyMap<string, string>;
 
 export const DEFAULT_SERIALIZE_OPTIONS: Readonly<SerializeOptions> = Object.freeze({
@@ -66,16 +40,11 @@ export const DEFAULT_SERIALIZE_OPTIONS: Readonly<SerializeOptions> = Object.free
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
-/** Marker that replaces the middle of a long text. */
 export function elisionMarker(chars: number): string {
   return `… [${chars} chars elided] …`;
 }
 
-/**
- * `text` unchanged if it fits in head + tail characters; otherwise its first `head` and last
- * `tail` characters around an explicit marker saying how many were elided. Never splits a
- * surrogate pair.
- */
+/** Head and tail around an elision marker; never splits a surrogate pair. */
 export function truncateMiddle(text: string, { head, tail }: HeadTail): string {
   if (text.length <= head + tail) return text;
   let h = Math.max(0, head);
@@ -90,7 +59,6 @@ export function truncateMiddle(text: string, { head, tail }: HeadTail): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = new RegExp('[\\u0000-\\u0008\\u000b-\\u001f\\u007f]', 'g');
 
-/** Control characters → caret notation (ESC → ^[), CR/CRLF → LF, tabs → spaces. */
 export function normalizeText(text: string, tabWidth: number): string {
   const tab = ' '.repeat(Math.max(0, tabWidth));
   return text
@@ -163,7 +131,6 @@ function withDefaults(options: Partial<SerializeOptions> = {}): SerializeOptions
   return { ...DEFAULT_SERIALIZE_OPTIONS, ...options };
 }
 
-/** Tool names by call id over `messages`. */
 export function toolNames(messages: readonly Pick<Message, 'content'>[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const m of messages)
@@ -171,10 +138,6 @@ export function toolNames(messages: readonly Pick<Message, 'content'>[]): Map<st
   return names;
 }
 
-/**
- * One message. `names` resolves the tool a result answers (`toolNames` of the run); without it,
- * a result names only the calls in its own message (none, in a well-formed history).
- */
 export function serializeMessage(
   message: Pick<Message, 'role' | 'content'>,
   options?: Partial<SerializeOptions>,

@@ -1,23 +1,4 @@
-/**
- * Page shapes, one per provider billing scheme. A shape fixes the page's pixel size, the glyph
- * grid (font size, advance, line height, margins) and carries the provider's own resize and
- * billing functions, so the effective glyph size after the provider resizes the page and the
- * billed tokens per page are computed, never typed in.
- *
- * Sources for the provider formulas:
- * - Anthropic (docs.claude.com/en/docs/vision): tokens ≈ w·h/750; an image whose long edge is over
- *   1568 px or that is over ~1,600 tokens is first scaled down, aspect kept, until it fits
- *   (1092×1092 is the largest 1:1 size that is not resized, ≈1,590 tokens).
- * - OpenAI tile models (platform.openai.com/docs/guides/vision, "Calculating costs"): detail high
- *   fits the image in 2048×2048, then scales the shortest side to 768 (down only: a 128×64 image
- *   bills one tile, as measured on the community forum), then bills 170 per 512-px tile + 85.
- * - OpenAI patch models (same page): 32×32-px patches, capped at 1,536 (larger images are scaled
- *   down to fit the cap), times a per-model multiplier (gpt-5-mini / gpt-4.1-mini 1.62,
- *   gpt-5-nano / gpt-4.1-nano 2.46, o4-mini 1.72).
- * - Gemini 2.x (ai.google.dev/gemini-api/docs/tokens; geminibyexample.com/027-calculate-input-tokens):
- *   both sides ≤ 384 px → 258 tokens; otherwise the image is cropped/scaled into 768×768 tiles,
- *   258 tokens each. Gemini 3 bills a flat budget per image chosen by `media_resolution`.
- */
+/** Page shapes, one per provider billing scheme (the formulas' sources: README.md). */
 
 import type { LayoutMode } from './layout';
 
@@ -39,30 +20,24 @@ export interface Size {
   height: number;
 }
 
-/** The glyph grid. Every character occupies one cell of `advancePx` × `lineHeightPx`. */
 export interface GlyphGrid {
   /** Font size (em height) in px: the glyph size the ≥ 8 px rule is checked against. */
   sizePx: number;
   advancePx: number;
   lineHeightPx: number;
-  /** Baseline offset from the top of a cell. */
   baselinePx: number;
   marginPx: number;
 }
 
 export interface PageShape extends Size {
   id: ShapeId;
-  /** How text flows onto the grid (see layout.ts); `flow` unless the shape says otherwise. */
   layout: LayoutMode;
   provider: Provider;
   description: string;
   grid: GlyphGrid;
-  /** Cells per row and rows per page, derived from the page size and the grid. */
   columns: number;
   rows: number;
-  /** The size the provider resizes an image of `size` to before its model sees it. */
   resize(size: Size): Size;
-  /** Tokens the provider bills for an image of `size` (as sent, before its resize). */
   billedTokens(size: Size): number;
 }
 
@@ -138,7 +113,6 @@ export function openaiPatchTokens(size: Size, multiplier = OPENAI_PATCH_MULTIPLI
 export const GEMINI_TILE = 768;
 export const GEMINI_TILE_TOKENS = 258;
 
-/** Gemini sees 768-px tiles at their size; a page made of whole tiles is not rescaled. */
 export function geminiResize(size: Size): Size {
   return { width: size.width, height: size.height };
 }
@@ -169,11 +143,7 @@ export function makeShape(spec: ShapeSpec): PageShape {
   return Object.freeze({ ...spec, layout: spec.layout ?? 'flow', columns, rows });
 }
 
-/**
- * The dense grid: Ubuntu Mono at 11 px on a 6-px advance and an 11-px line. Chosen by measured
- * Tesseract accuracy among twelve monospace fonts and a dozen size/advance/leading settings
- * (libs/snapshots/README.md). `DENSE_GRID_TIGHT` puts it on a 10-px line: 10 % more rows for −0.3 points.
- */
+/** Chosen by measured Tesseract accuracy among twelve monospace fonts (README.md). */
 export const DENSE_GRID: GlyphGrid = {
   sizePx: 11,
   advancePx: 6,
@@ -182,18 +152,8 @@ export const DENSE_GRID: GlyphGrid = {
   marginPx: 4,
 };
 
-/**
- * The dense grid on a 10-px line: 10 % more rows. Measured on the same text (3 pages, Tesseract
- * at 2×): 98.48–98.57 % against the printed rows, 98.01–98.18 % against the source slice.
- */
 export const DENSE_GRID_TIGHT: GlyphGrid = { ...DENSE_GRID, lineHeightPx: 10 };
 
-/**
- * Ubuntu Mono at 14 px on its own advance (7 px) and a 14-px line: glyphs ~27 % larger than the
- * dense grid, for pages whose billing leaves room (OpenAI's 512×2048 tile page still carries
- * ~3.7× the text's tokens). Measured on the same pages: OCR 98.9–99.2 % against the printed rows,
- * vs 97.9–99.0 % for the dense grid.
- */
 export const LARGE_GRID: GlyphGrid = {
   sizePx: 14,
   advancePx: 7,
@@ -202,11 +162,6 @@ export const LARGE_GRID: GlyphGrid = {
   marginPx: 4,
 };
 
-/**
- * Ubuntu Mono at 10 px on its own advance (5 px) and a 9-px line: 1.33× the cells of the dense
- * tight grid, for the oldest part of a foveated snapshot (the part furthest from what the model
- * reads verbatim), where density matters more than every character (OCR: libs/snapshots/README.md).
- */
 export const FINE_GRID: GlyphGrid = {
   sizePx: 10,
   advancePx: 5,
@@ -215,7 +170,6 @@ export const FINE_GRID: GlyphGrid = {
   marginPx: 4,
 };
 
-/** The seed harness's legible grid: 8×13 glyphs on an 11-px advance and a 16-px line. */
 export const CONSERVATIVE_GRID: GlyphGrid = {
   sizePx: 13,
   advancePx: 11,
@@ -224,10 +178,7 @@ export const CONSERVATIVE_GRID: GlyphGrid = {
   marginPx: 8,
 };
 
-/**
- * The shapes by id. Snapshot decisions record the id and later calls re-render their pages from
- * it, so a shipped shape never changes its size or grid: a different page is a new id.
- */
+/** A shipped shape never changes size or grid: decisions re-render their pages from the id. */
 export const SHAPES: Readonly<Record<ShapeId, PageShape>> = Object.freeze({
   claude: makeShape({
     id: 'claude',
@@ -346,19 +297,16 @@ export function resolveShape(shape: PageShape | string): PageShape {
   return SHAPES[shape];
 }
 
-/** Tokens the provider bills for one page of this shape. */
 export function tokensPerPage(shape: PageShape): number {
   return shape.billedTokens({ width: shape.width, height: shape.height });
 }
 
-/** The glyph size (font px) the model sees after the provider resized the page. */
 export function effectiveGlyphPx(shape: PageShape): number {
   const resized = shape.resize({ width: shape.width, height: shape.height });
   const scale = Math.min(resized.width / shape.width, resized.height / shape.height);
   return shape.grid.sizePx * scale;
 }
 
-/** Cells on a page: the most characters one page can hold. */
 export function cellsPerPage(shape: PageShape): number {
   return shape.columns * shape.rows;
 }
