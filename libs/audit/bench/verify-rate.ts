@@ -1,12 +1,5 @@
-/**
- * The chain's cost, measured side by side in one run:
- * - append: turns of 4 events (~1.5 KB JSON each) over 100 streams, exact revisions, through
- *   `withHashChain(sqlite)` against the bare SQLite store, alternating chunks of 100 turns;
- * - verify: `verifyStore` over the whole log in pages of 5,000 against reading the same pages
- *   without verifying (what the read alone costs).
- *
- *   node -r @swc-node/register libs/audit/bench/verify-rate.ts [--events 100000] [--reps 3] [--sync OFF|NORMAL|FULL]
- */
+// The chain's cost (append, verify) against the bare SQLite store, side by side in one run:
+//   node -r @swc-node/register libs/audit/bench/verify-rate.ts [--events N] [--reps N] [--sync FULL]
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,8 +1,4 @@
-/**
- * The chain link every event carries in `metadata.chain`: an HMAC-SHA256, keyed with the audit
- * secret, over the event's own fields and the hash of the event before it in its stream. Without
- * the secret nobody can compute a link that verifies, so editing the database cannot forge one.
- */
+/** HMAC-SHA256 of the fields and the previous hash: no link verifies without the secret. */
 import { createHmac } from 'node:crypto';
 import { canonicalJson } from '@arbor/domain/fingerprint';
 import { type EventMetadata } from '@arbor/event-store';
@@ -10,14 +6,12 @@ import { jsonTextOf } from '@arbor/event-store/event-rules';
 
 export const CHAIN_VERSION = 1;
 
-/** `metadata.chain`: the format version, the previous event's hash (null for the first), this hash. */
 export interface ChainLink {
   v: typeof CHAIN_VERSION;
   prev: string | null;
   hash: string;
 }
 
-/** Everything the hash covers. `metadata` is the event's metadata without `chain`. */
 export interface ChainFields {
   streamName: string;
   revision: bigint;
@@ -30,10 +24,7 @@ export interface ChainFields {
 
 const HASH = /^[0-9a-f]{64}$/;
 
-/**
- * The bytes that are hashed: canonical JSON (sorted keys) of the fields, the revision as a decimal
- * string (JSON has no bigint). `v` is inside, so a later format cannot be confused with this one.
- */
+/** Canonical JSON (sorted keys), revision as a decimal string; `v` inside, so formats never mix. */
 export const chainInput = (fields: ChainFields): string =>
   canonicalJson({
     v: CHAIN_VERSION,
@@ -49,11 +40,7 @@ export const chainInput = (fields: ChainFields): string =>
 export const chainHash = (secret: Buffer, fields: ChainFields): string =>
   createHmac('sha256', secret).update(chainInput(fields)).digest('hex');
 
-/**
- * The same hash for one event at several candidate revisions (the verifier asks "at which revision
- * does this event verify?"): the expensive part, canonical data and metadata, is computed once.
- * `at(r)` equals `chainHash(secret, { ...fields, revision: r })`.
- */
+/** `at(r)` equals `chainHash(secret, { ...fields, revision: r })`; canonical data computed once. */
 export const chainHasher = (secret: Buffer, fields: Omit<ChainFields, 'revision'>) => {
   const json = (value: unknown) => JSON.stringify(value);
   // canonicalJson sorts keys: data, id, metadata, prev, revision, stream, type, v.
@@ -67,7 +54,6 @@ export const chainHasher = (secret: Buffer, fields: Omit<ChainFields, 'revision'
       .digest('hex');
 };
 
-/** Metadata without its `chain` field: what the hash covers, as it was written and as it is read. */
 export const withoutChain = (metadata: EventMetadata): Record<string, unknown> => {
   const { chain: _chain, ...rest } = metadata;
   return rest;
@@ -90,19 +76,12 @@ export const readChain = (metadata: unknown): ChainState => {
   return { kind: 'link', link: { v, prev, hash } };
 };
 
-/** The hash of an event's link, or null when it has none (the next event then chains from null). */
 export const linkHashOf = (metadata: unknown): string | null => {
   const state = readChain(metadata);
   return state.kind === 'link' ? state.link.hash : null;
 };
 
-/**
- * True when JSON.stringify then JSON.parse would give back an equal value, so canonical JSON of
- * the value itself is what the verifier will recompute: only null, booleans, numbers, strings,
- * dense arrays and plain objects (no toJSON, no functions, symbols or bigints anywhere; undefined
- * only as an object value, which both drop). A walk with an explicit stack, not recursion, and
- * cheaper than a round trip: however deep the value, no stack depth decides the answer.
- */
+/** Whether a JSON round trip gives back an equal value; iterative, so depth cannot overflow. */
 const isStoredJson = (root: unknown): boolean => {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
@@ -138,11 +117,7 @@ const isStoredJson = (root: unknown): boolean => {
   return true;
 };
 
-/**
- * The value as the log will give it back: JSON round trip (drops `undefined`, applies `toJSON`,
- * e.g. Date → string), skipped when the value is already plain JSON. The writer hashes this, so
- * the verifier, which only sees parsed JSON, recomputes the same bytes.
- */
+/** Hashed as the log gives it back, so the verifier recomputes the same bytes. */
 export const asStoredJson = (value: unknown, what: string, index: number): unknown => {
   if (isStoredJson(value)) return value;
   return JSON.parse(jsonTextOf(value, what, index)) as unknown;

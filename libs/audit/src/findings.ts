@@ -1,4 +1,3 @@
-/** What the verifier reports. */
 export type FindingKind = 'modified' | 'removed' | 'reordered' | 'inserted';
 
 export const FINDING_KINDS: readonly FindingKind[] = [
@@ -13,9 +12,7 @@ export interface Finding {
   streamName: string;
   /** Position of the event concerned; for `removed`, of the first event after the gap. */
   position: bigint;
-  /** That event's revision as stored. */
   revision: bigint;
-  /** `removed`: the chained revisions that are missing (inclusive). */
   missing?: { from: bigint; to: bigint };
   detail: string;
 }

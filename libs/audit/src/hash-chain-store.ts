@@ -1,13 +1,5 @@
-/**
- * `withHashChain(store, secret)`: an EventStore that writes `metadata.chain` on every event it
- * appends, so every writer is covered without knowing about it. Reads pass through unchanged.
- *
- * The chain needs each append to know the hash of the event it follows, and to be written exactly
- * after it. So, per stream: appends are serialized in process; the last revision and hash are
- * cached (bounded LRU, one backwards read of one event on a miss); and the append always reaches
- * the store with the exact revision it chained from. A writer elsewhere (another process) that
- * appended in between makes it fail with WrongExpectedVersion instead of breaking the chain.
- */
+// Per stream: appends serialized, head cached, each written at the exact revision it chained
+// from, so a writer elsewhere gets WrongExpectedVersion instead of forking the chain.
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import {
@@ -26,13 +18,11 @@ import {
 import { asStoredJson, chainHash, linkHashOf, withoutChain, type ChainLink } from './chain';
 
 export interface HashChainOptions {
-  /** Streams whose last revision and hash are kept in memory. Default 10,000. */
   cacheStreams?: number;
   /** Times an `any` / `stream_exists` append is re-chained after another writer moved the stream. Default 3. */
   looseRetries?: number;
 }
 
-/** Where a stream ends: its last revision and that event's chain hash (null: none, or unchained). */
 interface Head {
   revision: CurrentRevision;
   hash: string | null;
@@ -44,7 +34,6 @@ const asNumber = (revision: CurrentRevision): bigint => (revision === 'no_stream
 
 const sameRevision = (a: CurrentRevision, b: CurrentRevision): boolean => a === b;
 
-/** The events as they will be stored, each with its link; ids are fixed here (they are hashed). */
 const chainEvents = (
   secret: Buffer,
   streamName: string,
@@ -113,14 +102,12 @@ export const withHashChain = (
     return head === undefined ? readHead(streamName) : Promise.resolve(head);
   };
 
-  /** The hash of the event at `revision` (for a retry, which chains from where it first did). */
   const hashAt = async (streamName: string, revision: CurrentRevision): Promise<string | null> => {
     if (revision === 'no_stream') return null;
     const [event] = await store.readStream(streamName, { fromRevision: revision, maxCount: 1 });
     return event === undefined ? null : linkHashOf(event.metadata);
   };
 
-  /** Appends chained after `head`, at exactly `head.revision`; remembers the new head on success. */
   const appendAfter = async (
     streamName: string,
     head: Head,
@@ -143,12 +130,7 @@ export const withHashChain = (
     }
   };
 
-  /**
-   * An exact expectation (a revision or `no_stream`). At the head: chain and write. Behind it: a
-   * retry, chained from the event it first followed; the store answers it from the ids (same
-   * result, nothing written) or refuses it; it cannot write, since the stream is past that
-   * revision. Ahead of it: refused here, never handed to the store with a chain from elsewhere.
-   */
+  /** Behind the head: a retry the store answers from the ids; ahead: refused here. */
   const appendExact = async (
     streamName: string,
     events: readonly EventData[],
@@ -165,14 +147,7 @@ export const withHashChain = (
     return store.appendToStream(streamName, chained.events, { expectedRevision: expected });
   };
 
-  /**
-   * A loose retry of ids already stored. EventStoreDB writes events at the head revision whatever
-   * their ids (it checks ids only behind the expected revision, or from the first id for `any`),
-   * so the exact-head write below would store them twice there. When every event carries an id
-   * and the first is in the stream, the append goes to the store with the caller's expectation,
-   * chained from where it first was: the store answers it from the ids (or refuses a partial match).
-   * Costs one read of the stream, only for loose appends whose every event has a given id.
-   */
+  /** EventStoreDB writes at the head whatever the ids: a stored-id retry keeps its expectation. */
   const storedRetry = async (
     streamName: string,
     events: readonly EventData[],
@@ -198,13 +173,7 @@ export const withHashChain = (
     return store.appendToStream(streamName, chained.events, { expectedRevision: expected });
   };
 
-  /**
-   * `any` / `stream_exists`: checked against the head, then written at exactly the head's revision.
-   * If that is refused although the head did not move, an id is already stored: the store's own
-   * idempotency (by id) answers with the caller's expectation. It cannot write then: one of the ids
-   * is in the log for good, so the insert would fail again. If the head moved (another writer),
-   * the append is chained again on the new head, a few times, then refused.
-   */
+  /** Refused at an unmoved head means an id is already stored: the store's idempotency answers. */
   const appendLoose = async (
     streamName: string,
     events: readonly EventData[],

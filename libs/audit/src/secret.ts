@@ -1,7 +1,4 @@
-/**
- * The audit secret keys the chain. Verification needs the same secret that wrote the chain; losing
- * it makes the chain unverifiable (every event then reads as `modified`), never the data unreadable.
- */
+/** Losing the secret makes the chain unverifiable (all `modified`), never the data unreadable. */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKeyFile as createRandomKeyFile } from '@arbor/event-store/crypto';
@@ -17,7 +14,6 @@ export const MIN_SECRET_BYTES = 32;
 
 export interface AuditSecret {
   key: Buffer;
-  /** `env`: ARBOR_AUDIT_SECRET; `file`: `<dataDir>/audit.key` (created now when `created`). */
   source: 'env' | 'file';
   path?: string;
   created: boolean;
@@ -28,10 +24,7 @@ const BASE64 =
   /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/**
- * Hex when the text is only hex digits (even count), else base64 (or base64url). At least 32 bytes.
- * A 64-character hex string is also valid base64: hex wins, as documented.
- */
+/** A 64-character hex string is also valid base64: hex wins, as documented. */
 export const parseAuditSecret = (text: string, where: string): Buffer => {
   const trimmed = text.trim();
   let key: Buffer;

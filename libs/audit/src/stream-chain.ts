@@ -1,27 +1,18 @@
-/**
- * The verifier's state for one stream, and the moves on it that do not need the secret: settling a
- * suspect, holding events that arrive ahead of the chain, recording and filling gaps. Bounded: one
- * head, at most one suspect, at most MAX_AHEAD held events, and one gap per detected removal.
- */
+/** Verifier state for one stream, bounded: one head, one suspect, at most MAX_AHEAD held events. */
 import { type FindingKind } from './findings';
 
-/** The last event accepted into the stream's chain. */
 export interface Head {
-  /** Its chained revision (-1 before the first event). */
   rev: bigint;
   /** Its hash: null when it has none (no event yet, or unchained); undefined when unreadable. */
   hash: string | null | undefined;
-  /** The `prev` it claims (undefined: none known). */
   prev: string | null | undefined;
   /** Chained revision − stored revision (non-zero after a renumbering). */
   shift: bigint;
   position: bigint | null;
 }
 
-/** An event that verified at a revision beyond the next expected one: held until it is explained. */
 export interface Held extends Head {
   position: bigint;
-  /** Its stored revision. */
   stored: bigint;
 }
 
@@ -29,7 +20,6 @@ interface Suspect {
   position: bigint;
   stored: bigint;
   prev: string | null;
-  /** The head before the suspect was accepted, restored if it turns out to be inserted. */
   before: Head;
 }
 
@@ -42,9 +32,7 @@ interface Gap {
 
 export interface StreamState {
   head: Head;
-  /** A chained event has been seen (an unchained one after it is then not pre-chain history). */
   chained: boolean;
-  /** The next event may change the renumbering (it follows an inserted event). */
   shiftExplained: boolean;
   suspect?: Suspect;
   gaps?: Gap[];
@@ -122,7 +110,6 @@ const recordGap = (st: StreamState, to: bigint, at: Held): void => {
   (st.gaps ??= []).push({ from: st.head.rev + 1n, to, position: at.position, stored: at.stored });
 };
 
-/** A late event at `rev` fills a recorded gap (the event was moved, not removed). */
 export const fillGap = (st: StreamState, rev: bigint): boolean => {
   const gaps = st.gaps ?? [];
   const index = gaps.findIndex((g) => g.from <= rev && rev <= g.to);
@@ -174,7 +161,6 @@ export const confirmAhead = (st: StreamState, upTo: bigint | null, report: Repor
   if (ahead.size === 0) st.ahead = undefined;
 };
 
-/** Held events that now follow the head were placed too early in the log. */
 export const pullAhead = (st: StreamState, report: Report): void => {
   for (let held = heldAt(st, st.head.rev + 1n); held; held = heldAt(st, st.head.rev + 1n)) {
     st.ahead?.delete(held.rev);
@@ -189,7 +175,6 @@ export const pullAhead = (st: StreamState, report: Report): void => {
   if (st.ahead?.size === 0) st.ahead = undefined;
 };
 
-/** End of the log: the suspect is settled, held events accepted, gaps left are removals. */
 export const closeStream = (st: StreamState, report: Report): void => {
   settleSuspect(st, undefined, report);
   confirmAhead(st, null, report);

@@ -1,13 +1,5 @@
-/**
- * The chain verifier as a fold over the log in global position order: `add(event)` per event,
- * `finish()` for the report. State is per stream (stream-chain.ts), so memory is bounded by the
- * number of streams, not of events.
- *
- * Every event is recomputed from its own fields with the secret. One that does not verify at its
- * stored revision is tried at the revisions it could have been chained as (the stream's current
- * renumbering, the next expected revision, and — when its `prev` does not follow — a window around
- * it), so a renumbering after a removal or an insertion is recognised and reported once.
- */
+// A fold in position order with state per stream. An event that fails at its stored revision
+// is tried where it could have been chained, so a renumbering is reported once.
 import { type RecordedEvent } from '@arbor/event-store';
 import { chainHasher, readChain, withoutChain } from './chain';
 import { type Finding, type FindingKind } from './findings';
@@ -27,9 +19,7 @@ import {
 } from './stream-chain';
 
 export interface VerifierOptions {
-  /** Findings kept in the report (totals count all of them). Default 10,000. */
   maxFindings?: number;
-  /** How far from its stored revision an event whose `prev` does not follow is looked for. Default 64. */
   searchWindow?: number;
 }
 
@@ -39,12 +29,9 @@ export interface VerifierReport {
   events: number;
   chained: number;
   streams: number;
-  /** Events without chain metadata before any chained event of their stream (written before the chain). */
   unchained: { count: number; streams: number; firstPosition: bigint | null };
   totals: Record<FindingKind, number>;
-  /** Sorted by position; at most `maxFindings`. */
   findings: Finding[];
-  /** Findings counted in `totals` but not kept. */
   findingsDropped: number;
   firstPosition: bigint | null;
   lastPosition: bigint | null;
@@ -85,7 +72,6 @@ export const createVerifier = (secret: Buffer, options: VerifierOptions = {}) =>
       }
     };
 
-  /** The revision this event was chained as, if it verifies at any plausible one. */
   const chainedRevision = (
     event: RecordedEvent,
     link: Link,
@@ -141,7 +127,6 @@ export const createVerifier = (secret: Buffer, options: VerifierOptions = {}) =>
     st.chained = true;
   };
 
-  /** At the revision after the head: checks the link and the numbering, then moves the head. */
   const accept = (
     event: RecordedEvent,
     st: StreamState,

@@ -1,4 +1,3 @@
-/** Streams the log through the verifier and times it. */
 import { type EventStore, type RecordedEvent } from '@arbor/event-store';
 import { createVerifier, type VerifierOptions, type VerifierReport } from './verifier';
 
@@ -8,7 +7,6 @@ export interface VerifyProgress {
 }
 
 export interface VerifyOptions extends VerifierOptions {
-  /** Called after each page (or every 5,000 events of a flat source). */
   onProgress?: (progress: VerifyProgress) => void;
 }
 
@@ -22,14 +20,11 @@ export type EventSource =
   | Iterable<RecordedEvent | readonly RecordedEvent[]>;
 
 export interface ReadAllPagesOptions {
-  /** Events per `readAll` call. Default 5,000. */
   pageSize?: number;
-  /** Stop at this position (inclusive). Default: the head when reading starts, so appends made
-   * while verifying do not keep it running. */
+  /** Default: the head when reading starts, so appends made meanwhile do not keep it running. */
   toPosition?: bigint | null;
 }
 
-/** `$all` forwards in pages, up to the head as it was when reading started. */
 export async function* readAllPages(
   store: EventStore,
   options: ReadAllPagesOptions = {},
@@ -86,7 +81,6 @@ export const verifyLog = async (
   };
 };
 
-/** `verifyLog` over a whole store, read in pages. */
 export const verifyStore = (
   store: EventStore,
   secret: Buffer,
