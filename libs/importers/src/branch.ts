@@ -1,12 +1,7 @@
-/** The active branch of an imported conversation, as the turns that lie on it. */
 import { type MessageInput } from '@arbor/domain';
 import { type ImportedConversation } from './types';
 
-/**
- * The turns on the conversation's active branch (root → tip), each cut to the messages on that
- * branch (the last turn may end before its own end when the tip is inside it). What a reader of
- * "the session as it was last seen" wants, without committing it anywhere.
- */
+/** Each turn cut to the active branch (the last may end early: the tip can be inside it). */
 export const activeBranchTurns = (conversation: ImportedConversation): MessageInput[][] => {
   const turnOf = new Map<string, number>();
   conversation.turns.forEach((turn, t) => {

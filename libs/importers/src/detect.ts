@@ -8,14 +8,10 @@ import { type FileImport, type SessionFormat } from './types';
 
 export interface ImportOptions {
   maxImageBytes?: number;
-  /** Force a format instead of detecting it. */
   format?: SessionFormat;
 }
 
-/**
- * pi files open with a `session` header, Codex rollouts with a `{type, payload}` rollout line
- * (`session_meta` first); anything else is read as Claude Code.
- */
+/** A pi `session` header, or a Codex `{type, payload}` rollout line; else Claude Code. */
 export const detectFormat = (text: string): SessionFormat => {
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
@@ -46,7 +42,6 @@ export const importSessionText = (
 export const importSessionFile = (file: string, options: ImportOptions = {}): FileImport =>
   importSessionText(file, fs.readFileSync(file, 'utf8'), options);
 
-/** The `.jsonl` files of a folder (recursively, sorted), or the file itself. */
 export const sessionFiles = (target: string): string[] => {
   const stat = fs.statSync(target);
   if (stat.isFile()) return [target];

@@ -9,7 +9,6 @@ export interface LineNote {
   line: number;
   /** Stable text, the same for every line it applies to (reports group by it). */
   reason: string;
-  /** The particulars: an id, a tool name, a label. */
   detail?: string;
 }
 
@@ -17,7 +16,6 @@ export interface LineNote {
 export interface ImportedTurn {
   parentId: string | null;
   messages: MessageInput[];
-  /** File lines whose records ended up in this turn. */
   lines: number[];
 }
 
@@ -25,21 +23,13 @@ export type ConversationKind = 'main' | 'sidechain' | 'separate-root';
 
 export interface ImportedConversation {
   title: string;
-  /**
-   * `main`: the session itself; `sidechain`: a subagent transcript (its own file, or sidechain
-   * records of a main file); `separate-root`: a second root turn of a file (Arbor conversations
-   * have one root).
-   */
+  /** `separate-root`: a second root turn of a file (Arbor conversations have one root). */
   kind: ConversationKind;
-  /** Turns in commit order: every turn after the turn it hangs on. */
   turns: ImportedTurn[];
   /** Where the tip must be after import (the branch the file was last on), or null. */
   tip: string | null;
-  /** root → tip, message ids. */
   activeBranch: string[];
-  /** Message ids with two or more children: the file's real branches. */
   branchPoints: string[];
-  /** Labels to set after import (pi `label` entries on turn ends). */
   checkpoints: { label: string; messageId: string }[];
   metadata: Record<string, unknown>;
 }
@@ -50,9 +40,7 @@ export interface ImportReport {
   conversations: number;
   turns: number;
   messages: number;
-  /** What was left out, line by line. */
   skipped: LineNote[];
-  /** What was kept in another shape (unknown blocks as text, merged messages, copied prefixes). */
   changed: LineNote[];
 }
 
@@ -61,22 +49,17 @@ export interface FileImport {
   report: ImportReport;
 }
 
-/** A block with the file line it came from. */
 export interface Item {
   block: Block;
   line: number;
 }
 
-/**
- * One record of a session file, format-neutral: records link by `parentId`; a record without
- * `message` (system, progress, model change...) is transparent: its children hang on its parent.
- */
+/** A record without `message` is transparent: its children hang on its parent. */
 export interface SourceRecord {
   line: number;
   id: string;
   parentId: string | null;
   message?: SourceMessage;
-  /** Claude Code subagent records. */
   sidechain?: boolean;
 }
 

@@ -1,16 +1,4 @@
-/**
- * Claude Code session files (`~/.claude/projects/<project>/<session>.jsonl`, and their
- * `<session>/subagents/agent-*.jsonl` transcripts) → conversations.
- *
- * - Records form a tree by `uuid`/`parentUuid`; records without uuid are skipped; records that
- *   are not messages (system, progress, attachment...) are transparent.
- * - `compact_boundary` records start a new chain (`parentUuid: null`); the chain continues through
- *   their `logicalParentUuid`, so a compacted session stays one conversation.
- * - `summary` lines are session titles: one whose `leafUuid` is a record of the file titles the
- *   conversation; the others point nowhere and are skipped.
- * - Sidechain (subagent) records, in their own file or inside a main file, become their own
- *   conversations: they are another model's transcript, not a branch of this one.
- */
+/** Claude Code session files → conversations (the format's rules: README.md). */
 import path from 'node:path';
 import { type Usage } from '@arbor/domain';
 import { usageOf } from '../core/blocks';

@@ -1,25 +1,4 @@
-/**
- * Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) → conversations.
- *
- * Every line is `{ timestamp, type, payload }` (a `RolloutLine`); `type` is one of:
- * - `session_meta`: the session (id, cwd, cli version, git) → the conversation's metadata;
- * - `response_item`: one item of the model's history (OpenAI Responses API items):
- *   `message` (user / assistant / developer), `function_call`, `custom_tool_call`,
- *   `local_shell_call` and their `*_output`, `web_search_call`, `reasoning`, ...;
- * - `turn_context`: the settings of the next model call (its `model` names the assistant's model);
- * - `event_msg`: what the UI showed. `token_count` gives the usage of the model call before it;
- *   `user_message` duplicates the user's response_item, except in files that only carry the
- *   event (then it is the prompt); the rest is reported and skipped;
- * - `compacted`: a compaction (`message`, and `replacement_history`, the history that replaced
- *   the one before). Arbor keeps every source message and compacts when it builds a context, so
- *   the replacement is skipped (noted) when the file holds the history it replaces; a file that
- *   starts at a compaction (nothing before it) is imported from its replacement history.
- *
- * A rollout is linear (a resumed session appends, a fork writes a new file): records chain in
- * file order, ids `L<line>` (`L<line>-h<n>` for a replacement history). The assistant items between two user-side items are one model
- * response, so they merge into one assistant message (parallel calls stay parallel). Calls left
- * without output (an interrupted run) are dropped by the shared repairs and reported.
- */
+/** Codex CLI rollout files → conversations (the format's rules: README.md). */
 import path from 'node:path';
 import { type Block, type Usage } from '@arbor/domain';
 import { asText, isJson, type Json, usageOf } from '../core/blocks';
@@ -67,9 +46,7 @@ interface State {
   records: SourceRecord[];
   previous: string | null;
   model?: string;
-  /** The record of the assistant response being written (items merge into it), or null. */
   response: { apiId: string; message: SourceMessage } | null;
-  /** Texts of the user response_items since the last assistant item (event duplicates). */
   userTexts: Set<string>;
   messages: number;
 }
@@ -105,7 +82,6 @@ const textOf = (items: Item[]): string =>
     .join('\n')
     .trim();
 
-/** An OpenAI reasoning item as a reasoning block (byte-exact), or null when it is not one. */
 const reasoningBlock = (p: Json): Block | null => {
   const summary = Array.isArray(p.summary) ? p.summary : [];
   const parts: { type: 'summary_text'; text: string }[] = [];
@@ -123,7 +99,6 @@ const reasoningBlock = (p: Json): Block | null => {
     : base;
 };
 
-/** One response item → records (none for what is not imported, noted). */
 const responseItem = (s: State, p: Json, line: number, id: string, timestamp?: string): void => {
   const { notes } = s;
   switch (p.type) {

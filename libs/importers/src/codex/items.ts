@@ -6,14 +6,12 @@ import { type Item } from '../types';
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
-/** An `input_image` (a data URL) as an image block, or null when it is a remote URL. */
 export const imageFromUrl = (url: unknown): Block | null => {
   if (typeof url !== 'string') return null;
   const m = DATA_URL.exec(url);
   return m === null ? null : imageBlock(m[1], m[2]);
 };
 
-/** One content part of a `message` item. */
 const part = (raw: unknown, line: number, notes: Notes): Block[] => {
   const p = isJson(raw) ? raw : {};
   switch (p.type) {
@@ -57,7 +55,6 @@ const argumentsOf = (raw: unknown, line: number, notes: Notes): Record<string, u
   }
 };
 
-/** A tool call item (`function_call`, `custom_tool_call`, `local_shell_call`) as a tool_use. */
 export const toolCall = (p: Json, line: number, notes: Notes): Item[] => {
   const id = typeof p.call_id === 'string' ? p.call_id : typeof p.id === 'string' ? p.id : '';
   if (id === '') {
@@ -77,7 +74,6 @@ export const toolCall = (p: Json, line: number, notes: Notes): Item[] => {
   return [{ line, block: { type: 'tool_use', id, name, input } }];
 };
 
-/** A tool output item (`function_call_output`, `custom_tool_call_output`) as a tool_result. */
 export const toolOutput = (p: Json, line: number, notes: Notes): Item[] => {
   const id = String(p.call_id ?? '');
   let output = p.output;

@@ -17,7 +17,6 @@ export const isJson = (v: unknown): v is Json =>
 /** An unknown block kept readable rather than lost: its JSON as text. */
 export const asText = (raw: unknown): TextBlock => ({ type: 'text', text: JSON.stringify(raw) });
 
-/** Tool inputs must be objects; anything else is wrapped. */
 export const toolInput = (v: unknown, line: number, notes: Notes): Record<string, unknown> => {
   if (isJson(v)) return v;
   if (v === undefined || v === null) return {};
@@ -25,7 +24,6 @@ export const toolInput = (v: unknown, line: number, notes: Notes): Record<string
   return { input: v };
 };
 
-/** A text block, or nothing for empty text (noted). */
 export const textBlock = (text: unknown, line: number, notes: Notes): TextBlock[] => {
   if (typeof text === 'string' && text !== '') return [{ type: 'text', text }];
   notes.skip(line, 'empty text block');
@@ -41,7 +39,6 @@ export const imageBlock = (mediaType: unknown, data: unknown): Block => ({
   },
 });
 
-/** The content of a tool result: text and images, anything else as text (noted). */
 export const toolResultContent = (
   content: unknown,
   line: number,
@@ -81,10 +78,6 @@ export const usageOf = (pairs: [keyof Usage, unknown][]): Usage | undefined => {
   return Object.keys(out).length > 0 ? out : undefined;
 };
 
-/**
- * A message's content (text, or an array of the format's blocks) → items, each with its line;
- * `block` converts one of the format's blocks (to none, one or more Arbor blocks).
- */
 export const contentItems =
   (block: (raw: unknown, line: number, notes: Notes) => Block[]) =>
   (content: unknown, line: number, notes: Notes): Item[] => {

@@ -1,10 +1,4 @@
-/**
- * Records → nodes: one node per message a provider would see. Transparent records (no message)
- * pass their children to their parent; assistant lines sharing an API message id merge into one
- * node; the tool-result lines answering one assistant message (one per parallel call, chained or
- * each under its call's line) merge into one user node. So parallel tool calls, which look like
- * forks in the file, are not branches.
- */
+/** Parallel tool calls look like forks in a file: their lines merge into one node, so no branch. */
 import { type Usage } from '@arbor/domain';
 import { type Item, type SourceRecord } from '../types';
 import { type Notes } from './notes';
@@ -23,19 +17,16 @@ export interface Node {
   model?: string;
   usage?: Usage;
   sidechain: boolean;
-  /** Set when this node was merged into another one (that node's key). */
   mergedInto?: string;
 }
 
 export interface NodeGraph {
   records: readonly SourceRecord[];
   nodes: Map<string, Node>;
-  /** The node a record belongs to (its own, or its nearest message ancestor's), or null. */
   keyOfRecord(index: number): string | null;
   indexOfId(id: string): number | undefined;
 }
 
-/** Drops records repeating an earlier record's id (the first one wins). */
 const uniqueRecords = (records: readonly SourceRecord[], notes: Notes): SourceRecord[] => {
   const seen = new Map<string, number>();
   return records.filter((r) => {

@@ -21,6 +21,5 @@ export const createNotes = (): Notes => {
   };
 };
 
-/** Notes sorted by line, then reason: reports read top to bottom. */
 export const sortNotes = (notes: readonly LineNote[]): LineNote[] =>
   [...notes].sort((a, b) => a.line - b.line || a.reason.localeCompare(b.reason));

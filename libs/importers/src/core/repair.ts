@@ -1,11 +1,4 @@
-/**
- * Repairs what the file broke, so every path stays a transcript providers accept:
- * - a tool_use without its tool_result, and a tool_result without its tool_use, are dropped;
- * - a message left without content becomes transparent (its children hang on its parent);
- * - an assistant message right after a final answer (no user message between, e.g. a second
- *   answer written after the first) is merged into it when it is that answer's only child.
- * Everything dropped or merged is noted with its line.
- */
+/** Repairs what the file broke, so every path is a transcript providers accept (README.md). */
 import { type Node, type NodeGraph, toolResultIds, toolUseIds } from './nodes';
 import { type Notes } from './notes';
 

@@ -1,9 +1,4 @@
-/**
- * The last gate before a message leaves the importer: the domain's own parser. A block it
- * rejects (an image whose bytes are not the declared type, one over the size cap...) is replaced
- * by a text block saying what was there, and noted; a message it still rejects is reported to
- * the caller, who skips the turn.
- */
+/** The domain's parser is the last gate: a rejected block becomes a text placeholder (noted). */
 import {
   type Block,
   type MessageInput,
@@ -14,9 +9,7 @@ import {
 
 export interface Sanitized {
   message: MessageInput | null;
-  /** What was replaced, as readable reasons. */
   replaced: string[];
-  /** Why the message cannot be imported, when `message` is null. */
   errors: string[];
 }
 

@@ -1,19 +1,5 @@
-/**
- * Nodes → turns → conversations.
- *
- * A turn is the path from a user prompt through the tool loop to an assistant message without
- * tool_use (a final answer), hung on the previous turn's final answer; or, where a branch of the
- * file stops on tool results (no answer after them), to the user message holding those results
- * (a turn ending on answered tool results, as Arbor commits it: `MessageAppended.turnEnd`). Consecutive user nodes
- * (a tool result, an interruption notice, the next prompt) are one user message, as a provider
- * receives them. A branch inside a turn (two answers after one tool result) cannot be a branch
- * in Arbor, whose turns hang on turn ends: the shared prefix is copied under new ids
- * (`<id>-2`...), noted. A path that still breaks the turn rules is skipped with its reason.
- *
- * Each root turn and the turns below it form one conversation (Arbor conversations have one
- * root). Turns are ordered depth-first with the file's active branch last, so the last commit
- * is on the branch the file was last on whenever it can be; `tip` says where the tip must end.
- */
+// Nodes → turns → conversations (README.md). A branch inside a turn cannot be an Arbor branch
+// (turns hang on turn ends), so the shared prefix is copied under new ids.
 import { checkTurn, type MessageInput } from '@arbor/domain';
 import { type ImportedTurn, type Item } from '../types';
 import { type Node, type NodeGraph, toolResultIds, toolResultsFirst, toolUseIds } from './nodes';
@@ -25,7 +11,6 @@ export const SYNTHETIC_PROMPT_ID = 'synthetic-prompt';
 const SYNTHETIC_TEXT = '(the prompt of this transcript is not in the file)';
 
 interface BuiltTurn {
-  /** Its last node: a final answer, or the tool results an open end stops on. */
   final: Node;
   /** One entry per message: the nodes merged into it. Empty first group: synthetic prompt. */
   groups: Node[][];
@@ -93,15 +78,12 @@ const toInput = (group: Node[], id: string): MessageInput => {
 };
 
 export interface CoreConversation {
-  /** Its first node is a sidechain (subagent) record. */
   sidechain: boolean;
-  /** Line of its first record. */
   firstLine: number;
   turns: ImportedTurn[];
   tip: string | null;
   activeBranch: string[];
   branchPoints: string[];
-  /** Committed message id of each record id that ends a committed turn. */
   turnEndIdOf(recordId: string): string | undefined;
 }
 
@@ -113,9 +95,7 @@ interface Ctx {
   graph: NodeGraph;
   notes: Notes;
   options: BuildOptions;
-  /** Why the turns a node was in were skipped (first reason wins). */
   failed: Map<string, { reason: string; detail?: string }>;
-  /** Lines that ended up in a committed turn. */
   covered: Set<number>;
 }
 
@@ -123,13 +103,7 @@ const fail = (ctx: Ctx, nodes: readonly Node[], reason: string, detail?: string)
   for (const n of nodes) if (!ctx.failed.has(n.key)) ctx.failed.set(n.key, { reason, detail });
 };
 
-/**
- * The user nodes a branch of the file stops on while they answer tool calls: a leaf (nothing
- * hangs on it) in a run of user nodes that holds tool results. The session stopped on tool
- * results (an agent stopped on a tool's output, a run cut off before the model answered, an
- * interruption typed after a result), so the turn ends there: Arbor takes a turn that ends on
- * the tool results answering its calls, and the next model call continues from them.
- */
+/** A branch of the file stopped on tool results: the turn ends there, on the answered results. */
 const openEnds = (graph: NodeGraph): Node[] => {
   const hasChildren = new Set<string>();
   for (const n of graph.nodes.values()) {
@@ -147,10 +121,6 @@ const openEnds = (graph: NodeGraph): Node[] => {
   );
 };
 
-/**
- * Builds every turn that ends at a final answer or at an open end (tool results nothing
- * follows), keyed by that last node's key.
- */
 const buildTurns = (ctx: Ctx): Map<string, BuiltTurn> => {
   const built = new Map<string, BuiltTurn>();
   const finals = [...ctx.graph.nodes.values()]
@@ -165,12 +135,7 @@ const buildTurns = (ctx: Ctx): Map<string, BuiltTurn> => {
   return built;
 };
 
-/**
- * The built turn each record lies in, walking raw parents (memoized): a record inside a turn
- * (a tool call, or a record hanging on one) belongs to the turn that ends below it, so a file
- * last written there resumes at that turn's end, not at the turn before. Where a node lies in
- * several turns (a branch inside a turn), the one ending latest in the file wins.
- */
+/** A record inside a turn belongs to the turn ending below it, so the file resumes there. */
 const nearestFinal = (ctx: Ctx, built: Map<string, BuiltTurn>) => {
   const memo = new Map<string, string | null>();
   const turnOfNode = new Map<string, string>();
@@ -212,10 +177,7 @@ interface Assembly {
   childTurns: Map<string | null, string[]>;
 }
 
-/**
- * The root turn above each turn, memoized along the walk: asked once per record of the file, an
- * unmemoized walk made the import of a linear chain quadratic.
- */
+/** Memoized: asked once per record, an unmemoized walk is quadratic on a linear chain. */
 const rootsOf = (a: Assembly) => {
   const memo = new Map<string, string>();
   return (finalKey: string): string => {
@@ -334,7 +296,6 @@ function* builtUnder(a: Assembly, root: string): Generator<string> {
   }
 }
 
-/** The turn's messages with ids, sanitized and checked against the turn rules; null if not. */
 const commitInputs = (
   ctx: Ctx,
   t: BuiltTurn,

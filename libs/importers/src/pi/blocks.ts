@@ -1,4 +1,3 @@
-/** pi message content → Arbor blocks, each with its line. */
 import { type Block } from '@arbor/domain';
 import {
   asText,

@@ -1,16 +1,4 @@
-/**
- * pi coding-agent session files (`~/.pi/agent/sessions/.../*.jsonl`) → conversations.
- *
- * - The first line is the session header (`type: "session"`, `version` from 2 on).
- * - v1 entries have no ids: they form one linear chain in file order (ids `L<line>` here).
- *   Later versions link entries by `id`/`parentId`, a tree whose branch is the file's last entry.
- * - Messages: `user`, `assistant` (text, thinking, toolCall), `toolResult` (one per call, merged
- *   into one user message), `bashExecution` and `custom` / `hookMessage` / `branch_summary` /
- *   `custom_message` (what pi sends the model as user text), each noted when reshaped.
- * - `compaction` entries are transparent: Arbor keeps every source message and compacts when it
- *   builds a context, so the summary is not imported (noted). Settings entries are transparent.
- * - `label` entries on turn ends become checkpoints; `session_info` names the conversation.
- */
+/** pi session files (v1 linear, later an id/parentId tree) → conversations (rules: README.md). */
 import path from 'node:path';
 import { isValidCheckpointLabel, type Usage } from '@arbor/domain';
 import { type Json, usageOf } from '../core/blocks';
@@ -45,7 +33,6 @@ const piUsage = (u: unknown): Usage | undefined => {
 const userText = (text: string, line: number): Item[] =>
   text === '' ? [] : [{ line, block: { type: 'text', text } }];
 
-/** A message entry's message, or undefined for what is transparent (noted). */
 const messageOf = (m: Json, line: number, notes: Notes): SourceMessage | undefined => {
   const role = String(m.role);
   switch (role) {
