@@ -34,10 +34,7 @@ export const Cursor = z
   .max(200)
   .meta({ description: 'The `next` of the previous page, unchanged (opaque)' });
 
-/**
- * A query integer written in plain decimal digits, nothing else: `0x10`, `1e3`, ` 5`, `5.0` and
- * `+5` are refused (a coercing `Number()` would take them all).
- */
+/** Decimal digits only: `0x10`, `1e3`, ` 5`, `5.0`, `+5` are refused (`Number()` takes all). */
 export const decimalInt = (min: number, max: number) =>
   z
     .string()
@@ -63,11 +60,7 @@ export const Revision = z
 
 export const Timestamp = z.string().meta({ description: 'ISO-8601 time' });
 
-/**
- * Any JSON value. At run time it accepts anything (the request parser already produced JSON, and
- * the depth/size limits live at the edge); on the wire it is documented as the recursive JSON
- * type, so generated clients get `JsonValue` rather than `unknown`.
- */
+/** Accepts anything at run time (limits live at the edge); documented as recursive JSON. */
 const JSON_VALUE_REF = { $ref: '#/components/schemas/JsonValue' };
 export const JsonValue = z.unknown().meta({
   id: 'JsonValue',
@@ -84,12 +77,7 @@ export const JsonValue = z.unknown().meta({
   },
 });
 
-/**
- * Free-form JSON object (caller metadata, tool inputs and schemas, event data, provider bodies),
- * passed through as parsed — not rebuilt key by key, which drops (or, with `__proto__`,
- * mis-assigns) keys a client sent as data. Its depth and size are the API's to bound (one rule
- * for every free-form field: ARBOR_JSON_MAX_DEPTH / ARBOR_JSON_MAX_BYTES).
- */
+/** Passed through as parsed: a key-by-key rebuild drops (or, via `__proto__`, mis-assigns) keys. */
 export const JsonObject = z
   .custom<Record<string, unknown>>(
     (v) => typeof v === 'object' && v !== null && !Array.isArray(v),

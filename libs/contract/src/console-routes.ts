@@ -1,7 +1,4 @@
-/**
- * The two read-only routes the operator console needed (apps/console): the hash-chain verdict of
- * one conversation, for its tenant, and the list of tenants, for the admin.
- */
+/** The read-only routes of the operator console: one conversation's chain verdict, the tenants. */
 import { z } from 'zod';
 import { Id } from './common';
 import { type RouteSpec } from './routes';

@@ -1,7 +1,4 @@
-/**
- * @arbor/contract — the wire contract of the HTTP API: zod schemas for every request and answer,
- * the problem codes, the route table, and the OpenAPI document generated from them.
- */
+/** The HTTP API's wire contract: schemas, problem codes, route table and the OpenAPI document. */
 export * from './common';
 export * from './messages';
 export * from './problems';

@@ -1,12 +1,4 @@
-/**
- * The provider-neutral message model on the wire: messages shaped like Anthropic content blocks.
- * Input schemas (`*Input`) describe what a client sends and strip unknown fields (as the domain
- * parser does, e.g. `cache_control`); the output shapes are what Arbor answers (closed). What
- * JSON Schema cannot say (strict base64 and the image's real type and sides, which blocks each
- * role may carry, the nesting depth) is refined with the domain's own checks, so this schema and
- * `parseMessages` accept the same messages (messages.parity.spec.ts); the image byte limit is
- * configuration and the domain's alone.
- */
+/** Wire messages, refined with the domain's checks so `parseMessages` accepts the same. */
 import { z } from 'zod';
 import {
   BLOCK_TYPES,

@@ -1,7 +1,4 @@
-/**
- * The OpenAPI 3.1 document, generated from the route table and its zod schemas with zod-openapi
- * (which renders each schema with zod 4's own `z.toJSONSchema`, as a request or as an answer).
- */
+/** The OpenAPI 3.1 document, generated from the route table by zod-openapi. */
 import {
   createDocument,
   type ZodOpenApiOperationObject,

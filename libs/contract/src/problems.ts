@@ -1,8 +1,4 @@
-/**
- * RFC 9457 problem details with a stable machine-readable `code`. Every error the API answers is
- * one of these codes; this catalogue is the contract (the OpenAPI document enumerates it, per
- * route and status, and apps/api throws nothing else).
- */
+/** RFC 9457 problem details with a stable `code`: this catalogue is the contract. */
 import { z } from 'zod';
 import { JsonValue } from './common';
 
@@ -120,11 +116,7 @@ export const FieldErrorSchema = z
   })
   .meta({ id: 'FieldError' });
 
-/**
- * The problem+json body for a set of codes. Extensions depend on the code (`errors` for
- * validation, the numbers for `cannot_fit`, `lastRevision` for `revision_not_found`, …), so the
- * object is open beyond the fields named here.
- */
+/** The problem+json body for a set of codes. */
 export const problemSchema = (codes: readonly ProblemCode[] = PROBLEM_CODE_LIST) =>
   z
     .object({

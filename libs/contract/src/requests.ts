@@ -266,11 +266,7 @@ export const ContextsQuery = z.strictObject({
 const TOKENS = z.number().int().min(0).max(10_000_000);
 const COUNT = z.number().int().min(0).max(1000);
 
-/**
- * The capability fields a tenant (or one request) may set for a model. `snapshotShape` is a page
- * shape id (checked against the renderer's shapes after parsing, so an unknown one answers its
- * own `unknown_snapshot_shape` code) or null for no snapshots.
- */
+/** `snapshotShape` is checked after parsing, so an unknown id answers `unknown_snapshot_shape`. */
 export const CapabilityOverridesSchema = z
   .strictObject({
     vision: z
@@ -323,10 +319,7 @@ const QueryInt = (schema: z.ZodNumber) =>
     .transform(Number)
     .pipe(schema);
 
-/**
- * The same overrides as query parameters (for `GET …/context/report`): `vision=true|false`,
- * `snapshotShape=<id>|none`, and the integer knobs.
- */
+/** The same overrides as query parameters (`GET …/context/report`). */
 export const CapabilityQueryFields = {
   vision: Bool.optional(),
   snapshotShape: z
@@ -404,11 +397,7 @@ const neutral = (
   input_schema: parameters ?? { type: 'object', properties: {} },
 });
 
-/**
- * A tool definition in any provider's own shape, whatever `provider` the body is for: the
- * neutral (Anthropic) one, OpenAI Chat's function tool or OpenAI Responses' function tool. Each
- * is read into the neutral definition (what is recorded and encoded for the target provider).
- */
+/** A tool definition in any provider's shape, read into the neutral (Anthropic) definition. */
 const Tool = z
   .union([NeutralTool, ChatFunctionTool, ResponsesFunctionTool])
   .transform((t): NeutralToolOut => {

@@ -1,8 +1,4 @@
-/**
- * Every route of the HTTP API with its parameters, body, answers and the problem codes it can
- * answer. The OpenAPI document is generated from this table (openapi.ts); the controllers
- * validate with the same schemas; a test compares the table with the routes Nest registers.
- */
+/** Every route of the HTTP API; the OpenAPI document is generated from this table. */
 import { z } from 'zod';
 import { Id, Label } from './common';
 import { CONSOLE_ROUTES } from './console-routes';
@@ -847,12 +843,7 @@ const ADMIN_READABLE = new Set([
   'reproduceContext',
 ]);
 
-/**
- * The admin's own read-only routes to one tenant's data: each tenant read route above under
- * `/v1/admin/tenants/{tenantId}`, with the admin key, the same answer, and each read recorded
- * first as an `AdminDataRead` event (actor `admin`) in the tenant's `audit-<tenantId>.admin-reads`
- * stream. Derived from the tenant routes, so the two cannot drift.
- */
+/** Derived from the tenant routes, so they cannot drift; each read is audited first. */
 export const ADMIN_TENANT_DATA_ROUTES: readonly RouteSpec[] = BASE_ROUTES.filter(
   (r) => r.method === 'get' && ADMIN_READABLE.has(r.operationId),
 ).map((r) => ({
@@ -872,10 +863,7 @@ export const ADMIN_TENANT_DATA_ROUTES: readonly RouteSpec[] = BASE_ROUTES.filter
   errors: [...r.errors, 'tenant_not_found'],
 }));
 
-/**
- * Every code a route can answer: its own, the auth codes, the body codes when it takes a body,
- * the storage codes, and the few any request can meet.
- */
+/** A route's own codes plus auth, body, storage and the few any request can meet. */
 export const errorCodes = (route: RouteSpec): ProblemCode[] => {
   const codes = new Set<ProblemCode>([
     'internal_error',
