@@ -16,11 +16,7 @@ const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export type Base64Problem = 'empty' | 'alphabet' | 'length' | 'padding';
 
-/**
- * Canonical standard base64 (RFC 4648 §4): alphabet A–Z a–z 0–9 + /, length a multiple of 4,
- * at most two `=` at the end, and zero unused bits before the padding (so exactly one string
- * encodes each byte sequence). No whitespace, no URL-safe alphabet.
- */
+/** Canonical base64 (RFC 4648 §4), zero unused bits: one string per byte sequence. */
 export const checkBase64 = (data: string): Base64Problem | null => {
   if (data.length === 0) return 'empty';
   if (!STRICT_BASE64.test(data)) return 'alphabet';
@@ -32,7 +28,6 @@ export const checkBase64 = (data: string): Base64Problem | null => {
   return (last & unusedBits) === 0 ? null : 'padding';
 };
 
-/** Decoded size in bytes of valid base64, computed without decoding. */
 export const decodedLength = (data: string): number => {
   const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return (data.length / 4) * 3 - pad;

@@ -1,14 +1,8 @@
-/**
- * A branch switch that carries what was learned: `PUT …/tip` with `summarize` summarizes the
- * path being left, from the common ancestor of the old and the new tip (exclusive) to the old
- * tip, and records it as `BranchSummarized`. Later contexts on the branch it was made for carry
- * it as one message right after the branch point. Pure functions over the tree and the path.
- */
+/** A tip move with `summarize` records the left path's summary; later contexts carry it. */
 import { type Message } from './messages';
 import { pmapGet, type PMap } from './persistent-map';
 import { type ConversationState, type MessageNode } from './state';
 
-/** The version of `BranchSummarized` this code writes. */
 export const BRANCH_SUMMARY_VERSION = 1;
 
 /** The data of `BranchSummarized`: one summary of an abandoned path. */
@@ -17,21 +11,14 @@ export interface BranchSummary {
   readonly summaryId: string;
   /** The common ancestor of the old and the new tip: the branch point. */
   readonly ancestorId: string;
-  /** The tip that was left, and the one moved to. */
   readonly fromTip: string;
   readonly toTip: string;
   /** The abandoned path: ancestor (exclusive) → old tip, root → tip order. */
   readonly abandonedIds: readonly string[];
-  /**
-   * The first message after the branch point on the new tip's path (null: the new tip is the
-   * branch point). The summary applies to the paths through it.
-   */
+  /** First message after the branch point on the new path (null: the new tip is that point). */
   readonly ontoId: string | null;
-  /** The summary text (sealed content, like a summary decision's). */
   readonly summary: string;
-  /** The caller's instruction, or null. Sealed. */
   readonly instruction: string | null;
-  /** Local token count of the summary text (o200k). */
   readonly tokens: number;
   readonly summarizerModel: string;
   readonly windows: number;
@@ -46,7 +33,6 @@ export type AbandonedPath =
     }
   | { readonly ok: false; readonly reason: 'no_common_ancestor' | 'nothing_abandoned' };
 
-/** Ids from the root to `id`, following parents. */
 export function pathIds(nodes: PMap<MessageNode>, id: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
@@ -59,10 +45,7 @@ export function pathIds(nodes: PMap<MessageNode>, id: string): string[] {
   return out.reverse();
 }
 
-/**
- * What leaving `fromTip` for `toTip` abandons: the messages after their common ancestor on the
- * old tip's path. Nothing is abandoned when the old tip is on the new tip's path (moving down).
- */
+/** Nothing is abandoned when the old tip is on the new tip's path (moving down). */
 export function abandonedPath(
   state: Pick<ConversationState, 'messages'>,
   fromTip: string,
@@ -83,11 +66,7 @@ export function abandonedPath(
   };
 }
 
-/**
- * Whether a summary applies on a path (root → tip ids): the branch point is on it, and the path
- * goes on through the branch the summary was made for (through `ontoId`; when the new tip was the
- * branch point itself, any continuation but the abandoned one).
- */
+/** The branch point is on the path, and the path goes on through the branch it was made for. */
 export function summaryApplies(summary: BranchSummary, path: readonly string[]): boolean {
   const at = path.indexOf(summary.ancestorId);
   if (at < 0) return false;
@@ -96,10 +75,8 @@ export function summaryApplies(summary: BranchSummary, path: readonly string[]):
   return next !== summary.abandonedIds[0];
 }
 
-/** The id the carried summary has in a context body's source messages. Stable. */
 export const branchSummaryMessageId = (summaryId: string): string => `branch-summary-${summaryId}`;
 
-/** The text of the carried message: marked as a branch summary, not a compaction. */
 export function branchSummaryText(summary: BranchSummary): string {
   return [
     `[Branch summary: the conversation went back to this point. A branch of ` +
@@ -113,7 +90,6 @@ export function branchSummaryText(summary: BranchSummary): string {
 
 export interface PlacedBranchSummary {
   readonly summaryId: string;
-  /** The message of the window it follows. */
   readonly afterId: string;
   readonly messageId: string;
 }
@@ -122,13 +98,7 @@ const hasToolUse = (m: Message): boolean =>
   m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use');
 const hasToolResult = (m: Message): boolean => m.content.some((b) => b.type === 'tool_result');
 
-/**
- * The window with each applicable summary inserted right after its branch point (oldest summary
- * first). A branch point whose tool calls are answered by the next messages gets the summary
- * after those answers, so a call stays right before its result. A summary whose branch point is
- * not in the window (before a resume cut) is not carried. `only` (a reproduction) places exactly
- * the recorded summaries, after the recorded messages.
- */
+/** A branch point's tool calls keep their results next to them: the summary goes after. */
 export function withBranchSummaries(
   window: readonly Message[],
   summaries: readonly BranchSummary[],

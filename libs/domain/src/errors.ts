@@ -26,7 +26,6 @@ export interface DomainError {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
-/** One broken rule, located by a path such as `messages[2].content[0].source.media_type`. */
 export interface Violation<Code extends string = string> {
   readonly path: string;
   readonly code: Code;

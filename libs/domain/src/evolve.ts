@@ -1,8 +1,4 @@
-/**
- * evolve(state, event) → state. Pure and deterministic: the same events always fold to the same
- * state, and no state object is ever changed (a new one is returned). Unknown event types (later
- * versions) only advance the revision.
- */
+/** Pure: no state object is ever changed; unknown event types only advance the revision. */
 import { type ConversationEvent, isConversationEvent } from './events';
 import { pmapGet, pmapSet } from './persistent-map';
 import { type Message } from './messages';
@@ -15,7 +11,6 @@ import {
   nodeOf,
 } from './state';
 
-/** Any stored event; only `type` and `data` are read. */
 export interface AnyEvent {
   readonly type: string;
   readonly data: unknown;
@@ -119,10 +114,7 @@ const addSample = (s: ConversationState, sample: CalibrationSample): Conversatio
   calibration: [...s.calibration, sample].slice(-CALIBRATION_WINDOW),
 });
 
-/**
- * The first assistant message after a context was handed out answers that context: its measured
- * input tokens (cached ones included) pair with our estimate as a calibration sample.
- */
+/** The first assistant message after a context answers it: a calibration sample. */
 const calibrateFrom = (s: ConversationState, m: Message): ConversationState => {
   const u = m.usage;
   if (m.role !== 'assistant' || s.pendingContext === null || u?.input_tokens === undefined)
@@ -142,7 +134,6 @@ export const evolve = (state: ConversationState, event: AnyEvent): ConversationS
   return isConversationEvent(event) ? apply(next, event) : next;
 };
 
-/** Fold events over a state (default: the initial state). */
 export const foldEvents = (
   events: Iterable<AnyEvent>,
   state: ConversationState = initialState(),

@@ -1,7 +1,6 @@
 /** Canonical JSON (sorted keys) and its sha256: equal content ⇔ equal fingerprint. */
 import { createHash } from 'node:crypto';
 
-/** Text to write as is, told apart from the values still to write on the work stack. */
 class Text {
   constructor(readonly text: string) {}
 }
@@ -11,13 +10,7 @@ const OPEN_OBJECT = new Text('{');
 const CLOSE_OBJECT = new Text('}');
 const COMMA = new Text(',');
 
-/**
- * Canonical JSON, written with an explicit stack, not recursion: a value nested 100,000 deep
- * (which JSON.parse reads back without trouble) is written like a flat one, so no stack depth
- * decides whether an event can be hashed or verified. Values are read as `JSON.stringify` would
- * read plain data: object keys sorted, `undefined` members left out, anything else not JSON
- * (undefined in an array, a function) written as `null`.
- */
+/** An explicit stack, not recursion: a value nested 100,000 deep is hashed like a flat one. */
 const canonical = (root: unknown): string => {
   let out = '';
   const stack: unknown[] = [root];

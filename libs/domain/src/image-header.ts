@@ -1,22 +1,5 @@
-/**
- * The one image-header reader of the code base: format and pixel size of a PNG, JPEG, GIF or
- * WebP, read from its header and checked the way a decoder would before it reads pixels.
- * Written here rather than taken from `image-size` (npm): that library reads the size fields
- * but does not check a PNG's IHDR CRC or field values, a WebP's RIFF length, or that a JPEG has a
- * frame header at all (it takes `FFD8` followed by filler), which is what validation needs.
- *
- * - PNG: signature, then the IHDR chunk first, 13 bytes long, its CRC-32 right, bit depth and
- *   colour type a valid pair, compression/filter/interlace methods known;
- * - GIF: `GIF87a`/`GIF89a` and the whole logical screen descriptor;
- * - WebP: `RIFF`, a length that covers the first chunk, `WEBP`, then a whole `VP8 ` (frame tag
- *   and start code), `VP8L` (signature byte, version 0) or `VP8X` header;
- * - JPEG: SOI, then the marker segments walked to a start-of-frame, whose length, precision and
- *   component count are checked (every length must stay inside the data);
- * - every format: width and height from 1 to `MAX_IMAGE_SIDE`.
- *
- * Pure; reads only the bytes it is given (a prefix is enough for PNG, GIF and WebP; a JPEG's
- * frame header can come after long metadata segments, so it may ask for more).
- */
+// Hand-written, not `image-size`: validation needs the CRC, RIFF length and JPEG frame checks
+// that library skips (the checks: README.md).
 import type { ImageMediaType } from './base64-image';
 
 /** Largest width or height accepted: what JPEG and GIF can state (16 bits); more is refused. */
@@ -28,12 +11,10 @@ export interface ImageHeader {
   readonly height: number;
 }
 
-/** Why the bytes are not a readable image (`unknown_format`: none of the four signatures). */
 export type ImageHeaderProblem =
   | { readonly problem: 'unknown_format'; readonly detail: string }
   | { readonly problem: 'invalid_header'; readonly detail: string }
   | { readonly problem: 'dimensions'; readonly detail: string }
-  /** A JPEG whose frame header lies beyond the bytes given: read more. */
   | { readonly problem: 'need_more'; readonly detail: string };
 
 export type ImageHeaderResult = ImageHeader | ImageHeaderProblem;
@@ -82,7 +63,6 @@ function crc32(bytes: Uint8Array): number {
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-/** Bit depths allowed for each PNG colour type. */
 const PNG_DEPTHS: Record<number, readonly number[]> = {
   0: [1, 2, 4, 8, 16],
   2: [8, 16],
@@ -188,10 +168,6 @@ function jpeg(b: Uint8Array, complete: boolean): ImageHeaderResult {
 const startsWith = (b: Uint8Array, prefix: readonly number[]) =>
   b.length >= prefix.length && prefix.every((x, i) => b[i] === x);
 
-/**
- * The header of the image in `bytes`. `complete`: `bytes` is the whole file (else a JPEG whose
- * frame header is further on answers `need_more`).
- */
 export function readImageHeader(bytes: Uint8Array, complete = true): ImageHeaderResult {
   if (startsWith(bytes, PNG_SIGNATURE)) return png(bytes);
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return jpeg(bytes, complete);
@@ -201,14 +177,12 @@ export function readImageHeader(bytes: Uint8Array, complete = true): ImageHeader
   return { problem: 'unknown_format', detail: 'data is not a PNG, JPEG, GIF or WebP image' };
 }
 
-/** Decodes the first `bytes` bytes (at least) of base64 text. */
 const decodePrefix = (base64: string, bytes: number): Buffer =>
   Buffer.from(base64.slice(0, Math.ceil(bytes / 3) * 4), 'base64');
 
 /** Enough for PNG, GIF and WebP headers and most JPEGs; JPEG metadata can push SOF further. */
 const LOOKS = [64, 64 * 1024];
 
-/** `readImageHeader` of base64 data, decoding only as much as the header needs. */
 export function readImageHeaderBase64(base64: string): ImageHeaderResult {
   for (const n of LOOKS) {
     const complete = Math.ceil(n / 3) * 4 >= base64.length;

@@ -1,17 +1,11 @@
-/**
- * The provider-neutral message model (docs/message-model.md). Shaped like Anthropic content blocks, which
- * every provider format can be derived from. Messages are immutable once committed.
- */
+// The provider-neutral message model (docs/message-model.md), shaped like Anthropic content
+// blocks, which every provider format can be derived from.
 
 export type Role = 'system' | 'user' | 'assistant';
 
-/**
- * Free JSON a client keeps on a block or a message (item ids, status, provider data of its
- * framework): stored and answered byte for byte, never read by Arbor, never sent to a model.
- */
+/** Stored and answered byte for byte, never read by Arbor, never sent to a model. */
 export type ClientData = Record<string, unknown>;
 
-/** What every block may carry besides its own fields. */
 export interface BlockExtras {
   clientData?: ClientData;
 }
@@ -23,14 +17,12 @@ export interface TextBlock extends BlockExtras {
 
 export type ImageMediaTypeName = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
-/** The image's bytes, in the message (every provider takes these). */
 export interface Base64ImageSource {
   type: 'base64';
   media_type: ImageMediaTypeName;
   data: string;
 }
 
-/** An image the provider fetches itself (Anthropic, both OpenAI formats; not Gemini). */
 export interface UrlImageSource {
   type: 'url';
   url: string;
@@ -39,10 +31,6 @@ export interface UrlImageSource {
 /** Who issued a file id: a file id is only meaningful to the provider that stored the file. */
 export type FileProvider = 'anthropic' | 'openai' | 'gemini';
 
-/**
- * A file uploaded to a provider's files API (`file_id`; for Gemini the file's URI). Sent only to
- * that provider; `media_type` is required for Gemini (`fileData.mimeType`).
- */
 export interface FileImageSource {
   type: 'file';
   provider: FileProvider;
@@ -57,7 +45,6 @@ export interface ImageBlock extends BlockExtras {
   source: ImageSource;
 }
 
-/** An image block whose bytes Arbor holds (measured, rendered, stripped by the ladder). */
 export interface Base64ImageBlock extends ImageBlock {
   source: Base64ImageSource;
 }
@@ -65,7 +52,6 @@ export interface Base64ImageBlock extends ImageBlock {
 export const isBase64Image = (block: ImageBlock): block is Base64ImageBlock =>
   block.source.type === 'base64';
 
-/** A short label of where an image is: its media type, URL or provider file id. */
 export const imageSourceLabel = (source: ImageSource): string =>
   source.type === 'base64'
     ? source.media_type
@@ -80,13 +66,11 @@ export interface ToolUseBlock extends BlockExtras {
   input: unknown;
 }
 
-/** Content allowed inside a tool result. */
 export type ToolResultContentBlock = TextBlock | ImageBlock;
 
 export interface ToolResultBlock extends BlockExtras {
   type: 'tool_result';
   tool_use_id: string;
-  /** The tool's name, for providers that name results (Gemini's `functionResponse.name`). */
   name?: string;
   content: string | ToolResultContentBlock[];
   is_error?: boolean;
@@ -109,29 +93,17 @@ export interface ReasoningSummaryText {
   text: string;
 }
 
-/**
- * An OpenAI reasoning item (Responses API `{type:'reasoning', id, summary, encrypted_content}`),
- * kept byte-exact. Sent back only to the Responses API of the model family that produced it
- * (its message's `model`); every other target drops it, as thinking is dropped.
- */
+/** Kept byte-exact; sent back only to the Responses API of the model family that produced it. */
 export interface ReasoningBlock extends BlockExtras {
   type: 'reasoning';
-  /** OpenAI's item id (`rs_…`); absent when the source kept none (Codex rollouts). */
   id?: string;
   summary: ReasoningSummaryText[];
   encrypted_content?: string;
 }
 
-/** Providers whose opaque blocks Arbor keeps. */
 export type OpaqueProvider = 'anthropic' | 'openai';
 
-/**
- * A block or item a provider returned that must be sent back to it as it was (Anthropic's
- * server-side `compaction` content block, OpenAI's encrypted `compaction` item): `item` is kept
- * byte for byte and sent only to `provider` for the model family of `model` (default: the
- * message's). One whose `item.type` is `compaction` stands for everything before it: the
- * ladder neither sends nor counts the messages it replaces.
- */
+/** Kept byte for byte and sent only to `provider`; a `compaction` item stands for all before it. */
 export interface ProviderBlock extends BlockExtras {
   type: 'provider';
   provider: OpaqueProvider;
@@ -151,7 +123,6 @@ export type Block =
 
 export type BlockType = Block['type'];
 
-/** Usage as measured by the provider for the call that produced an assistant message. */
 export interface Usage {
   input_tokens?: number;
   output_tokens?: number;
@@ -159,7 +130,6 @@ export interface Usage {
   cache_creation_input_tokens?: number;
 }
 
-/** A message as a client sends it in a turn. */
 export interface MessageInput {
   id?: string;
   role: Role;
@@ -168,7 +138,6 @@ export interface MessageInput {
   model?: string;
   usage?: Usage;
   metadata?: Record<string, unknown>;
-  /** Free JSON kept byte for byte, never sent to a model (see `ClientData`). */
   clientData?: ClientData;
 }
 
@@ -183,8 +152,6 @@ export interface Message {
   usage?: Usage;
   metadata?: Record<string, unknown>;
   clientData?: ClientData;
-  /** The turn that committed it. */
   turnId: string;
-  /** ISO-8601 commit time. */
   createdAt: string;
 }

@@ -1,9 +1,4 @@
-/**
- * A tiny persistent (immutable, structurally shared) string-keyed map: a hash array mapped trie.
- * `pmapSet` returns a new map and never changes the old one, so every earlier conversation state
- * stays valid while `evolve` costs O(log32 n) per event instead of copying whole maps.
- * Only what the decider needs: get, has, set, size, iteration. No delete (events only add).
- */
+/** Hash array mapped trie: old states stay valid, `evolve` costs O(log32 n) per event. */
 
 interface Leaf<V> {
   readonly kind: 'leaf';
@@ -63,7 +58,6 @@ const leaf = <V>(hash: number, key: string, value: V): Leaf<V> => ({
 
 const hashOf = <V>(node: Leaf<V> | Collision<V>): number => node.hash;
 
-/** Two nodes with different hashes, placed under a new branch at `shift`. */
 const merge = <V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, shift: number): Branch<V> => {
   const ia = (hashOf(a) >>> shift) & MASK;
   const ib = (b.hash >>> shift) & MASK;
@@ -129,7 +123,6 @@ const setIn = <V>(node: TrieNode<V>, shift: number, entry: Leaf<V>): SetOutcome<
   };
 };
 
-/** A new map with `key` set to `value`; `map` is unchanged. */
 export const pmapSet = <V>(map: PMap<V>, key: string, value: V): PMap<V> => {
   const entry = leaf(hashString(key), key, value);
   if (map.root === null) return { size: 1, root: entry };
@@ -181,7 +174,6 @@ export function* pmapEntries<V>(map: PMap<V>): Generator<[string, V]> {
 
 export const pmapValues = <V>(map: PMap<V>): V[] => Array.from(pmapEntries(map), ([, v]) => v);
 
-/** The trie of `leaves` (distinct keys) below `shift`: the same shape pmapSet builds. */
 const build = <V>(leaves: Leaf<V>[], shift: number): TrieNode<V> => {
   if (leaves.length === 1) return leaves[0];
   const hash = leaves[0].hash;
@@ -201,7 +193,6 @@ const build = <V>(leaves: Leaf<V>[], shift: number): TrieNode<V> => {
   return { kind: 'branch', bitmap, children };
 };
 
-/** A leaf's place in trie order as one number: its 5-bit index at each level, level 0 first. */
 const trieRank = (h: number): number =>
   (h & MASK) * 2 ** 27 +
   ((h >>> 5) & MASK) * 2 ** 22 +
@@ -211,7 +202,6 @@ const trieRank = (h: number): number =>
   ((h >>> 25) & MASK) * 2 ** 2 +
   (h >>> 30);
 
-/** Leaves of one hash, duplicates dropped (the last value wins, at the first one's place). */
 const distinctLeaves = <V>(leaves: Leaf<V>[]): Leaf<V>[] => {
   const at = new Map<string, number>();
   const out: Leaf<V>[] = [];
@@ -225,11 +215,6 @@ const distinctLeaves = <V>(leaves: Leaf<V>[]): Leaf<V>[] => {
   return out;
 };
 
-/**
- * The trie of `leaves[lo, hi)`, which are in trie order (as pmapEntries yields them), below
- * `shift`: each child is a run of equal 5-bit indexes, so no bucket arrays are built. Leaves of
- * equal hash are adjacent; their duplicates are dropped there (`size.dropped` counts them).
- */
 const buildSorted = <V>(
   leaves: Leaf<V>[],
   lo: number,
@@ -258,12 +243,7 @@ const buildSorted = <V>(
   return { kind: 'branch', bitmap, children };
 };
 
-/**
- * Build a map from entries (later duplicates win), in one pass: the same trie as setting them one
- * by one (collision leaves in first-insertion order), without copying a path per entry. Entries
- * already in trie order (a map's own pmapEntries, as a stored snapshot holds them) are built from
- * their runs directly; any other order goes through buckets.
- */
+/** The same trie as setting entries one by one (later duplicates win), built in one pass. */
 export const pmapFrom = <V>(entries: Iterable<readonly [string, V]>): PMap<V> => {
   const leaves: Leaf<V>[] = [];
   let sorted = true;

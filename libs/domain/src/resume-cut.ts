@@ -1,11 +1,4 @@
-/**
- * Where a resumed run starts. On the active branch (root → tip): take the most recent messages
- * that fit `keepMessages` and/or `keepTokens` (both given → the tighter), then move the start
- * back (earlier, keeping more) to a turn start — a user message that carries no tool_result and
- * follows no tool_use — so the window never opens with an orphan tool_result and never splits a
- * tool_use from its result. The root always counts as a start. If no turn start lies inside the
- * limits, the whole last turn is kept and `keptWholeLastTurn` says so.
- */
+/** The window starts at a turn start: never an orphan tool_result (README.md). */
 import { type Role } from './messages';
 import { type CheckpointRecord, isLiveCheckpoint } from './state';
 
@@ -23,7 +16,6 @@ export interface ResumeLimits {
 }
 
 export interface ResumeCut {
-  /** Index in the path of the first kept message. */
   readonly startIndex: number;
   readonly cutAt: string;
   readonly keptIds: readonly string[];
@@ -33,14 +25,12 @@ export interface ResumeCut {
   readonly keptWholeLastTurn: boolean;
 }
 
-/** A clean place for a window to start. */
 export const isTurnStart = (path: readonly CutNode[], i: number): boolean =>
   i === 0 ||
   (path[i].role === 'user' &&
     path[i].toolResultIds.length === 0 &&
     path[i - 1].toolUseIds.length === 0);
 
-/** The first index of the longest suffix that fits the limits (path.length if none fits). */
 export const budgetStart = (path: readonly CutNode[], limits: ResumeLimits): number => {
   const n = path.length;
   let start = limits.keepMessages === undefined ? 0 : Math.max(0, n - limits.keepMessages);
@@ -56,7 +46,6 @@ export const budgetStart = (path: readonly CutNode[], limits: ResumeLimits): num
   return start;
 };
 
-/** The cut for a non-empty path; null for an empty one. */
 export const computeResumeCut = (
   path: readonly CutNode[],
   limits: ResumeLimits,

@@ -1,11 +1,7 @@
-/** Ids derived from a name: the same name always gives the same id, so a retried command
- * decides the same ids it decided the first time. */
+/** Same name, same id: a retried command decides the ids it decided the first time. */
 import { createHash } from 'node:crypto';
 
-/**
- * A UUID-shaped id (version 8, RFC 9562 variant) from the sha256 of `name`'s parts. Parts are
- * joined unambiguously (JSON), so `['a', 'bc']` and `['ab', 'c']` differ.
- */
+/** Parts are joined as JSON, so `['a', 'bc']` and `['ab', 'c']` differ. */
 export const stableId = (name: readonly string[]): string => {
   const h = createHash('sha256').update(JSON.stringify(name)).digest();
   h[6] = (h[6] & 0x0f) | 0x80;

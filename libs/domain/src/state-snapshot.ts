@@ -1,24 +1,4 @@
-/**
- * The write-side state as JSON, so a cold open can start from a stored state at some revision
- * and fold only the events after it (a write-side snapshot). The log stays the truth: a snapshot
- * is a cache that a reader validates against the log and drops when anything disagrees.
- *
- * Format version 2: `{ v: 2, state }` where `state` has every field of ConversationState, each
- * persistent map written as `{ pmap: [[key, value], …] }` (trie order), except the two large
- * ones, written as columns: `messages` as `{ ids, parents, roles, boundaries, tokens, toolUses,
- * toolResults }` (ids in trie order; `roles` one letter per message, `s`/`u`/`a`; `boundaries`
- * one `0`/`1` per message; tool ids only for the messages that have some, as `[[index, ids], …]`)
- * and `turns` as `{ ids, hashes, parents, messages, tips, revisions }`. Every message id a turn or
- * a parent names is stored as its index among the message ids (the id itself when it is not one
- * of them), so each id is in the text once: a 20,000-message state is about half of version 1's
- * text (1.9 vs 3.9 MB) and parses into far fewer strings and arrays (a cold open's cost;
- * bench/README.md, "Cold open"). A version-1 snapshot is refused (the stream is folded once and a
- * version-2 one written). Decoding checks the version, that the fields are exactly those of the
- * current state (a field added or removed since the snapshot was written makes it unusable, so a
- * state change needs no version bump to be safe), that each column has one value per id of the
- * right type, that every index is in range, and that each map is a map where the state has a map;
- * anything else gives null.
- */
+/** A cache of the write-side state: validated against the log, dropped on any mismatch. */
 import { type Role } from './messages';
 import { type PMap, pmapEntries, pmapFrom } from './persistent-map';
 import { type ConversationState, initialState, type MessageNode, type TurnRecord } from './state';
@@ -37,12 +17,9 @@ const CODE_OF: Record<Role, string> = { system: 's', user: 'u', assistant: 'a' }
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isIds = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
-/** A message id as stored: its index among the snapshot's message ids, or the id itself when
- * it is not one of them, or null. */
 type Ref = number | string | null;
 const refOf = (id: string | null, index: ReadonlyMap<string, number>): Ref =>
   id === null ? null : (index.get(id) ?? id);
-/** The id a stored reference names; `undefined` for anything that is not a valid reference. */
 const idOf = (ref: unknown, ids: readonly string[]): string | null | undefined => {
   if (ref === null || typeof ref === 'string') return ref;
   return Number.isInteger(ref) && (ref as number) >= 0 && (ref as number) < ids.length
@@ -52,7 +29,6 @@ const idOf = (ref: unknown, ids: readonly string[]): string | null | undefined =
 const sameLength = (n: number, ...columns: unknown[]): boolean =>
   columns.every((c) => Array.isArray(c) && c.length === n);
 
-/** `[[index, ids], …]` for the rows whose ids are not empty, indexes increasing. */
 const sparseOf = (lists: readonly (readonly string[])[]): [number, readonly string[]][] => {
   const out: [number, readonly string[]][] = [];
   lists.forEach((ids, i) => {
@@ -75,7 +51,6 @@ const fromSparse = (v: unknown, n: number): (readonly string[])[] | null => {
   return out;
 };
 
-/** The message map as columns: ids in trie order, parents as references into them. */
 const encodeMessages = (m: PMap<MessageNode>, index: ReadonlyMap<string, number>) => {
   const entries = Array.from(pmapEntries(m));
   return {
@@ -121,7 +96,6 @@ const decodeMessages = (v: unknown): { map: PMap<MessageNode>; ids: string[] } |
   return { map: pmapFrom(entries), ids };
 };
 
-/** The turn map as columns, message ids as references into the message columns. */
 const encodeTurns = (m: PMap<TurnRecord>, index: ReadonlyMap<string, number>) => {
   const entries = Array.from(pmapEntries(m));
   return {
@@ -167,7 +141,6 @@ const decodeTurns = (v: unknown, messageIds: readonly string[]): PMap<TurnRecord
   return pmapFrom(entries);
 };
 
-/** The state as snapshot text (deterministic for a given state). */
 export const encodeState = (state: ConversationState): string => {
   const index = new Map<string, number>();
   let i = 0;
@@ -181,7 +154,6 @@ export const encodeState = (state: ConversationState): string => {
   return JSON.stringify({ v: STATE_SNAPSHOT_VERSION, state: out });
 };
 
-/** The state a snapshot text holds, or null when it is not a usable snapshot of this version. */
 export const decodeState = (text: string): ConversationState | null => {
   let parsed: unknown;
   try {

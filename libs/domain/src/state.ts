@@ -1,8 +1,4 @@
-/**
- * The write-side state of one conversation: only what the rules need, cached per conversation.
- * Per message: parent, role, whether it ends a turn, a token estimate, and its tool_use /
- * tool_result ids — never its content. Maps are persistent, so every state stays valid forever.
- */
+/** Only what the rules need, never content; maps are persistent, so every state stays valid. */
 import { type BranchSummary } from './branch-summary';
 import { type CompactionDecision } from './compaction';
 import { type ForkOrigin, type RunResumed } from './events';
@@ -29,15 +25,11 @@ export interface TurnRecord {
   readonly parentId: string | null;
   readonly messageIds: readonly string[];
   readonly tip: string;
-  /** Stream revision of its TurnCommitted event. */
   readonly revision: number;
 }
 
-/** A turn committed from a draft (`DraftDiscarded` committed): what a retry of that commit must match. */
 export interface DraftCommitRecord {
-  /** Fingerprint of the messages the commit sent after the draft's. */
   readonly restHash: string;
-  /** Stream revision of its DraftDiscarded: the revision the commit answered. */
   readonly revision: number;
 }
 
@@ -54,23 +46,19 @@ export interface FailureRecord {
   readonly failureId: string;
   readonly input: unknown;
   readonly error: unknown;
-  /** How many turns were committed when it failed; a later commit makes it not pending. */
   readonly turnCountAt: number;
 }
 
 export type ResumeRecord = RunResumed['data'];
 
-/** One pairing of our estimate with what the provider measured, for calibration. */
 export interface CalibrationSample {
   readonly provider: string;
   readonly estimated: number;
   readonly measured: number;
 }
 
-/** The last context handed out that no measured usage has answered yet. */
 export interface PendingContext {
   readonly provider: string;
-  /** Our raw (uncalibrated) estimate of it. */
   readonly estimatedTokens: number;
 }
 
@@ -89,36 +77,23 @@ export interface ConversationState {
   readonly tip: string | null;
   readonly messages: PMap<MessageNode>;
   readonly turns: PMap<TurnRecord>;
-  /** Turns committed from a draft, by turn id (recorded since drafts carry `restHash`). */
   readonly draftCommits: PMap<DraftCommitRecord>;
   readonly turnCount: number;
   readonly checkpoints: PMap<CheckpointRecord>;
-  /** Forks made of this conversation: fork conversation id → the source message it ends at. */
   readonly forks: PMap<string>;
   readonly lastFailure: FailureRecord | null;
   readonly resume: ResumeRecord | null;
-  /** Every compaction decision recorded, oldest first; the ladder applies those that still fit
-   * the active branch. Few per conversation (one per rung application), so kept whole. */
+  /** Few per conversation (one per rung application), so kept whole. */
   readonly compactions: readonly CompactionDecision[];
-  /** Ids of revoked decisions (`CompactionRevoked`), in revocation order. */
   readonly revokedCompactions: readonly string[];
-  /** Of those, the ones revoked since the last context was handed out. */
   readonly revokedSinceContext: readonly string[];
-  /** Every branch summary recorded, oldest first (`BranchSummarized`). */
   readonly branchSummaries: readonly BranchSummary[];
   readonly calibration: readonly CalibrationSample[];
   readonly pendingContext: PendingContext | null;
-  /**
-   * The conversation a fork lineage started from (a fork of a fork names the first source), or
-   * null for a conversation that is no fork: forks share the prompt-cache key of their lineage.
-   */
+  /** Forks share their lineage's prompt-cache key (a fork of a fork names the first source). */
   readonly lineage: string | null;
-  /** The tip the last context handed out was built on (where its history ended), or null. */
   readonly lastContextTip: string | null;
-  /**
-   * The tip of the last context built on another tip than `lastContextTip`, or null: asked
-   * again at the same tip, a context places its prompt-cache breakpoints as the first one did.
-   */
+  /** Asked again at the same tip, a context places its cache breakpoints as the first one did. */
   readonly priorContextTip: string | null;
   /** The turn in progress (`DraftSaved`), until discarded or committed. Never history. */
   readonly draft: DraftRecord | null;
@@ -128,7 +103,6 @@ export interface DraftRecord {
   readonly draftId: string;
   readonly parentId: string | null;
   readonly messages: readonly MessageInput[];
-  /** The revision of its DraftSaved. */
   readonly revision: number;
 }
 
@@ -166,11 +140,6 @@ const NONE: readonly string[] = Object.freeze([]);
 
 const idsOrNone = (ids: string[]): readonly string[] => (ids.length === 0 ? NONE : ids);
 
-/**
- * The compact node kept for a committed message. `turnEnd`: the MessageAppended says this
- * message closes its turn (a turn ending on tool results); an assistant message without
- * tool_use always does.
- */
 export const nodeOf = (message: Message, turnEnd = false): MessageNode => {
   const toolUseIds = idsOrNone(toolUseIdsOf(message.content));
   return {
@@ -191,10 +160,7 @@ export const hasMessage = (state: ConversationState, id: string): boolean =>
 
 export const messageCount = (state: ConversationState): number => state.messages.size;
 
-/**
- * A turn hanging on this node continues the assistant's tool loop (the node is a turn end on
- * tool results) instead of opening with a user message.
- */
+/** The node is a turn end on tool results: the next turn opens with the assistant continuing. */
 export const continuesAfter = (node: MessageNode | undefined): boolean =>
   node !== undefined && node.role === 'user';
 
@@ -207,10 +173,8 @@ export const getCheckpoint = (
   label: string,
 ): CheckpointRecord | undefined => pmapGet(state.checkpoints, label);
 
-/** Not dropped: can be rewound to. */
 export const isLiveCheckpoint = (c: CheckpointRecord): boolean => c.status !== 'dropped';
 
-/** All checkpoints, sorted by label. */
 export const listCheckpoints = (state: ConversationState): CheckpointRecord[] =>
   pmapValues(state.checkpoints).sort((a, b) =>
     a.label < b.label ? -1 : a.label > b.label ? 1 : 0,

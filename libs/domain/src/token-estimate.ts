@@ -1,9 +1,4 @@
-/**
- * A cheap, deterministic token estimate for the write side (resume cuts by `keepTokens`):
- * about one token per four characters of text, thinking, tool names, tool inputs (as JSON) and
- * tool results, plus a flat charge per image (its base64 bytes are not text tokens).
- * The context lib measures properly; this only has to be stable and monotonic.
- */
+/** Cheap and deterministic (resume cuts); the context lib measures properly. */
 import { type Block } from './messages';
 
 /** Tokens charged per image: about what a ~1.15 megapixel image costs on Anthropic. */
@@ -38,7 +33,6 @@ const tallyBlock = (block: Block, t: Tally): void => {
   }
 };
 
-/** Estimated tokens of one message's content (at least 1). */
 export const estimateTokens = (content: readonly Block[]): number => {
   const t: Tally = { chars: 0, images: 0 };
   for (const block of content) tallyBlock(block, t);

@@ -1,18 +1,11 @@
-/**
- * The conversation tree: paths (iterative, O(depth)), children, branch points, and the fork copy.
- * The path functions take a `parentOf` lookup so the read side can use them over its own models.
- */
+/** Path functions take a `parentOf` lookup so the read side can use them over its own models. */
 import { type IdMap } from './events';
 import { type Message } from './messages';
 import { type ConversationState, getNode } from './state';
 
-/** The parent of `id`: a message id, null at the root, undefined when `id` is unknown. */
 export type ParentOf = (id: string) => string | null | undefined;
 
-/**
- * `[id, parent, ..., root]`, or null when `id` (or an ancestor) is unknown or the links loop.
- * Iterative: no recursion, so depth is bounded only by memory.
- */
+/** `[id, parent, ..., root]`, or null when unknown or looping. Iterative: no depth limit. */
 export const pathToRoot = (id: string, parentOf: ParentOf): string[] | null => {
   const path: string[] = [];
   const seen = new Set<string>();
@@ -28,7 +21,6 @@ export const pathToRoot = (id: string, parentOf: ParentOf): string[] | null => {
   return path;
 };
 
-/** `[root, ..., id]`, or null as for `pathToRoot`. */
 export const pathFromRoot = (id: string, parentOf: ParentOf): string[] | null =>
   pathToRoot(id, parentOf)?.reverse() ?? null;
 
@@ -37,11 +29,9 @@ export const stateParentOf =
   (id) =>
     getNode(state, id)?.parentId;
 
-/** The path root → `id` in a conversation state, or null when `id` is not there. */
 export const branchPath = (state: ConversationState, id: string): string[] | null =>
   pathFromRoot(id, stateParentOf(state));
 
-/** The active branch: root → tip (empty when there is no tip). */
 export const activeBranch = (state: ConversationState): string[] =>
   state.tip === null ? [] : (branchPath(state, state.tip) ?? []);
 
@@ -50,7 +40,6 @@ export interface TreeLink {
   readonly parentId: string | null;
 }
 
-/** parent id (null for roots) → child ids, in the order given. */
 export const childrenIndex = (links: Iterable<TreeLink>): Map<string | null, string[]> => {
   const index = new Map<string | null, string[]>();
   for (const { id, parentId } of links) {
@@ -61,7 +50,6 @@ export const childrenIndex = (links: Iterable<TreeLink>): Map<string | null, str
   return index;
 };
 
-/** Messages with two or more children: where the tree branches. */
 export const branchPoints = (links: Iterable<TreeLink>): string[] => {
   const points: string[] = [];
   for (const [parent, children] of childrenIndex(links)) {
@@ -75,10 +63,7 @@ export interface ForkCopy {
   readonly idMap: IdMap;
 }
 
-/**
- * Copy a root → end path with fresh ids: parent links are remapped, everything else (content,
- * turnId, createdAt, metadata) is kept as it was, so the copy has the same shape and bytes.
- */
+/** Parents remapped, everything else kept, so the copy has the same shape and bytes. */
 export const forkCopy = (
   path: readonly Message[],
   newId: (original: Message) => string,

@@ -1,23 +1,4 @@
-/**
- * The rules a turn (the messages committed together after a parent) must satisfy so that every
- * path through the tree stays a transcript providers accept. Pure; returns every violation.
- *
- * A turn is `[system?] user (assistant+tool_use, user+tool_result)* [assistant]`, or — after a
- * turn that ended on tool results — the same without its leading user message (the assistant
- * continues from the results):
- * - it starts with a user message (a system message may lead only at the very root), or with an
- *   assistant message when its parent is a user message carrying tool results (`continues`);
- * - roles alternate user/assistant after that; it ends with an assistant message, or with the
- *   user message whose tool_results answer the tool calls of the assistant message before it
- *   (an open turn paused on answered tool results: the next turn is the assistant continuing);
- * - every tool_use is answered by a tool_result in the very next message (parallel calls: all in
- *   that one message) and every tool_result answers a tool_use of the message just before it;
- * - in a message carrying tool_results, they come before any other block;
- * - an assistant message without tool_use is a final answer and must be the last message
- *   (`multiple_turns` otherwise: commit each exchange as its own turn), so turn boundaries are
- *   exactly the assistant messages without tool_use;
- * - no empty message, no message id used twice (in the turn or in the conversation).
- */
+/** The rules that keep every path through the tree a transcript providers accept (README.md). */
 import { type Violation } from './errors';
 import { type Block, type MessageInput } from './messages';
 
@@ -38,17 +19,10 @@ export type TurnViolationCode =
 export type TurnViolation = Violation<TurnViolationCode>;
 
 export interface TurnContext {
-  /** The turn is the conversation's first (no parent): a leading system message is allowed. */
   atRoot: boolean;
-  /**
-   * The parent is a user message carrying tool results (the previous turn ended on them): this
-   * turn opens with the assistant continuing. Default false (the parent is a final answer, a
-   * root system message, or there is none).
-   */
+  /** The parent is a user message carrying tool results: this turn opens with the assistant. */
   continues?: boolean;
-  /** Whether an id is already taken in the conversation. */
   idExists?: (id: string) => boolean;
-  /** Path prefix for violations. Default `messages`. */
   path?: string;
 }
 
@@ -96,11 +70,6 @@ const roleFits = (m: MessageInput, prev: MessageInput | undefined, o: Opening): 
   return prev.role === 'user' ? m.role === 'assistant' : m.role === 'user';
 };
 
-/**
- * A turn may end here: on an assistant message, or on a user message carrying tool_results
- * after an assistant message that called tools (whether every call is answered is
- * `unanswered_tool_use`'s to say).
- */
 export const endsTurn = (last: MessageInput, before: MessageInput | undefined): boolean =>
   last.role === 'assistant' ||
   (last.role === 'user' &&

@@ -1,11 +1,4 @@
-/**
- * Parse untrusted JSON into `MessageInput[]`. Never throws: returns every problem found, each with
- * a precise path (`messages[2].content[0].source.media_type`) and a stable code.
- *
- * The parsed value keeps only the fields of the message model (messages.ts); unknown fields on a
- * message or block (e.g. `cache_control`, `citations`) are dropped, unknown block *types* are
- * rejected. Strings are kept byte-exact (thinking text and signatures included).
- */
+/** Never throws. Unknown fields are dropped, unknown block types refused. */
 import {
   ID_PATTERN,
   MODEL_PATTERN,
@@ -75,9 +68,7 @@ export type ParseResult<T> =
   | { readonly ok: false; readonly errors: readonly ValidationIssue[] };
 
 export interface ParseOptions {
-  /** Largest decoded image, in bytes. Default 5 MiB. */
   maxImageBytes?: number;
-  /** Path prefix used in error paths. Default `messages` (or `message` for one message). */
   path?: string;
 }
 
@@ -125,7 +116,6 @@ const report = (ctx: Ctx, path: string, code: ValidationCode, message: string): 
 
 const has = (obj: Obj, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
 
-/** A required string field; with `emptyCode`, the empty string is reported with that code. */
 const stringField = (
   ctx: Ctx,
   obj: Obj,
@@ -151,17 +141,12 @@ const parseText = (ctx: Ctx, obj: Obj, path: string): TextBlock | undefined => {
   return text === undefined ? undefined : { type: 'text', text };
 };
 
-/** Why a base64 image source's bytes are refused, or null: the field it concerns and its code. */
 export interface ImageDataProblem {
   readonly field: 'data' | 'media_type';
   readonly code: ValidationCode;
   readonly message: string;
 }
 
-/**
- * The checks on an image's base64 `data`: strict base64, at most `maxBytes` decoded, a readable
- * PNG/JPEG/GIF/WebP header within the side limits, of the declared media type (when one is).
- */
 export const imageDataProblem = (
   data: string,
   declared: ImageMediaType | undefined,
@@ -230,7 +215,6 @@ const parseMediaType = (
   return known;
 };
 
-/** An image URL: http(s), no whitespace. */
 export const IMAGE_URL_PATTERN = /^https?:\/\/[^\s]+$/i;
 
 const parseUrlSource = (ctx: Ctx, source: Obj, sp: string): ImageSource | undefined => {
@@ -296,7 +280,6 @@ const parseImage = (ctx: Ctx, obj: Obj, path: string): ImageBlock | undefined =>
   return { type: 'image', source: { type: 'base64', media_type: known, data } };
 };
 
-/** A string field that must match `pattern` (a name kept in clear: no free text). */
 const shapedField = (
   ctx: Ctx,
   obj: Obj,
@@ -481,7 +464,6 @@ const PARSERS: Record<BlockType, (ctx: Ctx, obj: Obj, path: string) => Block | u
   provider: parseProviderBlock,
 };
 
-/** `clientData` of a block or message: a JSON object, kept as given (or absent). */
 const parseClientData = (ctx: Ctx, obj: Obj, path: string): Obj | null | undefined => {
   const value = obj.clientData;
   if (value === undefined) return null;
@@ -539,7 +521,6 @@ const USAGE_COUNTS = [
 const OPENAI_COUNTS = ['prompt_tokens', 'completion_tokens'] as const;
 const OPENAI_DETAILS = ['prompt_tokens_details', 'input_tokens_details'] as const;
 
-/** A token count: absent or null, else a non-negative safe integer. */
 const isCount = (v: unknown): v is number | null | undefined =>
   v === undefined || v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
 
@@ -570,14 +551,7 @@ const parseUsage = (ctx: Ctx, value: unknown, path: string): Usage | undefined =
   return usage;
 };
 
-/**
- * OpenAI's usage as its APIs report it, in the neutral (Anthropic) terms: Chat Completions
- * `prompt_tokens` / `completion_tokens` with `prompt_tokens_details.cached_tokens`, Responses
- * `input_tokens` / `output_tokens` with `input_tokens_details.cached_tokens`. OpenAI counts the
- * cached tokens inside the prompt; the neutral `input_tokens` are the uncached ones, and the
- * cached ones are `cache_read_input_tokens` (OpenAI reports no cache writes). Null when the
- * usage has none of OpenAI's fields. Its counts are already checked.
- */
+/** OpenAI counts cached tokens in the prompt; neutral `input_tokens` are the uncached ones. */
 const openAIUsage = (value: Record<string, unknown>): Usage | null => {
   const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
   const chat = value.prompt_tokens_details as Obj | undefined;
@@ -717,7 +691,6 @@ const newCtx = (options: ParseOptions): Ctx => ({
   maxImageBytes: options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES,
 });
 
-/** Parse one message. */
 export const parseMessage = (
   input: unknown,
   options: ParseOptions = {},

@@ -21,11 +21,7 @@ export const isValidCheckpointLabel = (label: unknown): label is string =>
   label.trim().length > 0 &&
   Array.from(label).every(printable);
 
-/**
- * Set a label at the end of a committed turn (default the tip). Setting a live label again at the
- * same target is a no-op; at another target it fails with `checkpoint_exists` unless `replace`.
- * A dropped label may be set again.
- */
+/** A live label again at its target is a no-op; elsewhere `checkpoint_exists` unless `replace`. */
 export const decideSetCheckpoint = (
   cmd: SetCheckpointCommand,
   state: ConversationState,
@@ -71,7 +67,6 @@ export const decideSetCheckpoint = (
   });
 };
 
-/** Return to a label: the tip lands exactly on its target, or the command fails. */
 export const decideRewind = (
   cmd: RewindCommand,
   state: ConversationState,
@@ -92,8 +87,7 @@ export const decideRewind = (
   const { messageId } = checkpoint;
   const digest = cmd.digest ?? null;
   const moves = state.tip !== messageId;
-  // Already on the target and already rewound, with no digest to keep: nothing changes, so
-  // nothing is appended. A TipMoved is written only when the tip actually moves.
+  // Already there and rewound, with no digest to keep: nothing changes, so nothing is appended.
   const events = [
     ...(moves || digest !== null || checkpoint.status !== 'rewound'
       ? [event('CheckpointRewound', { label: cmd.label, messageId, from: state.tip, digest })]

@@ -26,7 +26,6 @@ export const turnContentHash = (
 const invalidTurn = (violations: TurnViolation[], what = 'turn'): DomainError =>
   domainError('invalid_turn', `the ${what} breaks the turn rules`, { violations });
 
-/** Replay of a known turnId: the original result, or a conflict when the content differs. */
 const replay = (
   state: ConversationState,
   turnId: string,
@@ -43,10 +42,7 @@ const replay = (
   return succeed([], { turnId, messageIds, tip, revision, replayed: true });
 };
 
-/**
- * Where a turn may hang: a null parent on an empty conversation or an empty branch (the tip
- * moved to none: a new root), else the end of a turn.
- */
+/** A null parent only on an empty conversation or branch (a new root); else the end of a turn. */
 const parentError = (
   state: ConversationState,
   parentId: string | null,
@@ -80,12 +76,7 @@ const parentError = (
   return null;
 };
 
-/**
- * The one validation path of a turn and of a draft: where it hangs, then the turn rules with
- * the parent's opening (after tool results the assistant continues) and the conversation's ids.
- * A draft (`open`) need not be finished: it may end on any message, and its last message's tool
- * calls may wait for their results (an approval pause).
- */
+/** The one validation path of a turn and of a draft (`open`: may end anywhere, calls may wait). */
 export const turnError = (
   state: ConversationState,
   parentId: string | null,
@@ -120,7 +111,6 @@ const toMessage = (
   return { id, parentId, ...rest, turnId, createdAt };
 };
 
-/** Commit a whole turn atomically: its MessageAppended events, then one TurnCommitted. */
 export const decideCommitTurn = (
   cmd: CommitTurnCommand,
   state: ConversationState,

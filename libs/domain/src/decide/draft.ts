@@ -13,7 +13,6 @@ import { type ConversationState, getTurn } from '../state';
 import { badId, fail, failWith, succeed } from './common';
 import { decideCommitTurn, turnContentHash, turnError } from './commit-turn';
 
-/** Save (replace) the draft: one DraftSaved; the same draft again appends nothing. */
 export const decideSaveDraft = (
   cmd: SaveDraftCommand,
   state: ConversationState,
@@ -37,7 +36,6 @@ export const decideSaveDraft = (
   return succeed([saved], { draftId, revision: state.revision + 1, replayed: false });
 };
 
-/** Drop the draft (one DraftDiscarded); with none, nothing is appended. */
 export const decideDiscardDraft = (
   _cmd: DiscardDraftCommand,
   state: ConversationState,
@@ -47,11 +45,7 @@ export const decideDiscardDraft = (
   return succeed([gone], { revision: state.revision + 1, discarded: true });
 };
 
-/**
- * The draft's messages and then `messages` as one turn (every turn rule applies now), with a
- * DraftDiscarded in the same append: atomic, so a crash leaves either the draft or the turn. A
- * retry of a committed `turnId` answers the original result.
- */
+/** Draft + `messages` as one turn, DraftDiscarded in the same append: a crash leaves one. */
 export const decideCommitDraft = (
   cmd: CommitDraftCommand,
   state: ConversationState,
@@ -64,8 +58,7 @@ export const decideCommitDraft = (
     if (cmd.turnId === undefined || done === undefined) {
       return fail('draft_not_found', 'this conversation has no draft to commit');
     }
-    // A retry answers what the commit answered; other messages under its turnId are a
-    // conflict, as on `POST …/turns`. A turn committed without a draft is matched whole.
+    // A retry answers what the commit answered; other messages under its turnId are a conflict.
     const fromDraft = pmapGet(state.draftCommits, cmd.turnId);
     const same =
       fromDraft !== undefined

@@ -36,13 +36,7 @@ const pathMismatch = (path: readonly Message[], ids: readonly string[]): DomainE
       });
 };
 
-/**
- * A source decision as the fork carries it: the same decision on the fork's copies (message ids
- * through `idMap`, a new id of its own), so the fork's first context renders the copied path
- * byte for byte as the source's last one did and the provider's prompt cache stays warm. Only
- * the parts on the copied path are kept; a range that is not wholly on it cannot be carried
- * (null). Decisions with no part on the path do not concern the fork (undefined).
- */
+/** Carried decisions keep the fork's first context byte-identical to the source's (warm cache). */
 const carry = (
   d: CompactionDecision,
   idMap: Readonly<Record<string, string>>,
@@ -77,7 +71,6 @@ const carry = (
   }
 };
 
-/** The new stream: started with lineage, the copied path, remapped checkpoints, then its tip. */
 const forkStream = (
   state: ConversationState,
   cmd: ForkCommand,
@@ -94,8 +87,7 @@ const forkStream = (
   const checkpoints = listCheckpoints(state)
     .filter((c) => isLiveCheckpoint(c) && onPath.has(c.messageId))
     .map((c) => event('CheckpointSet', { label: c.label, messageId: idMap[c.messageId] }));
-  // Decisions in force on the copied path come along, remapped; the rest touching it (revoked,
-  // or a range reaching beyond the fork point) are dropped explicitly.
+  // Decisions in force on the copied path come along, remapped; the rest are dropped explicitly.
   const inForce = new Set(compactionsInForce(state).map((d) => d.id));
   const carried: CompactionDecision[] = [];
   const carriedIds: { sourceId: string; id: string; rung: CompactionDecision['rung'] }[] = [];
@@ -140,12 +132,7 @@ const forkStream = (
   return { events, idMap };
 };
 
-/**
- * The id a fork gets when the caller names none: derived from the source, its revision, the end
- * message and the request's title and metadata. A retry of the same request on the same revision
- * (the source-side append failed, so the revision did not move) names the same fork; once the
- * fork is recorded on the source the revision moves, so a new request makes a new fork.
- */
+/** A retry on the same revision names the same fork; once recorded, the revision moves on. */
 export const derivedForkId = (
   state: ConversationState,
   cmd: Pick<ForkCommand, 'title' | 'metadata'>,
@@ -160,12 +147,6 @@ export const derivedForkId = (
     canonicalJson({ title: cmd.title, metadata: cmd.metadata }),
   ]);
 
-/**
- * Fork the path ending at `messageId` (default the tip) into a new conversation with fresh ids.
- * `events` go on the source stream (one ConversationForked); `result.forkEvents` open the new one.
- * Ids are derived (see `derivedForkId`, `deps.stableId`), so deciding the same fork twice gives
- * the same events; a fork the source already records under that id is `replayed` (no events).
- */
 export const decideFork = (
   cmd: ForkCommand,
   state: ConversationState,

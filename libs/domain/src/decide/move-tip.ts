@@ -4,13 +4,7 @@ import { event } from '../events';
 import { type ConversationState, hasMessage } from '../state';
 import { fail, failWith, staleTip, succeed } from './common';
 
-/**
- * Branching: the pointer moves to any existing message, or to none (`messageId: null`: the active
- * branch is empty, every message stays in the tree and the tip can move back; the next turn
- * is a new root); exactly one TipMoved, nothing else. A move to where the tip already is changes
- * nothing, so it appends nothing (a TipMoved with from = to would be a fact about nothing) and
- * answers the current tip and revision.
- */
+/** Exactly one TipMoved; a move to where the tip already is appends nothing. */
 export const decideMoveTip = (
   cmd: MoveTipCommand,
   state: ConversationState,

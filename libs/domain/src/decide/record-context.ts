@@ -3,11 +3,7 @@ import { event } from '../events';
 import { type ConversationState } from '../state';
 import { fail, succeed } from './common';
 
-/**
- * A context was handed out: its new compaction decisions (each a CompactionApplied) and then its
- * receipt (ContextAssembled), in one append. Decision ids are unique within the conversation and
- * the receipt must name exactly the decisions it adds.
- */
+/** The new decisions, then the receipt, in one append; the receipt names exactly those it adds. */
 export const decideRecordContext = (
   cmd: RecordContextCommand,
   state: ConversationState,

@@ -26,8 +26,6 @@ export const decideRecordFailure = (
   return succeed([failed], { failureId, revision: state.revision + 1 });
 };
 
-/** The retry query as a result: the pending failure, or `nothing_to_retry` /
- * `conversation_not_found` (never confused). */
 export const queryRetry = (
   state: ConversationState,
 ): { ok: true; value: PendingRetry } | { ok: false; error: DomainError } => {

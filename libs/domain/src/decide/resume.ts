@@ -8,17 +8,13 @@ import { fail, succeed } from './common';
 const positiveInt = (v: number | undefined): boolean =>
   v === undefined || (Number.isSafeInteger(v) && v > 0);
 
-/** The active branch as cut nodes. */
 export const activeCutNodes = (state: ConversationState): CutNode[] =>
   activeBranch(state).flatMap((id) => {
     const node = getNode(state, id);
     return node === undefined ? [] : [{ id, ...node }];
   });
 
-/**
- * Trim the live window to the most recent messages at a clean turn start. Checkpoints whose target
- * falls outside the window are dropped first (CheckpointDropped), then RunResumed records the cut.
- */
+/** Checkpoints outside the kept window are dropped first, then RunResumed records the cut. */
 export const decideResume = (
   cmd: ResumeCommand,
   state: ConversationState,

@@ -3,11 +3,7 @@ import { event } from '../events';
 import { type ConversationState } from '../state';
 import { fail, succeed } from './common';
 
-/**
- * Undo a compaction decision: one `CompactionRevoked`. The decision stays in the log (contexts
- * handed out with it still reproduce); later contexts no longer apply it. Revoking a revoked
- * decision appends nothing.
- */
+/** The decision stays in the log (contexts handed out with it still reproduce). */
 export const decideRevokeCompaction = (
   cmd: RevokeCompactionCommand,
   state: ConversationState,
