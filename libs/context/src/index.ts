@@ -1,8 +1,4 @@
-/**
- * @arbor/context — turns a chosen neutral history into a request body a provider accepts, and
- * says what it costs: encoders, validity checkers, token accounting, overflow parsing, and the
- * recovery ladder with the assembler that walks it to a budget (`assembleContext`).
- */
+/** A chosen neutral history → a body its provider accepts, and what it costs (README.md). */
 export * from './types';
 export * from './providers';
 export * from './validity';

@@ -1,26 +1,5 @@
-/**
- * Reads a provider's "prompt too long" rejection into the numbers it measured, for reactive
- * recovery (reactive recovery, `overflow: {measuredTokens, limitTokens}`).
- *
- * Only exact, anchored phrasings are recognised; anything else is `null`, never a guess. The text
- * may be the bare message, an HTTP body (JSON, or a Python-style dict repr as SDKs print it), or
- * either behind a status prefix such as `400 ` or `Error: 400 `: candidate messages are taken
- * from the text itself and from every `message` field in it, and each is matched whole.
- *
- * Phrasings (as seen in real error reports):
- * - Anthropic: `prompt is too long: 200251 tokens > 200000 maximum` (also behind Bedrock's
- *   `The model returned the following errors: `), and
- *   `input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input
- *   length or `max_tokens` and try again` (measured = input, limit = context − max_tokens);
- * - OpenAI (`context_length_exceeded`): `This model's maximum context length is 128000 tokens.
- *   However, your messages resulted in 130532 tokens. Please reduce the length of the messages.`
- *   (optionally `(N in the messages, M in the functions)`), the older `However, you requested
- *   4268 tokens (4012 in the messages, 256 in the completion)` (measured = messages, limit =
- *   maximum − completion), and `Input tokens exceed the configured limit of 272000 tokens. Your
- *   messages resulted in 289650 tokens. Please reduce the length of the messages.`;
- * - Gemini: `The input token count (1200293) exceeds the maximum number of tokens allowed
- *   (1048576).`
- */
+// Only exact, anchored phrasings of a provider's "too long" error are read; anything else is
+// null, never a guess (the phrasings: README.md).
 
 export interface OverflowNumbers {
   measuredTokens: number;
@@ -91,13 +70,11 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
-/** Wrappers known to sit in front of a provider's message (status lines, Bedrock). */
 const PREFIXES = [
   /^(?:[A-Za-z]*Error:\s*)?\d{3}\s+/,
   /^The model returned the following errors:\s*/,
 ];
 
-/** Every `message` string inside parsed JSON, depth first. */
 function jsonMessages(value: unknown, out: string[]): void {
   if (Array.isArray(value)) {
     for (const item of value) jsonMessages(item, out);
@@ -117,7 +94,6 @@ function tryJson(text: string): unknown {
   }
 }
 
-/** Quoted `message` fields found by scanning, for text that is not JSON (Python reprs, logs). */
 const MESSAGE_FIELD = /["']message["']\s*:\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/g;
 
 function unquote(literal: string): string | undefined {
@@ -128,7 +104,6 @@ function unquote(literal: string): string | undefined {
   return literal.slice(1, -1).replace(/\\(.)/g, '$1');
 }
 
-/** The text, and the messages found in it, recursively (a message may itself be JSON). */
 function candidates(text: string, depth = 0): string[] {
   const found = [text.trim()];
   if (depth > 3) return found;

@@ -1,19 +1,5 @@
-/**
- * The assembler: decisions in force → view → the ladder's rungs, in order, only as far as
- * needed → the encoded, validated body, a receipt, and the new decisions to record.
- *
- * Target: budget − reserve, the reserve being max(maxTokens ?? 4096, 5% of the budget). On an
- * overflow report (reactive recovery) the calibration is taken from this very request —
- * measured / our estimate of it — and the target is 5% under the measured limit (and still
- * under budget − reserve).
- *
- * Modes: `auto` runs a rung only while the request is over the target (and image stripping
- * also when an image limit would break); `shake` forces the free rungs; `snapshot` forces the
- * free rungs and then the middle onto pages; `compact` forces the summary (or, without a
- * summarizer, the snapshot). Whatever was forced, the ladder then continues as in `auto`; if
- * the request is still over, the free rungs are forced and the range rungs tried once more, so
- * `cannot_fit` means every rung was tried.
- */
+// Decisions in force → view → the rungs, only as far as needed → the validated body, a receipt and
+// the new decisions. Targets and modes: README.md ("The ladder and the assembler").
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
 import {
   type AnthropicBody,
@@ -96,7 +82,6 @@ function snapshotUnavailable(input: AssembleInput, ctxCaps: LadderContext['caps'
   return null;
 }
 
-/** The conversation's name in the shared caches. */
 export const cacheScopeOf = (input: AssembleInput): string =>
   input.cacheScope ?? input.conversationId;
 
@@ -203,10 +188,7 @@ async function walk(
   return current;
 }
 
-/**
- * The ladder proper: the planned steps, each only when needed, then (still over) every free
- * rung in full and the range rungs once more. Pushes receipts and new decisions as it goes.
- */
+/** Still over after the planned steps: every free rung in full, and the range rungs once more. */
 async function climb(
   ctx: LadderContext,
   initial: LadderState,
@@ -220,7 +202,6 @@ async function climb(
   }
   let state = await walk(ctx, initial, steps, receipts, added);
   if (state.tokens > ctx.target) {
-    // Escalate: every free rung in full, then the range rungs once more.
     const escalate: Step[] = [
       { rung: 'elide', force: true, trigger },
       { rung: 'strip_images', force: true, trigger },
@@ -234,11 +215,7 @@ async function climb(
   return state;
 }
 
-/**
- * The numbers of a `cannot_fit`: the system prompt, the tools and the protected tail — what no
- * rung removes: the turn in progress (from its prompt to the end, as rendered now) and the
- * system and pinned messages before it — calibrated like the estimate.
- */
+/** What no rung removes: system prompt, tools, and the turn in progress with what it must keep. */
 function cannotFit(
   ctx: LadderContext,
   state: LadderState,
@@ -267,13 +244,8 @@ function cannotFit(
 
 const SIZE_CODES = new Set(['request_too_large']);
 
-/**
- * Whether the encoded body could come near `maxRequestBytes`, judged from the cached per-message
- * JSON sizes: images go into every format as the same base64 (plus a data-URL prefix), and the
- * rest never grows more than 2.5× in encoding (tool arguments as escaped JSON strings at worst).
- * Only then is the body serialized to measure it exactly — that costs more than the rest of an
- * assembly of 2,000 messages.
- */
+// Encoding never grows text more than 2.5× (escaped JSON at worst): the exact byte count, which
+// costs more than the rest of a large assembly, is taken only when it could matter.
 const TEXT_GROWTH_BOUND = 2.5;
 const EXACT_SIZE_CHECK_SHARE = 0.9;
 
@@ -287,7 +259,6 @@ function mayBreakRequestSize(ctx: LadderContext, state: LadderState): boolean {
   return bound >= max * EXACT_SIZE_CHECK_SHARE;
 }
 
-/** The provider's checker, with the request-size rule measured only when it could matter. */
 function checkBodyFast(
   ctx: LadderContext,
   state: LadderState,
@@ -364,8 +335,7 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
         encodeOptions,
       ).body,
   );
-  // An empty conversation's context is a body without messages (the caller adds the first
-  // one): 'no message to send' is the caller's to fix, not an assembly failure.
+  // An empty conversation's body has no messages: the caller adds the first one.
   const violations = checkBodyFast(ctx, state, body).filter(
     (v) => !(input.messages.length === 0 && v.code === 'no_messages'),
   );
@@ -378,9 +348,8 @@ export async function assembleContext(input: AssembleInput): Promise<AssembleRes
     );
   }
 
-  // Every decision made is recorded, even one a later rung superseded in this same call: the
-  // view resolves supersession the same way every time, and a snapshot's source text depends on
-  // the elisions and strips decided before it, applied or not.
+  // Every decision made is recorded, even one superseded in this call: a snapshot's source text
+  // depends on the elisions and strips decided before it, applied or not.
   const newDecisions = added;
   for (const r of receipts) {
     const superseded = r.decisionIds.filter((id) => !state.plan.applied.has(id));
@@ -419,11 +388,7 @@ const NO_CACHE: CacheReceipt = {
   changedAtItem: null,
 };
 
-/**
- * The body with its prompt-cache hints (`cache.ts`) when the input asks for them
- * (`input.cache`), and the receipt's cache section. Without `input.cache` the body is as
- * encoded: contexts recorded before caching existed reproduce byte for byte.
- */
+/** Without `input.cache` the body is as encoded, so contexts recorded before caching reproduce. */
 function withCache(
   ctx: LadderContext,
   state: LadderState,

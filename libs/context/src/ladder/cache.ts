@@ -1,25 +1,5 @@
-/**
- * Prompt caching, placed for the caller. Pure: takes the encoded body and the view it was
- * encoded from, returns the body with the provider's cache hints and what the receipt says.
- *
- * - Anthropic: `cache_control: {type: 'ephemeral'}` breakpoints (at most
- *   `ANTHROPIC_MAX_BREAKPOINTS`, 4, per request) at the stable boundaries, in order: after
- *   tools and system (on the system block, else the last tool), after the last message a
- *   decision in force renders (a placeholder, a snapshot, a summary, a drop marker), at the end
- *   of the previous context's history (so the prefix written then is read back even when the
- *   new turn adds more than the 20 blocks Anthropic looks back from a breakpoint), and at the
- *   end of the history. A breakpoint goes on the last block of its message that may carry one
- *   (not thinking, not redacted thinking); a message with none gets none.
- * - OpenAI (chat and responses): caching is automatic on prefixes of 1,024 tokens and more;
- *   `prompt_cache_key` routes requests of one conversation (and its forks: the key is the
- *   lineage's, hashed, naming no conversation) to the same cache.
- * - Gemini: implicit caching, no hint in the body.
- *
- * The receipt's `expectedCached` is the prefix the provider should read from its cache: the
- * furthest boundary at or before both the end of the previous context's history and the first
- * message this call changed (a new decision or a revocation). Provider minimums apply (below
- * 1,024 tokens nothing is cached); it is an estimate from the local token count.
- */
+// Prompt-cache hints, pure: body and view in, hinted body and receipt out (docs/context.md). A
+// breakpoint ends the previous context's history: Anthropic looks back only 20 blocks from one.
 import type {
   AnthropicBody,
   AnthropicContentBlock,
@@ -36,21 +16,15 @@ export type CacheBoundary = 'tools_system' | 'decisions' | 'previous' | 'history
 
 export interface CacheBreakpoint {
   at: CacheBoundary;
-  /** The view item (message) it follows; null for tools and system. */
   itemIndex: number | null;
-  /** Uncalibrated tokens of the request up to and including it. */
   tokens: number;
-  /** Anthropic: where the marker went in the body (`messages[i].content[j]`, `system[0]`, `tools[k]`). */
   path?: string;
 }
 
 export interface CacheReceipt {
   enabled: boolean;
-  /** OpenAI's `prompt_cache_key`, when sent. */
   key: string | null;
-  /** Anthropic: the markers placed; other providers: the same boundaries, for the numbers. */
   breakpoints: CacheBreakpoint[];
-  /** The prefix expected to be read from the provider's cache, or null (none expected). */
   expectedCached: { through: CacheBoundary; tokens: number } | null;
   /**
    * True when this call (a new decision, a revocation) changed bytes the previous context had:
@@ -63,23 +37,16 @@ export interface CacheReceipt {
 export interface CachePlanInput {
   provider: ProviderName;
   items: readonly ViewItem[];
-  /** Tokens per item (uncalibrated), and of system + tools. */
   itemTokens: readonly number[];
   fixedTokens: number;
   hasSystemOrTools: boolean;
-  /** Index of the item that ended the previous context's history, or null when unknown. */
   previousEnd: number | null;
-  /**
-   * Index of the item that ended the last context's history when that differs from
-   * `previousEnd` (the same request asked again at the same tip): only the expectation uses it.
-   */
+  /** The last context's end when it differs from `previousEnd`: only the expectation uses it. */
   lastEnd?: number | null;
-  /** First item this call changed (new decisions, revocations), or null. */
   changedAt: number | null;
   key: string | null;
 }
 
-/** Whether a view item is rendered by a decision (not the source message as it is). */
 const decided = (item: ViewItem): boolean => item.kind !== 'source' || item.key.includes('|');
 
 function boundaries(input: CachePlanInput): CacheBreakpoint[] {
@@ -93,8 +60,7 @@ function boundaries(input: CachePlanInput): CacheBreakpoint[] {
   const last = items.length - 1;
   let lastDecided = -1;
   for (let i = 0; i < last; i++) if (decided(items[i])) lastDecided = i;
-  // A placeholder is followed by an acknowledgement when the next message is the user's: the
-  // boundary is after the whole inserted pair.
+  // A placeholder's acknowledgement belongs to it: the boundary is after the pair.
   while (lastDecided >= 0 && items[lastDecided + 1]?.kind === 'ack' && lastDecided + 1 < last)
     lastDecided++;
   const add = (at: CacheBoundary, i: number) => {
@@ -107,11 +73,6 @@ function boundaries(input: CachePlanInput): CacheBreakpoint[] {
   return out.sort((a, b) => (a.itemIndex ?? -1) - (b.itemIndex ?? -1));
 }
 
-/**
- * The receipt's cache section. `locate` (Anthropic) says where a breakpoint's marker goes in the
- * body, or null when it cannot go anywhere (a message of thinking blocks only): those are left
- * out before the expected prefix is chosen.
- */
 export function planCache(
   input: CachePlanInput,
   locate?: (b: CacheBreakpoint) => string | null,
@@ -161,7 +122,6 @@ export function planCache(
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
-/** The last block of the first `blocks` of a message that may carry a breakpoint, or -1. */
 function markable(message: AnthropicMessage, blocks: number): number {
   for (let j = Math.min(blocks, message.content.length) - 1; j >= 0; j--) {
     const t = message.content[j].type;
@@ -170,12 +130,7 @@ function markable(message: AnthropicMessage, blocks: number): number {
   return -1;
 }
 
-/**
- * Where a breakpoint's marker goes in an Anthropic body. `prefixShape(i)` is what the view items
- * 0..i encode to: how many body messages and how many blocks in the last one (the encoder merges
- * consecutive same-role messages, so a boundary can fall inside a body message: the marker then
- * goes on the last block that item contributed).
- */
+/** The encoder merges same-role messages, so a boundary can fall inside one body message. */
 export function locateAnthropic(
   body: AnthropicBody,
   b: CacheBreakpoint,
@@ -194,7 +149,6 @@ export function locateAnthropic(
   return j < 0 ? null : `messages[${i}].content[${j}]`;
 }
 
-/** The body with the receipt's markers in place (a copy; the body given is not changed). */
 export function applyAnthropicBreakpoints(
   body: AnthropicBody,
   breakpoints: readonly CacheBreakpoint[],

@@ -1,8 +1,4 @@
-/**
- * What the ladder needs to know about a model: whether it reads images (the snapshot rung needs
- * vision), which page shape its snapshots use, and the knobs of the free rungs. A default table
- * by model-name prefix, overridable per model by the caller (tenant or model configuration).
- */
+/** What the ladder needs to know about a model: a default table by name prefix, overridable. */
 import {
   cellsPerPage,
   SHAPE_IDS,
@@ -14,12 +10,7 @@ import { openAIImageParams } from '../tokens/image-tokens';
 import type { ProviderName } from '../types';
 import { type ProviderLimits, resolveLimits } from '../validity/limits';
 
-/**
- * A page shape as the planner sees it: pixel size (what the provider bills) and about how many
- * characters of serialized history one page holds. The renderer (@arbor/snapshots) owns the
- * real layout; `charsPerPage` only sizes the plan, and the actual page count is what was
- * rendered.
- */
+/** `charsPerPage` only sizes the plan; the page count recorded is what was rendered. */
 export interface SnapshotShape {
   name: string;
   width: number;
@@ -30,32 +21,19 @@ export interface SnapshotShape {
 export interface ModelCapabilities {
   /** The model accepts image input. Without it the snapshot rung is skipped. */
   vision: boolean;
-  /** The page shape for snapshots; null → no snapshots for this model. */
   snapshotShape: SnapshotShape | null;
-  /** Elision never touches the newest this-many tokens of the history. */
   protectTokens: number;
-  /** Elision acts only when it saves at least this many tokens (or when that makes it fit). */
   minElisionSavings: number;
-  /** Image stripping keeps this many most recent images when it strips for room. */
   keepImages: number;
   /**
    * At most this many snapshot pages in one request; default: as many images as the provider
    * takes per request for this model (`maxImagesFor`), other images counted against it too.
    */
   maxSnapshotPages: number;
-  /** Overrides of the provider's per-request limits (`PROVIDER_LIMITS`). */
   limits: Partial<ProviderLimits>;
 }
 
-/**
- * Planning shapes: @arbor/snapshots' page shapes (pixel size, grid), as the planner sees them.
- * Anthropic bills w·h/750 up to ~1.15 MP (1092² ≈ 1,590 tokens); OpenAI tile models 512-px tiles
- * (512×2048 = 4 tiles at detail high); patch models 32-px patches up to 1,536 (1024×1536);
- * Gemini 2.x 258 per 768² tile (Gemini 3 a flat amount per image, whatever its size).
- * `charsPerPage` is 95 % of the grid's cells (the renderer's flow layout fills every cell): a
- * slight overestimate of pages, which only makes the plan safer; the page count recorded is what
- * was rendered.
- */
+/** `charsPerPage`: 95 % of the cells, a slight overestimate of pages that keeps plans safe. */
 const planningShape = (id: ShapeId): SnapshotShape => {
   const shape = PAGE_SHAPES[id];
   return {
@@ -123,7 +101,6 @@ export const DEFAULT_CAPABILITIES: Omit<
   limits: {},
 };
 
-/** The model name without a `models/` or `publishers/google/models/` style path prefix. */
 const bareModel = (model: string): string => model.toLowerCase().replace(/^.*\//, '');
 
 export function modelHasVision(model: string): boolean {
@@ -148,7 +125,6 @@ export function defaultSnapshotShape(provider: ProviderName, model: string): Sna
   }
 }
 
-/** The capabilities of a model: the default table, then the caller's overrides. */
 export function resolveCapabilities(
   provider: ProviderName,
   model: string,
@@ -166,15 +142,10 @@ export function resolveCapabilities(
   };
 }
 
-/**
- * Capability overrides as a tenant or a request states them: JSON-safe, the page shape by name
- * (a key of `SNAPSHOT_SHAPES`, or null for no snapshots). Absent fields keep the value below.
- */
 export type CapabilityOverrides = {
   -readonly [K in keyof ContextCapabilitiesRecord]?: ContextCapabilitiesRecord[K];
 };
 
-/** Overrides by lowercase model-name prefix; the longest prefix matching the model wins. */
 export type CapabilityTable = Readonly<Record<string, CapabilityOverrides>>;
 
 const OVERRIDE_FIELDS = [
@@ -198,10 +169,6 @@ export class UnknownSnapshotShapeError extends Error {
 export const isSnapshotShapeName = (name: string): boolean =>
   Object.prototype.hasOwnProperty.call(SNAPSHOT_SHAPES, name);
 
-/**
- * The table's rule for a model: the longest prefix of its bare lowercase name (a `models/`-style
- * path dropped, as the default table does), or null when none matches.
- */
 export function matchCapabilityRule(
   table: CapabilityTable,
   model: string,
@@ -248,7 +215,6 @@ export function toModelCapabilities(overrides: CapabilityOverrides): Partial<Mod
   return out;
 }
 
-/** The resolved capabilities as a `ContextAssembled` event records them (shape by name). */
 export function recordCapabilities(caps: ModelCapabilities): ContextCapabilitiesRecord {
   return {
     vision: caps.vision,
@@ -261,18 +227,12 @@ export function recordCapabilities(caps: ModelCapabilities): ContextCapabilities
 }
 
 export interface LayeredCapabilities {
-  /** The full capabilities to hand the ladder (`AssembleInput.capabilities`). */
   capabilities: ModelCapabilities;
-  /** The same, as recorded in `ContextAssembled` and shown in the receipt. */
   record: ContextCapabilitiesRecord;
-  /** The prefix of the table's rule that applied, or null. */
   rule: string | null;
 }
 
-/**
- * The default table, then the (tenant's) table's longest-prefix rule, then the request's own
- * overrides, field by field. Throws `UnknownSnapshotShapeError` for a shape name it lacks.
- */
+/** Default table, then the tenant's longest-prefix rule, then the request's overrides, by field. */
 export function layerCapabilities(
   provider: ProviderName,
   model: string,

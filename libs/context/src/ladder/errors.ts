@@ -1,24 +1,17 @@
 import type { RungReceipt } from './types';
 
-/** What no rung can remove (calibrated tokens): see `CannotFitError`. */
 export interface FitFloor {
   readonly systemTokens: number;
   readonly toolsTokens: number;
-  /** The turn in progress, and the system and pinned messages before it. */
   readonly protectedTailTokens: number;
 }
 
-/**
- * Even every available rung cannot bring the request under the target: with drop allowed, only
- * when the system prompt, the tools and the protected tail alone are (about) over it. The API
- * answers `422 cannot_fit` with these numbers.
- */
+/** Even every rung cannot bring the request under the target; the API answers `422 cannot_fit`. */
 export class CannotFitError extends Error {
   override readonly name = 'CannotFitError';
   readonly code = 'cannot_fit';
 
   constructor(
-    /** The best (lowest) calibrated estimate reached. */
     readonly estimatedTokens: number,
     readonly targetTokens: number,
     readonly budgetTokens: number,
@@ -34,11 +27,7 @@ export class CannotFitError extends Error {
   }
 }
 
-/**
- * A replay (`replayOnly`) would need a rung: with only the recorded decisions applied, the
- * request is over its target. A recorded assembly never is, so the inputs differ from the ones
- * that were recorded (other window, decisions, request or code).
- */
+/** A replay would need a rung: its inputs differ from the recorded ones (which never do). */
 export class ReplayDivergenceError extends Error {
   override readonly name = 'ReplayDivergenceError';
   readonly code = 'replay_diverged';

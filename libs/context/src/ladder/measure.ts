@@ -1,10 +1,4 @@
-/**
- * Token and size accounting of a rendered view, one cached measurement per rendered message.
- * A message's estimate is its neutral estimate (`estimateMessageTokens`: text through the local
- * tokenizer, images by the provider's formula) plus a small charge per block for the JSON
- * framing the provider formats add; the cache key is (conversation, provider, model, rendered
- * identity), so a message is tokenized once however many calls include it.
- */
+/** One cached measurement per rendered message, so a message is tokenized once across calls. */
 import { createHash } from 'node:crypto';
 import type { ContextSections } from '@arbor/domain/compaction';
 import type { Block, Message } from '@arbor/domain/messages';
@@ -26,7 +20,6 @@ import type { ViewItem } from './view';
 export const BLOCK_FRAMING_TOKENS = 1;
 
 export interface MeasureContext {
-  /** The conversation as the caches name it (`AssembleInput.cacheScope`). */
   conversationId: string;
   provider: ProviderName;
   model: string;
@@ -62,10 +55,7 @@ function tallyImage(data: string, ctx: MeasureContext, t: Tally): number {
   return tokens;
 }
 
-/**
- * An image by URL or file id: its pixels are unknown here, so it is charged what an image of
- * unknown size costs for the provider (`imageTokens(null, …)`: the largest the formula allows).
- */
+/** Remote image: pixels unknown, so charged the most the provider's formula allows. */
 function tallyRemoteImage(ctx: MeasureContext, t: Tally): number {
   const tokens = imageTokens(null, ctx.provider, ctx.model);
   t.images += 1;
@@ -73,7 +63,6 @@ function tallyRemoteImage(ctx: MeasureContext, t: Tally): number {
   return tokens;
 }
 
-/** Text of a tool result as the provider's format carries it (Gemini: inside a JSON struct). */
 function toolOutputTokens(text: string, ctx: MeasureContext): number {
   return ctx.provider === 'gemini'
     ? countTextTokens(JSON.stringify({ output: text }))
@@ -143,8 +132,7 @@ export function measureMessage(message: Message, ctx: MeasureContext): ItemStats
   };
   for (const block of message.content) tallyBlock(block, ctx, t);
   const json = JSON.stringify({ role: message.role, content: message.content });
-  // Spelled out, not spread: every entry gets one object shape, so the loop over thousands of
-  // them in `measureView` reads their fields at full speed.
+  // Spelled out, not spread: one object shape keeps the loop over thousands of entries fast.
   return {
     tokens: t.tokens,
     reasoningTokens: t.reasoningTokens,
@@ -176,7 +164,6 @@ export function itemStats(
   return stats;
 }
 
-/** Tokens of the request-level system prompt and tool definitions, cached by content hash. */
 export function fixedTokens(
   ctx: MeasureContext,
   system: string | undefined,
@@ -204,15 +191,12 @@ export function fixedTokens(
 }
 
 export interface ViewMeasure {
-  /** Uncalibrated estimate of the whole request. */
   raw: number;
   sections: ContextSections;
   stats: ItemStats[];
   images: number;
   imageBytes: number;
-  /** Base64 characters of all images (they go into the JSON unescaped). */
   imageChars: number;
-  /** Largest single image: decoded bytes, base64 characters, longest side in px. */
   maxImageBytes: number;
   maxImageBase64: number;
   maxImageSide: number;
@@ -300,7 +284,6 @@ export function measureView(
   };
 }
 
-/** Tokens one block adds to its message, as `measureMessage` counts it. */
 export function blockTokens(block: Block, ctx: MeasureContext): number {
   const t: Tally = {
     tokens: 0,

@@ -1,19 +1,5 @@
-/**
- * Where the range rungs cut: head verbatim, middle replaced, tail verbatim.
- *
- * The middle runs from `start` (just after the head, or after the last range already in force)
- * to a tail start `t`. Inside it, tool units holding a message kept verbatim (system, pinned,
- * the current prompt) stay, so the middle may be several segments, each replaced by one user
- * message (+ an acknowledgement). A tail start is a tool-unit boundary that is not inside a
- * range in force; turn starts (a user prompt) are preferred, a boundary inside the last turn
- * (the tail then opens with an assistant message, after the replacement's user message) is the
- * fallback for a last turn too long to keep whole.
- *
- * `planMiddle` prices every tail start in one pass (prefix sums, no serialization): tokens the
- * middle's segments remove, tokens their replacements add (`cost`), pages, and the tail left.
- * A candidate may have no segment (only kept messages before it): a forced rung that lands
- * there has nothing to do, which keeps a second call with the same mode from reaching further.
- */
+// Head verbatim, middle replaced, tail verbatim; `planMiddle` prices every tail start in one
+// pass (prefix sums, no serialization). The cut rules: README.md.
 import type { LadderContext, LadderState } from './state';
 import { type WindowShape, coverableRuns } from './window';
 
@@ -29,21 +15,16 @@ export interface MiddleCandidate {
   removed: number;
   added: number;
   pages: number;
-  /** Tokens of the items from `t` to the end (the tail kept verbatim). */
   tailTokens: number;
 }
 
 export interface MiddleOptions {
   start: number;
-  /** Price of one segment's replacement, from its serialized length and its tokens. */
   cost: (chars: number, tokens: number) => SegmentCost;
-  /** Serialized length of a source message (only when the cost depends on it). */
   chars?: (index: number) => number;
-  /** The cut rules (default: the window's; the drop rung passes `dropShape`). */
   shape?: WindowShape;
 }
 
-/** Item tokens by source index: each rendered item counts at the first message it covers. */
 function tokensBySource(ctx: LadderContext, state: LadderState): Float64Array {
   const by = new Float64Array(ctx.source.messages.length + 1);
   state.items.forEach((item, i) => {
@@ -78,8 +59,7 @@ export function planMiddle(
       segments: closed.segments + 1,
     };
   };
-  // Tail starts before `start` are listed too, with an empty middle: a forced rung picks its
-  // tail by position in the whole window, so a second call lands on the same tail.
+  // Tail starts before `start` are listed too: a forced rung then lands on the same tail twice.
   let i = Math.min(shape.headEnd, options.start);
   while (i < n) {
     let j = i + 1;
@@ -115,7 +95,6 @@ export function planMiddle(
   return out;
 }
 
-/** The segments of the middle [start, t): maximal runs of coverable tool units. */
 export const middleSegments = (
   ctx: LadderContext,
   start: number,
@@ -123,13 +102,7 @@ export const middleSegments = (
   shape: WindowShape = ctx.source.shape,
 ): [number, number][] => coverableRuns(shape, start, t);
 
-/**
- * The candidate a rung takes.
- * - forced: the tail is the protected recent window — the earliest tail start whose tail fits
- *   in `protect` (a turn start if any), or the latest candidate when even the last turn is
- *   bigger; then moved later only if `feasible` says so (never past it: fewer pages).
- * - otherwise: the smallest middle that brings the request under `goal` — turn starts first.
- */
+/** Forced: the tail is the protected window; otherwise the smallest middle that reaches `goal`. */
 export function chooseCandidate(
   candidates: readonly MiddleCandidate[],
   mode: { force: true; protect: number } | { force: false; fits: (c: MiddleCandidate) => boolean },

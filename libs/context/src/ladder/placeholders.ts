@@ -1,14 +1,5 @@
-/**
- * The texts that stand in for what a decision took out of the request. Each is derived from the
- * decision and the source (never stored) and says what was there.
- *
- * Versioned by the decision's `placeholders` field (`PLACEHOLDERS`, now 2): version 1 (absent)
- * texts also say where the original is (`GET /v1/conversations/{id}/messages/{messageId}`) and
- * name message ids; version 2 texts name no conversation and no message id, so a fork (new
- * conversation id, new message ids) renders the decisions it carries over byte for byte as its
- * source did and keeps the provider's prompt cache. A decision keeps its version forever, so a
- * context handed out before reproduces byte for byte.
- */
+// Texts derived from each decision, never stored. Version 2 names no conversation or message
+// id, so a fork renders carried decisions byte for byte; a decision keeps its version forever.
 import type {
   DropDecision,
   ElidedResult,
@@ -20,10 +11,8 @@ import type {
 /** The placeholder version new decisions record (see the file comment). */
 export const PLACEHOLDERS = 2;
 
-/** The conversation a version-1 placeholder names, or null for today's (version 2+) texts. */
 export type PlaceholderScope = string | null;
 
-/** Which scope a decision's texts are rendered with. */
 export const scopeFor = (
   decision: { readonly placeholders?: number },
   conversationId: string,
@@ -37,7 +26,6 @@ const kb = (bytes: number): string =>
     ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
     : `${Math.ceil(bytes / 1024)} KB`;
 
-/** Version 2: where the original is, without naming the conversation or the message. */
 const KEPT = "The conversation's log keeps the original.";
 
 export function elidedResultText(
@@ -60,7 +48,6 @@ export function strippedImageText(scope: PlaceholderScope, image: StrippedImage)
 const span = (count: number, fromId: string, toId: string): string =>
   count === 1 ? `1 message (${fromId})` : `${count} messages (${fromId} … ${toId})`;
 
-/** Version 2: how many messages, no ids (a fork's copies have other ids). */
 const count = (n: number): string => (n === 1 ? '1 message' : `${n} messages`);
 
 const covered = (scope: PlaceholderScope, d: SnapshotDecision | SummaryDecision): string =>
@@ -87,10 +74,6 @@ export function summaryText(scope: PlaceholderScope, decision: SummaryDecision):
   );
 }
 
-/**
- * What stands where the drop rung left history out: never a conversation; version 1 names the
- * first and last message ids, version 2 only how many messages and tokens are missing.
- */
 export function droppedText(decision: DropDecision): string {
   const n = decision.coveredIds.length;
   const what =

@@ -1,11 +1,5 @@
-/**
- * Neutral messages → the plain text snapshot pages are rendered from.
- *
- * New snapshot decisions use `@arbor/snapshots`' serializer (`SNAPSHOT_TEXT_FORMAT`, recorded on
- * the decision); `AssembleInput.serialize` overrides it. The ladder's first serializer (below,
- * `serializeMessagesLegacy`) stays only for decisions recorded before `textFormat` existed, so
- * their pages render from the same text — and hash — they were decided on.
- */
+// New decisions use @arbor/snapshots' serializer; the first one stays only for decisions recorded
+// without `textFormat`, so their pages render from the same text (and hash) they were decided on.
 import type { SnapshotDecision } from '@arbor/domain/compaction';
 import { type Block, imageSourceLabel, type Message } from '@arbor/domain/messages';
 import { serializeMessages as serializeForPages } from '@arbor/snapshots/serialize';
@@ -14,12 +8,10 @@ import { readImageSize } from '../tokens/image-size';
 /** The `textFormat` new snapshot decisions record: `@arbor/snapshots` `serializeMessages`. */
 export const SNAPSHOT_TEXT_FORMAT = 'snapshots/1';
 
-/** The default serializer of snapshot source text. */
 export function serializeMessages(messages: readonly Message[]): string {
   return serializeForPages(messages);
 }
 
-/** The built-in serializer a recorded decision was rendered with. */
 export function serializerFor(
   decision: Pick<SnapshotDecision, 'textFormat'>,
 ): (messages: readonly Message[]) => string {
@@ -30,7 +22,6 @@ export const TOOL_TEXT_LIMIT = 4_000;
 export const THINKING_LIMIT = 2_000;
 export const MESSAGE_SEPARATOR = '\n';
 
-/** `text` cut to `limit` characters, keeping its head and tail around a marker. */
 export function truncateMiddle(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const keep = Math.max(0, limit - 40);
@@ -74,7 +65,6 @@ function blockLines(block: Block, names: ReadonlyMap<string, string>): string {
   }
 }
 
-/** Legacy format: one message. */
 export function serializeMessageLegacy(
   message: Message,
   names: ReadonlyMap<string, string>,
@@ -83,7 +73,6 @@ export function serializeMessageLegacy(
   return `── ${message.role} · ${message.id} ──\n${lines.join('\n')}`;
 }
 
-/** Tool names by call id, over the given messages. */
 export function toolNames(messages: readonly Message[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const m of messages)
@@ -91,7 +80,6 @@ export function toolNames(messages: readonly Message[]): Map<string, string> {
   return names;
 }
 
-/** Legacy format (decisions without `textFormat`): `── role · id ──` headers, `→ name(…) [id]`. */
 export function serializeMessagesLegacy(messages: readonly Message[]): string {
   const names = toolNames(messages);
   return messages.map((m) => serializeMessageLegacy(m, names)).join(MESSAGE_SEPARATOR);

@@ -1,9 +1,4 @@
-/**
- * The ladder's working state: the decisions so far, the view they render to, and its measure.
- * Rebuilding a state is cheap when nothing new is measured (cached per message) and no new
- * pages are rendered (pages of snapshots in force come from the page store or the caller's
- * page cache, which hold exactly what rendering the same source text again would give).
- */
+/** Cheap to rebuild: measurements are cached per message, pages come from the page store. */
 import type { CompactionDecision, SnapshotDecision } from '@arbor/domain/compaction';
 import { calibrate } from '../tokens/calibration';
 import type { ProviderLimits } from '../validity/limits';
@@ -31,17 +26,13 @@ export interface LadderContext {
   readonly fixed: { system: number; tools: number };
   readonly serialize: SerializeMessages;
   readonly pages: PageStore;
-  /** Why snapshots cannot be rendered for this request, or null when they can. */
   readonly snapshotUnavailable: string | null;
   readonly shape: SnapshotShape | null;
   readonly render: RenderPages | null;
   readonly cache: TokenCache;
   factor: number;
   target: number;
-  /**
-   * Why the summarizer failed earlier in this call, if it did: the ladder may reach the summary
-   * rung again (escalation), and a provider that just failed is not asked again.
-   */
+  /** The ladder may reach the summary rung again: a provider that just failed is not re-asked. */
   summaryFailure?: string;
 }
 
@@ -50,18 +41,12 @@ export interface LadderState {
   readonly plan: ViewPlan;
   readonly items: readonly ViewItem[];
   readonly measure: ViewMeasure;
-  /** Calibrated estimate. */
   readonly tokens: number;
 }
 
-/** Page images of snapshot decisions, for this call (and across calls with a `PageCache`). */
 export interface PageStore {
   get(decisionId: string): readonly Buffer[] | undefined;
   put(decision: Pick<SnapshotDecision, 'id' | 'sourceHash'>, pages: readonly Buffer[]): void;
-  /**
-   * Renders (or finds) the pages of a snapshot in force, from its source text (see
-   * `snapshotSource`); throws what the renderer throws.
-   */
   load(
     ctx: LadderContext,
     decision: SnapshotDecision,
@@ -87,8 +72,7 @@ export function createPageStore(conversationId: string, cache: PageCache | undef
         return hit;
       }
       if (ctx.render === null) throw new Error('no page renderer');
-      // Always from the source text: never from earlier images; and from the very text the
-      // decision hashed — anything else would show the model different pages than it was given.
+      // From the very text the decision hashed, never from earlier images (invariant 7).
       const text = snapshotSource(ctx, decision, decisions);
       if (sha256(text) !== decision.sourceHash)
         throw new Error(`source text of snapshot ${decision.id} no longer matches its hash`);
@@ -99,13 +83,7 @@ export function createPageStore(conversationId: string, cache: PageCache | undef
   };
 }
 
-/**
- * The text a snapshot's pages are rendered from: its covered source messages, serialized as the
- * request showed them when the snapshot was decided — tool results elided and images stripped
- * by the decisions before it stay placeholders (imaging them in full would cost pages for what
- * was already judged not worth its tokens). A pure function of the messages and the decisions
- * before it, so every later call renders the same text, hence the same pages.
- */
+/** Serialized as the request showed it when decided (earlier elisions and strips included). */
 export function snapshotSource(
   ctx: LadderContext,
   decision: SnapshotDecision,
@@ -124,7 +102,6 @@ export function snapshotSource(
   return serialize(covered);
 }
 
-/** Snapshot decisions in force that cannot be rendered this time, with why. */
 function unrenderable(ctx: LadderContext, decisions: readonly CompactionDecision[]) {
   const out = new Map<string, string>();
   if (ctx.snapshotUnavailable === null) return out;
@@ -160,17 +137,12 @@ export async function buildState(
 export const fitsTarget = (ctx: LadderContext, raw: number): boolean =>
   calibrate(raw, ctx.factor) <= ctx.target;
 
-/** Index of the first item whose rendering differs between two views (length if none). */
 export function firstDifference(a: readonly ViewItem[], b: readonly ViewItem[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i].key !== b[i].key) return i;
   return n;
 }
 
-/**
- * Whether going from `before` to `after` changes bytes the provider saw in the previous request:
- * the first changed item lies at or before the previous call's tip.
- */
 export function changesSentPrefix(
   ctx: LadderContext,
   before: readonly ViewItem[],
@@ -184,7 +156,6 @@ export function changesSentPrefix(
   return before[p].from <= tipIndex;
 }
 
-/** sha256 over what determines the encoded body's first `count` messages. */
 export function prefixHash(ctx: LadderContext, state: LadderState, count: number): string {
   const { input } = ctx;
   const head = JSON.stringify([

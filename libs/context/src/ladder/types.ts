@@ -1,8 +1,4 @@
 import type { CacheReceipt } from './cache';
-/**
- * The ladder's public types: what the assembler takes, what it returns, and the injected
- * functions (page renderer, summarizer) it reaches the outside world through.
- */
 import type {
   CompactionDecision,
   CompactionTrigger,
@@ -17,23 +13,17 @@ import type { TokenCache } from './token-cache';
 
 export type AssembleMode = 'auto' | 'shake' | 'snapshot' | 'compact';
 
-/** What a summarizer is asked: the source messages of the middle, and how long to be. */
 export interface SummaryRequest {
   conversationId: string;
-  /** The provider and model the assembled context is for (not the summarizer's). */
   provider: ProviderName;
   model: string;
-  /** Source messages (never rendered placeholders or pages), root → tip order. */
   messages: readonly Message[];
-  /** Aim for a summary of about this many tokens. */
   targetTokens: number;
 }
 
 export interface SummaryResult {
   summary: string;
-  /** The model that wrote it. */
   model: string;
-  /** How many windows the input was folded through. */
   windows: number;
 }
 
@@ -45,10 +35,7 @@ export type RenderPages = (text: string, shape: string) => Promise<Buffer[]>;
 /** Messages → the text snapshot pages are rendered from. Must be deterministic. */
 export type SerializeMessages = (messages: readonly Message[]) => string;
 
-/**
- * Rendered pages keyed by `${conversationId}:${decisionId}:${sourceHash}`. Pages are a pure
- * function of (source text, shape), so a hit is byte-identical to rendering again.
- */
+/** Pages are a pure function of (source text, shape), so a hit equals rendering again. */
 export interface PageCache {
   get(key: string): readonly Buffer[] | undefined;
   set(key: string, pages: readonly Buffer[]): void;
@@ -65,68 +52,35 @@ export interface AssembleInput {
   model: string;
   /** The live window of the active branch, root → tip (already trimmed by resume). */
   messages: readonly Message[];
-  /** Decisions in force, oldest first (recorded by earlier calls). */
   decisions: readonly CompactionDecision[];
   budgetTokens: number;
   system?: string;
   tools?: readonly ToolDefinition[];
   maxTokens?: number;
   mode: AssembleMode;
-  /** Reactive recovery: the provider rejected the last request as too long. */
   overflow?: OverflowReport;
-  /** From `calibrationFactor()`; default 1. */
   calibration?: number;
   capabilities?: Partial<ModelCapabilities>;
   /** Absent → the snapshot rung is unavailable (and snapshot decisions in force are not applied). */
   renderPages?: RenderPages;
   /** Absent → the summary rung is unavailable. */
   summarize?: Summarize;
-  /**
-   * The last rung may leave the oldest part of the middle out (default true). False: a request
-   * that nothing else fits gets `cannot_fit` instead.
-   */
+  /** False: a request nothing else fits gets `cannot_fit` instead of a drop (default true). */
   allowDrop?: boolean;
-  /** Overrides the built-in serializer of snapshot source text. */
   serialize?: SerializeMessages;
   pageCache?: PageCache;
   newId: () => string;
   tokenCache?: TokenCache;
-  /**
-   * Names the conversation in the shared caches (`tokenCache`: counts, digests, renderings).
-   * Must be unique across everyone sharing the cache: a service whose conversation ids are
-   * unique only per tenant passes the tenant-qualified id. Default: `conversationId`.
-   */
+  /** Unique across everyone sharing the cache (tenant-qualified where ids are per tenant). */
   cacheScope?: string;
-  /**
-   * The tip of the previous assembly, if known: messages up to it were in the previously sent
-   * request, so only changes to them count as `cachedPrefixChanged`. Unknown → every message
-   * counts (a conservative answer).
-   */
+  /** Only changes up to it count as `cachedPrefixChanged`; unknown, every message counts. */
   previousTipId?: string;
-  /**
-   * Revocations since the previous context: the ids revoked, and the decisions that were in
-   * force then (oldest first, the revoked ones included). The receipt says whether leaving them
-   * out changed the prefix the provider may have cached.
-   */
   revoked?: { decisionIds: readonly string[]; previousDecisions: readonly CompactionDecision[] };
-  /**
-   * Reproduce a recorded assembly: apply `decisions` as given and run no rung, so nothing new is
-   * decided (`newId` is never called). `calibration` is the factor that was used (an overflow
-   * report then only sets the target, it does not recompute the factor). Throws
-   * `ReplayDivergenceError` when the request is over its target, i.e. a rung would be needed.
-   */
+  /** Apply `decisions` as given, run no rung; `ReplayDivergenceError` if one is needed. */
   replayOnly?: boolean;
   /** The encoders' output version (default `BODY_ENCODING`); a reproduction passes the recorded one. */
   encoding?: BodyEncoding;
-  /**
-   * Prompt caching (`cache.ts`): Anthropic `cache_control` breakpoints, OpenAI `prompt_cache_key`
-   * = `key`. Absent: a body without hints (as every context was before caching; a reproduction
-   * of such a context passes none). `previousTipId` says where the previous context ended.
-   * `lastTipId`: where the last context handed out ended, when that is not `previousTipId` (the
-   * same request asked again at the same tip builds on the context before the last, so it gets
-   * the same body, but the provider has just read the last one): only the receipt's
-   * `expectedCached` uses it, never the body.
-   */
+  /** Absent: a body without hints (so contexts from before caching reproduce). See `cache.ts`. */
   cache?: { key: string; lastTipId?: string };
 }
 
@@ -134,42 +88,27 @@ export interface RungReceipt {
   rung: Rung;
   applied: boolean;
   trigger: CompactionTrigger;
-  /** Why it ran, did nothing, or was skipped, in words. */
   reason: string;
   tokensBefore: number;
   tokensAfter: number;
   cachedPrefixChanged: boolean;
   decisionIds: string[];
-  /** Rung-specific counts: results elided, images stripped, messages covered, pages. */
   details?: Record<string, number | string>;
 }
 
 export interface ContextReceipt {
   rungs: RungReceipt[];
-  /** Calibrated estimate of the body's input tokens. */
   estimatedTokens: number;
-  /** Uncalibrated estimate (the sum of `sections`). */
   rawTokens: number;
-  /**
-   * sha256 over what determines the encoded body up to the first message this call's new
-   * decisions changed (the whole body when none): equal hashes ⇔ equal bytes there.
-   */
+  /** Equal hashes ⇔ equal bytes up to the first message this call's new decisions changed. */
   prefixHash: string;
   budgetTokens: number;
   targetTokens: number;
   calibration: number;
-  /** Uncalibrated estimate by kind. */
   sections: ContextSections;
-  /** Decisions in force that were not applied, with why. */
   notApplied: { decisionId: string; reason: string }[];
-  /** Decisions revoked since the previous context (no longer applied), when there are any. */
   revoked?: { decisionIds: string[]; cachedPrefixChanged: boolean };
-  /**
-   * Tool-call ids and names the body carries in place of the recorded ones (repeated ids made
-   * unique, characters the provider refuses replaced); absent when there are none.
-   */
   toolRenames?: ToolRename[];
-  /** Prompt caching: the breakpoints placed, the key sent, the prefix expected to be cached. */
   cache: CacheReceipt;
 }
 

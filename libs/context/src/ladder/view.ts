@@ -1,21 +1,5 @@
-/**
- * Decisions in force → the messages the request is encoded from. Pure; source messages are
- * never mutated (a rendered message is a new object, or the source itself when untouched).
- *
- * - elided tool result → a tool_result with the same `tool_use_id` whose content is a
- *   placeholder saying how big it was and where the original is;
- * - stripped image → a short text block in its place (type, size, dimensions);
- * - snapshot range → one user message: a header, then the page images (rendered from the
- *   source text by the caller, passed in as `pages`); summary range → one user message with the
- *   summary; either is followed by a one-word assistant acknowledgement when the next message
- *   is from the user, so roles keep alternating.
- *
- * A range decision applies only when all its covered messages are present, contiguous and in
- * order, it starts and ends on tool-unit boundaries, and it covers no message kept verbatim
- * (the head, system or pinned messages, the current prompt). Ranges are taken newest first; an
- * older range overlapping a newer one is superseded. Elisions and strips of absent messages or
- * blocks are skipped; a decision none of whose parts is present is not applied.
- */
+// Decisions in force → the messages the request is encoded from; pure, sources never mutated.
+// When a range decision applies, and supersession: README.md.
 import type {
   CompactionDecision,
   ElidedResult,
@@ -38,21 +22,15 @@ export type { RangeDecision };
 
 export interface AppliedRange {
   decision: RangeDecision;
-  /** Inclusive source indices. */
   from: number;
   to: number;
 }
 
 export interface ViewPlan {
-  /** messageId → toolUseId → elided result. */
   elided: Map<string, Map<string, ElidedResult>>;
-  /** messageId → path → stripped image. */
   stripped: Map<string, Map<string, StrippedImage>>;
-  /** Applied ranges, by position. */
   ranges: AppliedRange[];
-  /** Decisions with an effect on the view. */
   applied: Set<string>;
-  /** Elided results and stripped images of version-1 decisions (texts naming the conversation). */
   legacyParts: Set<ElidedResult | StrippedImage>;
   notApplied: { decisionId: string; reason: string }[];
 }
@@ -62,21 +40,10 @@ export interface ViewSource {
   messages: readonly Message[];
   indexById: ReadonlyMap<string, number>;
   shape: WindowShape;
-  /**
-   * Renderings of elided / stripped messages kept from earlier calls (see `RenderMemo`); without
-   * it every call renders them anew. Never changes what is rendered, only how often.
-   */
   memo?: RenderMemo;
 }
 
-/**
- * A message rendered with some of its results elided or images stripped, by message id, with
- * what it was rendered from. A message is immutable (its id names its content), so the same
- * decision parts and the same message before it (whose calls name the elided results) give the
- * same rendering: it is reused only when the parts in force are the very same objects, in the
- * same order, after the same message — anything else renders again and replaces the entry. Reusing the item also reuses its key
- * string, whose hash the measure cache lookups then do not recompute. One memo per conversation.
- */
+/** Reused only for the very same parts after the same message; one memo per conversation. */
 export interface RenderMemo {
   get(messageId: string): RenderedEntry | undefined;
   set(messageId: string, entry: RenderedEntry): void;
@@ -85,7 +52,6 @@ export interface RenderMemo {
 export interface RenderedEntry {
   elided: readonly ElidedResult[];
   stripped: readonly StrippedImage[];
-  /** The message before it in the window, whose calls name the elided results. */
   previousId: string | undefined;
   item: ViewItem;
 }
@@ -100,10 +66,8 @@ function sameParts<T>(cached: readonly T[], live: ReadonlyMap<string, T> | undef
 
 export interface ViewItem {
   message: Message;
-  /** Identity of the rendered content: equal keys ⇔ equal rendered message. */
   key: string;
   kind: 'source' | 'snapshot' | 'summary' | 'dropped' | 'ack';
-  /** Source indices covered, inclusive. */
   from: number;
   to: number;
 }
@@ -144,10 +108,6 @@ function blockAt(message: Message, path: string): Block | ToolResultContentBlock
   return outer.content[Number(match[2])];
 }
 
-/**
- * Which decisions apply to this window. `exclude` names range decisions that cannot be rendered
- * this time (no renderer, no vision, rendering failed), with why.
- */
 export function planView(
   source: ViewSource,
   decisions: readonly CompactionDecision[],
@@ -310,7 +270,6 @@ function renderChanged(
   };
 }
 
-/** One source message as the plan renders it (elisions and strips applied; ranges ignored). */
 export function renderSourceMessage(source: ViewSource, plan: ViewPlan, index: number): Message {
   return renderSource(source, plan, index).message;
 }
@@ -324,7 +283,6 @@ const synthetic = (id: string, role: 'user' | 'assistant', content: Block[]): Me
   createdAt: '',
 });
 
-/** Base64 of rendered pages, computed once per page buffer (pages come back from the cache). */
 const BASE64 = new WeakMap<Buffer, string>();
 
 function base64Of(png: Buffer): string {
@@ -377,7 +335,6 @@ function renderRange(
   };
 }
 
-/** Whether the first non-system message after `index` renders as a user message. */
 function userFollows(source: ViewSource, plan: ViewPlan, index: number): boolean {
   for (let j = index + 1; j < source.messages.length; j++) {
     if (plan.ranges.some((r) => r.from === j)) return true;
@@ -387,7 +344,6 @@ function userFollows(source: ViewSource, plan: ViewPlan, index: number): boolean
   return false;
 }
 
-/** The rendered messages, root → tip. `pages` holds the page images of every snapshot range. */
 export function renderView(
   source: ViewSource,
   plan: ViewPlan,

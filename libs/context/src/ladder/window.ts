@@ -1,26 +1,13 @@
-/**
- * The structure of the live window that the range rungs (snapshot, summary) cut along:
- * - a *boundary* is an index a run may start or end before without separating a tool_use from
- *   its results (the message before carries no tool_use, the message there carries no result);
- * - a *turn start* is a boundary at a user message (a new prompt, not a tool result);
- * - the *head* is the leading system messages and the first user message (the task);
- * - messages *kept* verbatim are the head, system messages, pinned messages and the prompt
- *   that opened the last turn (the current request).
- */
+/** A boundary never separates a tool_use from its results; kept messages are never covered. */
 import type { Message } from '@arbor/domain/messages';
 
 export interface WindowShape {
   readonly n: number;
   readonly boundary: readonly boolean[];
   readonly turnStart: readonly boolean[];
-  /** First index after the head (0 when the window has no user message to anchor it). */
   readonly headEnd: number;
   readonly keep: readonly boolean[];
-  /**
-   * The shape the `drop` rung cuts along: the same boundaries, but the head's first prompt may
-   * go too (`headEnd` = after the leading system messages); system and pinned messages and the
-   * current prompt still stay.
-   */
+  /** The drop rung's shape: the head's first prompt may go too. */
   readonly drop: { readonly headEnd: number; readonly keep: readonly boolean[] };
 }
 
@@ -52,17 +39,12 @@ export function analyzeWindow(messages: readonly Message[]): WindowShape {
   return { n, boundary, turnStart, headEnd, keep, drop: { headEnd: systemEnd, keep: dropKeep } };
 }
 
-/** The shape the drop rung cuts along (see `WindowShape.drop`). */
 export const dropShape = (shape: WindowShape): WindowShape => ({
   ...shape,
   headEnd: shape.drop.headEnd,
   keep: shape.drop.keep,
 });
 
-/**
- * The maximal runs of coverable tool units inside [from, to): a unit (the messages between two
- * boundaries) is coverable when none of its messages is kept verbatim. Runs are [start, end).
- */
 export function coverableRuns(shape: WindowShape, from: number, to: number): [number, number][] {
   const runs: [number, number][] = [];
   let i = from;

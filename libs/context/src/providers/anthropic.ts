@@ -1,16 +1,4 @@
-/**
- * Anthropic Messages API (`POST /v1/messages`): `{model, max_tokens, system?, messages, tools?}`.
- * The neutral model is Anthropic's content-block model, so blocks pass through; what changes:
- * - system messages of the history are folded, in order, into the top-level `system`;
- * - consecutive messages of one role are merged (the API wants user/assistant alternation), with
- *   tool_result blocks first in a user message (the API rejects text before them);
- * - thinking / redacted_thinking are copied byte for byte, signature included. A thinking block
- *   recorded from another provider (its message's model says so) is dropped: its signature would
- *   be rejected. One that would land after other content of a merged assistant turn is dropped
- *   too: thinking must lead the assistant message;
- * - blank text blocks are dropped (the API answers 400 "text content blocks must contain
- *   non-whitespace text"); a message left with no block is skipped.
- */
+/** Anthropic Messages API: the neutral model is Anthropic's, so blocks mostly pass through. */
 import type { MessageCreateParamsNonStreaming as BetaMessageCreateParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageCreateParamsNonStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { Base64ImageSource, Block, ImageSource, Message } from '@arbor/domain/messages';
@@ -24,7 +12,6 @@ import {
   UnsupportedImageSourceError,
 } from './shared';
 
-/** The image source as Anthropic takes it: bytes, a URL, or an Anthropic Files API id. */
 function anthropicSource(source: ImageSource): AnthropicImageSource {
   if (source.type === 'base64') return source;
   if (source.type === 'url') return { type: 'url', url: source.url };
@@ -38,7 +25,6 @@ function anthropicSource(source: ImageSource): AnthropicImageSource {
   );
 }
 
-/** A prompt-cache breakpoint: the prefix up to and including the block is cached. */
 export interface AnthropicCacheControl {
   type: 'ephemeral';
 }
@@ -77,10 +63,6 @@ export interface AnthropicRedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
 }
-/**
- * An opaque block Anthropic returned (e.g. server-side compaction's `{type:'compaction',
- * content}`), sent back exactly as stored.
- */
 export interface AnthropicOpaqueBlock {
   type: 'compaction';
   content?: string | null;
@@ -108,7 +90,6 @@ export interface AnthropicTool {
 export interface AnthropicBody {
   model: string;
   max_tokens: number;
-  /** A string; one text block when it carries a cache breakpoint (`ladder/cache.ts`). */
   system?: string | AnthropicTextBlock[];
   messages: AnthropicMessage[];
   tools?: AnthropicTool[];
@@ -188,7 +169,6 @@ function mergeInto(into: AnthropicMessage, next: AnthropicMessage): void {
   }
 }
 
-/** Tool results first in a user message, everything else after, each group in its order. */
 function toolResultsFirst(message: AnthropicMessage): AnthropicMessage {
   if (message.role !== 'user') return message;
   const results = message.content.filter((b) => b.type === 'tool_result');
@@ -213,10 +193,7 @@ export function encodeAnthropicMessages(
 
 const isObjectSchema = (schema: JsonSchema): schema is Tool.InputSchema => schema.type === 'object';
 
-/**
- * The API wants `input_schema.type` to be "object" (400 "Field required" otherwise): a schema
- * without a type gets it (the request refuses any other type). Encoding 1 sent it as given.
- */
+/** The API wants `input_schema.type` "object"; encoding 1 sent the schema as given. */
 function inputSchema(schema: JsonSchema, legacy: boolean): Tool.InputSchema {
   if (isObjectSchema(schema)) return schema;
   return legacy ? (schema as Tool.InputSchema) : { ...schema, type: 'object' };

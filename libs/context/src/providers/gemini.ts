@@ -1,26 +1,5 @@
-/**
- * Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`; the model is in the
- * URL, not the body): `{contents: [{role:'user'|'model', parts}], systemInstruction?, tools?}`.
- * - system text → `systemInstruction.parts[].text`;
- * - assistant → role `model`; consecutive contents of one role are merged (turns alternate);
- * - tool_use → `{functionCall: {id, name, args}}` (args must be a JSON object: anything else is
- *   wrapped as `{value}`; ids can be left out with `callIds: false`);
- * - tool_result → `{functionResponse: {id, name, response}}`, name taken from the matching
- *   tool_use, `response` being `{output}` or, for an error, `{error}` (the keys Gemini documents);
- *   results come first in the user turn, in the order of the calls; images of a tool result
- *   follow as labelled `inlineData` parts of the same turn;
- * - images → `{inlineData: {mimeType, data}}`;
- * - thought signatures: a Gemini thought signature is stored in the neutral model as a thinking
- *   block (`signature` = the signature) placed right before the block whose part carried it. For
- *   messages produced by Gemini, that signature is put back as `thoughtSignature` on the next part
- *   (or, with nothing after it, on a `thought: true` part). Thinking from other providers, and
- *   redacted thinking, is dropped: Gemini cannot read it;
- * - Gemini 3 answers 400 when the first functionCall of a model turn has no signature; for
- *   history Gemini did not produce, its documented placeholder `skip_thought_signature_validator`
- *   is used (on by default for `gemini-3*` models, see `thoughtSignatureFallback`);
- * - tools → `[{functionDeclarations: [{name, description, parametersJsonSchema}]}]`
- *   (`parametersJsonSchema` takes plain JSON Schema, `parameters` only an OpenAPI subset).
- */
+// Gemini generateContent (README.md). Tools use `parametersJsonSchema`: `parameters` takes only
+// an OpenAPI subset.
 import type { Content, GenerationConfig, Tool } from '@google/genai';
 import type { Block, Message, ThinkingBlock, ToolResultBlock } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
@@ -55,7 +34,6 @@ export interface GeminiFunctionCallPart {
 export interface GeminiFunctionResponsePart {
   functionResponse: { id?: string; name: string; response: Record<string, unknown> };
 }
-/** A file in the Gemini Files API (`fileUri`), by reference. */
 export interface GeminiFileDataPart {
   fileData: { mimeType: string; fileUri: string };
 }
@@ -83,13 +61,8 @@ export interface GeminiBody {
 }
 
 export interface GeminiEncodeOptions extends EncodeOptions {
-  /** Sign unsigned function calls with Gemini's placeholder; default: on for `gemini-3*`. */
   thoughtSignatureFallback?: boolean;
-  /**
-   * Send the call ids on functionCall / functionResponse (default true). The Gemini Developer API
-   * takes them; turn them off for endpoints that do not (Firebase documents them as Developer-API
-   * only), and calls are then matched by name and order.
-   */
+  /** Default true; off for endpoints without call ids (calls then match by name and order). */
   callIds?: boolean;
 }
 
@@ -192,7 +165,6 @@ function encodeModel(message: Message): GeminiPart[] {
   return parts;
 }
 
-/** Gives the first function call of each model turn a signature when it has none. */
 function signFirstCalls(contents: GeminiContent[]): void {
   for (const content of contents) {
     if (content.role !== 'model') continue;
@@ -260,10 +232,6 @@ export function encodeGemini(
   } satisfies SdkGenerateContentBody;
 }
 
-/**
- * The REST body of `generateContent` in the official SDK's types (`@google/genai` wraps them in
- * its own call parameters, so the body is assembled from its `Content`, `Tool` and config types).
- */
 interface SdkGenerateContentBody {
   contents: Content[];
   systemInstruction?: Content;

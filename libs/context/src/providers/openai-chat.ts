@@ -1,17 +1,4 @@
-/**
- * OpenAI Chat Completions (`POST /v1/chat/completions`): `{model, messages, tools?}`.
- * - system text → one `system` message first (`developer` for o-series and gpt-5 models, which
- *   take developer messages in place of system ones); history system messages stay in place;
- * - assistant tool_use → `tool_calls[{id, type:'function', function:{name, arguments}}]`,
- *   `arguments` being the input as a JSON string; `content` is null when there is no text;
- * - each tool_result → its own `{role:'tool', tool_call_id, content}` message right after the
- *   assistant message, in the order of the calls. Tool messages take text only, so images of a
- *   tool result move to a user message right after the tool messages, labelled with the call id
- *   they came from; an error is said in the text (no `is_error` flag exists);
- * - images → `image_url` parts with a base64 data URL, in user content;
- * - thinking / redacted_thinking are dropped: Chat Completions accepts no reasoning input;
- * - blank text is dropped, and a message left empty is skipped.
- */
+/** OpenAI Chat Completions. Tool messages take text only: their images follow as a user message. */
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
 import type { EncodeOptions, JsonSchema } from '../types';
@@ -72,7 +59,6 @@ export interface OpenAIChatBody {
   messages: ChatMessage[];
   tools?: ChatTool[];
   max_completion_tokens?: number;
-  /** Routes requests sharing a prefix to the same cache (`ladder/cache.ts`: one per lineage). */
   prompt_cache_key?: string;
 }
 
@@ -92,7 +78,6 @@ function userPart(block: Block): ChatUserPart[] {
   return [];
 }
 
-/** Parts for the images of tool results, each group labelled with its call id. */
 function toolImageParts(results: readonly ToolResultBlock[]): ChatUserPart[] {
   return flatMapped(results, (result) => {
     const images = toolResultImages(result);

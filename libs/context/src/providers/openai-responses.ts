@@ -1,24 +1,5 @@
-/**
- * OpenAI Responses API (`POST /v1/responses`): `{model, input: [...items], instructions?, tools?}`.
- * - the request's system text → `instructions`; history system messages stay in place as
- *   `message` items (role `developer` for o-series and gpt-5 models, else `system`);
- * - user text / images → a `message` item with `input_text` / `input_image` (data URL) parts;
- * - assistant text → one easy input message per text block, `{type:'message', role:'assistant',
- *   content: "<text>"}` (string content). OpenAI's schema takes an assistant message either so or
- *   as an output message (`id`, `status`, `annotations` on every `output_text` required); the
- *   `output_text` parts without those that encoding 1 sent are tolerated by OpenAI's hosted API
- *   but refused by strict backends (Azure, vLLM, LiteLLM-style: "Required property 'annotations'
- *   is missing"), and an output message would need ids Arbor does not have. Encoding 1 is kept
- *   only to reproduce contexts recorded with it;
- * - tool_use → a `function_call` item `{call_id, name, arguments}` (arguments: JSON string), in
- *   its place among the assistant's text;
- * - tool_result → a `function_call_output` item `{call_id, output}`, in the order of the calls,
- *   before the rest of the user message; `output` is a string, or `input_text`/`input_image`
- *   parts when the result holds images; an error is said in the text;
- * - thinking / redacted_thinking are dropped: a `reasoning` item needs OpenAI's own encrypted
- *   reasoning id, which a neutral thinking block does not carry;
- * - function tools are sent with `strict: false` (strict mode would reject ordinary schemas).
- */
+// OpenAI Responses API (README.md). Encoding 2 sends assistant text as easy input messages:
+// strict backends refuse encoding 1's `output_text` without `annotations`.
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import type { Block, Message, ReasoningBlock, ToolResultBlock } from '@arbor/domain/messages';
 import { BODY_ENCODING, type EncodeOptions, type JsonSchema } from '../types';
@@ -44,14 +25,12 @@ export interface ResponsesInputText {
 export type ResponsesInputImage =
   | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' }
   | { type: 'input_image'; file_id: string; detail: 'auto' | 'low' | 'high' };
-/** An OpenAI reasoning item sent back as it was returned (`summary`, `encrypted_content`). */
 export interface ResponsesReasoningItem {
   type: 'reasoning';
   id?: string;
   summary: { type: 'summary_text'; text: string }[];
   encrypted_content?: string;
 }
-/** An opaque OpenAI item (e.g. a `/responses/compact` `compaction` item), sent as stored. */
 export interface ResponsesOpaqueItem {
   type: 'compaction';
   encrypted_content: string;
@@ -67,16 +46,11 @@ export interface ResponsesInputMessage {
   role: 'user' | 'system' | 'developer';
   content: ResponsesInputContent[];
 }
-/** Assistant text as an `EasyInputMessage` with string content (encoding 2). */
 export interface ResponsesAssistantMessage {
   type: 'message';
   role: 'assistant';
   content: string;
 }
-/**
- * Assistant text as encoding 1 sent it: `output_text` parts without `annotations` (not an input
- * item of OpenAI's schema). Only to reproduce contexts recorded with encoding 1.
- */
 export interface ResponsesLegacyAssistantMessage {
   type: 'message';
   role: 'assistant';
@@ -93,7 +67,6 @@ export interface ResponsesFunctionCallOutput {
   call_id: string;
   output: string | ResponsesInputContent[];
 }
-/** The reasoning item as the SDK types it (id required); see `encodeOpenAIResponses`. */
 type SdkCheckedItem =
   Exclude<ResponsesCurrentItem, ResponsesReasoningItem> | (ResponsesReasoningItem & { id: string });
 /** What encoding 2 sends: each one an input item of OpenAI's schema (the compiler checks). */
@@ -119,7 +92,6 @@ export interface OpenAIResponsesBody {
   instructions?: string;
   tools?: ResponsesTool[];
   max_output_tokens?: number;
-  /** Routes requests sharing a prefix to the same cache (`ladder/cache.ts`: one per lineage). */
   prompt_cache_key?: string;
 }
 
@@ -261,6 +233,5 @@ export function encodeOpenAIResponses(
   return legacy ? body : sdkChecked({ ...body, input: input as SdkCheckedItem[] });
 }
 
-/** Encoding 2's body is a `ResponseCreateParamsNonStreaming` of the official SDK (compile time). */
 const sdkChecked = <B extends ResponseCreateParamsNonStreaming & OpenAIResponsesBody>(body: B): B =>
   body;

@@ -12,7 +12,6 @@ import type {
 } from '@arbor/domain/messages';
 import type { ProviderName } from '../types';
 
-/** Which provider produced a message, as far as its `model` (or `metadata.provider`) tells. */
 export type Origin = 'anthropic' | 'openai' | 'gemini' | 'unknown';
 
 const ORIGIN_BY_PROVIDER: Record<string, Origin> = {
@@ -36,10 +35,7 @@ export function originOf(message: Pick<Message, 'model' | 'metadata'>): Origin {
   return 'unknown';
 }
 
-/**
- * `items.flatMap(fn)` for callbacks that return arrays, as a plain loop: V8's generic flatMap
- * costs several times more, and the encoders call it for every message of every request.
- */
+/** A plain loop: V8's generic flatMap costs several times more, and it runs for every message. */
 export function flatMapped<T, U>(
   items: readonly T[],
   fn: (item: T, index: number) => readonly U[],
@@ -52,13 +48,9 @@ export function flatMapped<T, U>(
   return out;
 }
 
-/** Any character `String.prototype.trim` would keep (`\s` is exactly what it strips). */
 const NON_BLANK = /\S/;
 
-/**
- * Text the provider would reject as empty ("" or whitespace only). Scans to the first other
- * character and copies nothing (`trim` copies a text that ends in a newline).
- */
+/** Scans to the first other character, copying nothing (`trim` copies). */
 export function isBlankText(text: string): boolean {
   return !NON_BLANK.test(text);
 }
@@ -71,7 +63,6 @@ export function dataUrl(source: Base64ImageSource): string {
   return `data:${source.media_type};base64,${source.data}`;
 }
 
-/** The URL an OpenAI format gets for an image: a data URL of the bytes, or the image's URL. */
 export function imageUrl(source: ImageSource, provider: ProviderName): string {
   if (source.type === 'base64') return dataUrl(source);
   if (source.type === 'url') return source.url;
@@ -84,7 +75,6 @@ export function imageUrl(source: ImageSource, provider: ProviderName): string {
   );
 }
 
-/** A tool result's content as blocks, whatever shape it was stored in. */
 export function toolResultBlocks(block: ToolResultBlock): ToolResultContentBlock[] {
   if (typeof block.content === 'string') {
     return block.content === '' ? [] : [{ type: 'text', text: block.content }];
@@ -92,7 +82,6 @@ export function toolResultBlocks(block: ToolResultBlock): ToolResultContentBlock
   return block.content;
 }
 
-/** The text of a tool result, blocks joined by a newline; images are left out. */
 export function toolResultText(block: ToolResultBlock): string {
   if (typeof block.content === 'string') return block.content; // what the blocks would join to
   return toolResultBlocks(block)
@@ -106,10 +95,7 @@ export function toolResultImages(block: ToolResultBlock): ImageBlock[] {
   return toolResultBlocks(block).filter((b): b is ImageBlock => b.type === 'image');
 }
 
-/**
- * OpenAI and Gemini have no `is_error` flag on a tool result, so the error is said in the output
- * itself; Anthropic keeps `is_error`.
- */
+/** OpenAI and Gemini have no `is_error` flag: the error is said in the output itself. */
 export const TOOL_ERROR_PREFIX = '[tool error] ';
 
 /** Placeholder for a tool that returned nothing: OpenAI tool outputs must not be empty. */
@@ -121,7 +107,6 @@ export function toolOutputText(block: ToolResultBlock): string {
   return block.is_error ? TOOL_ERROR_PREFIX + body : body;
 }
 
-/** Tool name for every tool_use id in the history (Gemini names results, not ids). */
 export function toolNamesById(messages: readonly Message[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const message of messages) {
@@ -132,16 +117,11 @@ export function toolNamesById(messages: readonly Message[]): Map<string, string>
   return names;
 }
 
-/** The tool_use blocks of a message, in order. */
 export function toolUses(message: Message | undefined): ToolUseBlock[] {
   if (!message) return [];
   return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 
-/**
- * Tool results sorted into the order of the calls of the assistant message before them (results
- * of unknown calls keep their relative order, after the known ones).
- */
 export function inCallOrder(
   results: readonly ToolResultBlock[],
   previous: Message | undefined,
@@ -155,7 +135,6 @@ export function inCallOrder(
     .map(({ result }) => result);
 }
 
-/** The text of a system message, its text blocks joined by a blank line. */
 export function systemText(message: Message): string {
   return message.content
     .filter((b): b is TextBlock => b.type === 'text')
@@ -164,7 +143,6 @@ export function systemText(message: Message): string {
     .join('\n\n');
 }
 
-/** The request-level system prompt followed by the history's system messages. */
 export function collectSystem(system: string | undefined, messages: readonly Message[]): string[] {
   const parts = system !== undefined && !isBlankText(system) ? [system] : [];
   for (const message of messages) {
@@ -175,12 +153,10 @@ export function collectSystem(system: string | undefined, messages: readonly Mes
   return parts;
 }
 
-/** JSON text of a tool input, as OpenAI's `arguments` wants it. */
 export function argumentsJson(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
 
-/** Gemini's `args` and `response` are protobuf Structs: they must be JSON objects. */
 export function asJsonObject(value: unknown): Record<string, unknown> {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return value as Record<string, unknown>;
@@ -188,34 +164,22 @@ export function asJsonObject(value: unknown): Record<string, unknown> {
   return value === undefined ? {} : { value };
 }
 
-/**
- * A model's family: the name (lower case, a `vendor/` prefix left out) up to the end of its
- * first number — `claude-opus-4-5-20251101` → `claude-opus-4`, `gpt-5.1-codex` → `gpt-5`,
- * `o4-mini` → `o4`, `gemini-2.5-pro` → `gemini-2`. Opaque provider data (OpenAI reasoning and
- * compaction items, Anthropic compaction blocks) is sent back only within one family.
- */
+/** `claude-opus-4-5-20251101` → `claude-opus-4`; opaque provider data stays within a family. */
 export function modelFamily(model: string): string {
   const name = model.toLowerCase().replace(/^.*\//, '');
   const match = /^[a-z-]*?\d+/.exec(name);
   return match === null ? name : match[0];
 }
 
-/** Whether data made by `producer` (unknown: yes) may be sent to `target`'s family. */
 export function sameFamily(producer: string | undefined, target: string): boolean {
   return producer === undefined || modelFamily(producer) === modelFamily(target);
 }
 
-/** Which target provider format carries an opaque provider block. */
 const PROVIDER_BLOCK_TARGET: Record<ProviderBlock['provider'], ProviderName> = {
   anthropic: 'anthropic',
   openai: 'openai-responses',
 };
 
-/**
- * Whether an opaque provider block goes into a body for `provider`/`model`: only its own
- * provider's format, for the family of the model that produced it (the block's `model`, else
- * its message's).
- */
 export function sendsProviderBlock(
   block: ProviderBlock,
   message: Pick<Message, 'model'>,
@@ -228,7 +192,6 @@ export function sendsProviderBlock(
   );
 }
 
-/** An OpenAI reasoning item goes back only to the Responses API, same family, OpenAI-made. */
 export function sendsReasoning(
   message: Pick<Message, 'model' | 'metadata'>,
   provider: ProviderName,
@@ -242,16 +205,7 @@ export function sendsReasoning(
 const isCompaction = (block: Block): block is ProviderBlock =>
   block.type === 'provider' && block.item['type'] === 'compaction';
 
-/**
- * Provider-side compaction: a `compaction` block (Anthropic server-side compaction, content
- * block `{type:'compaction', content}`; OpenAI `/responses/compact`, item `{type:'compaction',
- * id, encrypted_content}`) stands for everything before it. For a target that receives it, the
- * history is cut there: the messages before the last such block are neither sent nor counted
- * (system messages are kept: they are the system prompt; for Anthropic, the user message that
- * opened the compacting turn is kept too, as the API wants a user turn first), and its own
- * message starts at the block. For any other target, nothing changes (the block itself is dropped by the encoder).
- * Returns `messages` itself when nothing is cut, so bodies without compactions are unchanged.
- */
+/** A provider `compaction` block stands for all before it: for its target the history is cut. */
 export function cutAtProviderCompaction(
   messages: readonly Message[],
   provider: ProviderName,
@@ -266,9 +220,7 @@ export function cutAtProviderCompaction(
       if (isCompaction(block) && sendsProviderBlock(block, message, provider, model)) at = k;
     }
     if (at < 0) continue;
-    // Anthropic wants the messages to start with a user turn: the turn that produced the
-    // compaction is kept from the user message that opened it (the API itself drops what is
-    // before the block). An OpenAI compaction item may open the input.
+    // Anthropic wants a user turn first: the compacting turn is kept from its opening prompt.
     let from = i;
     if (provider === 'anthropic') {
       from = 0;
@@ -287,7 +239,6 @@ export function cutAtProviderCompaction(
   return messages;
 }
 
-/** Thrown at context time for an image source the target provider cannot take (a 400). */
 export class UnsupportedImageSourceError extends Error {
   readonly code = 'unsupported_image_source';
   constructor(
@@ -326,7 +277,6 @@ export function imageSourceProblem(source: ImageSource, provider: ProviderName):
     : `a ${owner} file id cannot be sent to ${provider}`;
 }
 
-/** Throws `UnsupportedImageSourceError` for the first image `provider` cannot take. */
 export function checkImageSources(messages: readonly Message[], provider: ProviderName): void {
   for (const message of messages) {
     message.content.forEach((block, k) => {

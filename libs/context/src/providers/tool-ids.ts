@@ -1,46 +1,17 @@
-/**
- * Tool-call ids and tool names as each provider takes them.
- *
- * Harnesses number calls per turn (`call_0`, `call_1`, … in every turn) or reuse an id
- * (`toolu_01` twice), and providers write ids and names other providers refuse
- * (`functions.Bash:0`, `mcp.server:tool`). The log keeps what was written; the body gets, for each
- * call, an id that is unique in the body and valid for the provider, with its result(s) following
- * it. The mapping is a pure function of the messages being encoded, walked from the root:
- *
- * - a call keeps its id when the provider takes it and no earlier call of the body has it; else it
- *   gets the id with the characters the provider refuses replaced by `_`, cut to the provider's
- *   length, and `_2`, `_3`, … appended until it is unused — so appending messages never changes
- *   an earlier id (the cached prompt prefix stays byte-identical);
- * - a result takes the id given to the latest call with its original id before it (the pairing
- *   the harness meant: results follow their call);
- * - a history name the provider refuses is mapped the same way, one mapped name per original
- *   name, never onto a name of the tool definitions or of another call of the body. Tool
- *   *definition* names are not mapped: the model answers with the name it was given, and the
- *   harness dispatches on it, so an unusable definition name is refused at the request
- *   (`toolNameProblem`).
- *
- * Every change is listed (message id, block index, field, from, to) for the receipt.
- */
+// The log keeps ids as written; the body gets ids unique and valid for the provider, a pure
+// function walked from the root, so appending never changes an earlier id (README.md).
 import type { Block, Message } from '@arbor/domain/messages';
 import type { ProviderName } from '../types';
 
 export interface ToolRules {
-  /** Characters an id may hold (a one-character class), or null when any is taken. */
   readonly idChars: RegExp | null;
   readonly idMaxLength: number;
-  /** Characters a name may hold (a one-character class). */
   readonly nameChars: RegExp;
-  /** What the first character of a name must be, when the provider says. */
   readonly nameFirst: RegExp | null;
   readonly nameMaxLength: number;
 }
 
-/**
- * Anthropic: ids `^[a-zA-Z0-9_-]+$` (64 at most kept here), names `^[a-zA-Z0-9_-]{1,128}$`.
- * OpenAI: function names `^[a-zA-Z0-9_-]{1,64}$`; Chat Completions refuses a `tool_calls[].id`
- * over 40 characters; Responses `call_id`s are kept to 64. Gemini (Developer API): names start
- * with a letter or `_`, then letters, digits, `_ . : -`, 64 at most; ids are free text.
- */
+/** Anthropic ids 64 kept, names 128; OpenAI names 64, Chat call ids ≤ 40; Gemini names 64. */
 export const TOOL_RULES: Readonly<Record<ProviderName, ToolRules>> = {
   anthropic: {
     idChars: /[A-Za-z0-9_-]/,
@@ -72,9 +43,7 @@ export const TOOL_RULES: Readonly<Record<ProviderName, ToolRules>> = {
   },
 };
 
-/** One id or name the body carries in place of the recorded one. */
 export interface ToolRename {
-  /** The message whose block changed, and the block's index in its content. */
   readonly messageId: string;
   readonly block: number;
   readonly field: 'id' | 'tool_use_id' | 'name';
@@ -98,7 +67,6 @@ const nameTaken = (rules: ToolRules, name: string): boolean =>
   every(name, rules.nameChars) &&
   (rules.nameFirst === null || rules.nameFirst.test(name[0]));
 
-/** Why a tool definition's name cannot go to `provider` as it is, or null when it can. */
 export function toolNameProblem(provider: ProviderName, name: string): string | null {
   const rules = TOOL_RULES[provider];
   if (nameTaken(rules, name)) return null;
@@ -107,7 +75,6 @@ export function toolNameProblem(provider: ProviderName, name: string): string | 
   return `${provider} takes tool names of 1 to ${rules.nameMaxLength} letters, digits, _ -${extra}${first}`;
 }
 
-/** The characters the provider refuses replaced by `_` (runs of them by one). */
 function sanitized(text: string, chars: RegExp | null): string {
   if (chars === null) return text;
   let out = '';
@@ -118,7 +85,6 @@ function sanitized(text: string, chars: RegExp | null): string {
   return out;
 }
 
-/** `base` itself when it differs from the original and is free, else `base_2`, `base_3`, … */
 function fresh(
   original: string,
   base: string,
@@ -154,7 +120,6 @@ export function assignToolIds(
 ): { messages: readonly Message[]; renames: ToolRename[] } {
   const rules = TOOL_RULES[provider];
   const usedIds = new Set<string>();
-  /** The body id of the latest call with each original id. */
   const latest = new Map<string, string>();
   const names = new Map<string, string>();
   let usedNames: Set<string> | undefined;

@@ -1,9 +1,4 @@
-/**
- * Cutting a serialized transcript into chunks that fit a token budget. A chunk is a run of whole
- * message segments; a segment too large for any chunk is split, at a line break when one is near,
- * and the rest stays at the front of the queue for the next chunk. Nothing is dropped or
- * reordered: the pieces of all chunks, concatenated, are the segments, concatenated.
- */
+/** Nothing is dropped or reordered: the chunks' pieces, concatenated, are the segments. */
 import { countTextTokens } from '../tokens/text';
 import { safeCut } from './serialize';
 
@@ -12,7 +7,6 @@ export interface Piece {
   tokens: number;
 }
 
-/** Between two pieces of one chunk. Counted as one token. */
 export const PIECE_SEPARATOR = '\n\n';
 
 export const piece = (text: string): Piece => ({ text, tokens: countTextTokens(text) });
@@ -24,7 +18,6 @@ export const chunkText = (pieces: readonly Piece[]): string =>
 export const chunkTokens = (pieces: readonly Piece[]): number =>
   pieces.reduce((sum, p) => sum + p.tokens, 0) + Math.max(0, pieces.length - 1);
 
-/** A cut near `guess`: the last line break in its second half, else the last space, else `guess`. */
 function niceCut(text: string, guess: number): number {
   const floor = Math.floor(guess / 2);
   const newline = text.lastIndexOf('\n', guess - 1);
@@ -34,10 +27,6 @@ function niceCut(text: string, guess: number): number {
   return safeCut(text, guess) || Math.min(text.length, 2);
 }
 
-/**
- * The longest head of `text` (cut at a line break when one is near) of at most `maxTokens`
- * tokens, and the rest. The head is never empty while `maxTokens` ≥ 1 and `text` is not.
- */
 export function splitHead(text: string, maxTokens: number): [Piece, Piece] {
   const whole = countTextTokens(text);
   if (whole <= maxTokens)
@@ -60,10 +49,6 @@ export interface Taken {
   rest: Piece[];
 }
 
-/**
- * The longest run of pieces from the front of `queue` that fits `budget` tokens (separators
- * counted); when even the first piece does not fit, its head does and its tail is put back.
- */
 export function takeChunk(queue: readonly Piece[], budget: number): Taken {
   const chunk: Piece[] = [];
   let used = 0;

@@ -1,8 +1,4 @@
-/**
- * One POST with a timeout and at most one retry, on node's global `fetch`. A 429 or 5xx answer is
- * retried once after the wait the provider asked for (`retry-after-ms`, else `retry-after` in
- * seconds or as an HTTP date), else after a short backoff; every other answer is final.
- */
+/** One POST with a timeout; a 429 or 5xx is retried once, after the wait the provider asked for. */
 import { SummaryProviderError } from './errors';
 
 export interface PostOptions {
@@ -12,10 +8,8 @@ export interface PostOptions {
   timeoutMs: number;
   /** Longest wait honoured before the retry; a provider asking for more fails now. */
   maxRetryWaitMs: number;
-  /** Wait used when the provider gives no hint. */
   backoffMs: number;
   sleep: (ms: number) => Promise<void>;
-  /** Reads a non-2xx answer into the error it stands for. */
   toError: (status: number, bodyText: string) => SummaryProviderError;
   now?: () => number;
 }
@@ -30,7 +24,6 @@ export const realSleep = (ms: number): Promise<void> =>
 
 const isRetryable = (status: number): boolean => status === 429 || status >= 500;
 
-/** Milliseconds the provider asked us to wait, or undefined when it did not say (or said nonsense). */
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) {
@@ -53,12 +46,7 @@ interface ErrorLike {
 const errorLike = (value: unknown): ErrorLike | undefined =>
   typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined;
 
-/**
- * What a failed `fetch` says went wrong: the cause's message (`connect ECONNREFUSED …`), else its
- * code, else the first of an AggregateError's errors (one per address tried), else the error's
- * own message. Read by shape, not `instanceof`: fetch's errors may come from another realm (a
- * test sandbox), where `instanceof Error` is false and the cause was lost ("fetch failed").
- */
+/** Read by shape, not `instanceof`: fetch's errors may come from another realm (a test sandbox). */
 export function failureDetail(error: unknown, depth = 0): string {
   const e = errorLike(error);
   if (e === undefined) return String(error);

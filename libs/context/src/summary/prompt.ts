@@ -1,20 +1,11 @@
-/**
- * What the summarizer is asked. The list of what to keep answers the complaint users of other
- * harnesses have about compaction: a summary that loses the goal or the standing instructions. A fold over several windows asks each time for one summary that replaces the
- * previous one and the new part, so the last answer covers the whole transcript.
- */
+/** Asks to keep the goal and standing instructions; each window's summary replaces the previous. */
 
 export interface PromptInput {
-  /** The summary of everything before this part, absent for the first window. */
   previousSummary?: string;
-  /** This window's part of the transcript. */
   transcript: string;
-  /** 1-based position of this window. */
   part: number;
-  /** Whether more of the transcript follows this part. */
   more: boolean;
   targetTokens: number;
-  /** Extra instructions from whoever asked for the summary (e.g. `/compact` arguments). */
   instructions?: string;
 }
 

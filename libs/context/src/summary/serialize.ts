@@ -1,18 +1,9 @@
-/**
- * Neutral messages as plain text for a summarizer to read: one segment per message, a role marker
- * first, tool calls with their input, tool results with the name of the call they answer. Huge
- * tool inputs, outputs and thinking keep their head and tail (where errors and totals usually
- * are) with the cut said in the text; images become `[image]`; redacted thinking and signatures
- * are left out (they mean nothing to a reader).
- */
+/** Huge tool inputs, outputs and thinking keep head and tail (where errors and totals are). */
 import type { Block, Message, ToolResultBlock } from '@arbor/domain/messages';
 
 export interface SummarySerializeOptions {
-  /** Longest tool output kept whole, in characters (default 4,000). */
   toolOutputMaxChars?: number;
-  /** Longest tool input kept whole, in characters (default 2,000). */
   toolInputMaxChars?: number;
-  /** Longest thinking kept whole, in characters (default 2,000). */
   thinkingMaxChars?: number;
 }
 
@@ -24,16 +15,12 @@ const DEFAULTS: Required<SummarySerializeOptions> = {
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
-/**
- * `index`, moved by one (back, or forward with `forward`) when it would split a surrogate pair.
- */
 export function safeCut(text: string, index: number, forward = false): number {
   if (index <= 0 || index >= text.length) return Math.max(0, Math.min(index, text.length));
   if (!isHighSurrogate(text.charCodeAt(index - 1))) return index;
   return forward ? index + 1 : index - 1;
 }
 
-/** `text` if it fits, else its head and tail around a note of how much was left out. */
 export function truncateMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const headEnd = safeCut(text, Math.ceil(maxChars / 2));
@@ -87,15 +74,10 @@ function blockText(
   }
 }
 
-/** `[user]`, `[assistant]`, `[system]`; a pinned message says so (the user marked it as one to keep). */
 function marker(message: Message): string {
   return message.pinned ? `[${message.role}, pinned]` : `[${message.role}]`;
 }
 
-/**
- * One text segment per message, in order; a message with nothing readable left (an aborted empty
- * turn, redacted thinking only) yields no segment.
- */
 export function serializeForSummary(
   messages: readonly Message[],
   options: SummarySerializeOptions = {},

@@ -1,14 +1,5 @@
-/**
- * The summary rung's client: neutral messages in, one summary out, over one provider's HTTP API.
- *
- * A transcript larger than the summarizer's own window is folded: window k carries the summary
- * returned for window k−1 plus the next chunk of the transcript, each sized to fit the window
- * with room for the answer. So a summary request never re-sends the request that overflowed,
- * whatever its size. Sizes are estimated with the local tokenizer; when the provider still says
- * "too long", the window is shrunk (to the provider's own numbers when it gives them, else to
- * half the chunk) and tried again, a bounded number of times, and what was learned is kept for
- * the later windows.
- */
+// A transcript larger than the summarizer's window is folded (window k carries summary k−1), so
+// a summary request never re-sends the request that overflowed (README.md).
 import type { Message } from '@arbor/domain/messages';
 import { countTextTokens } from '../tokens/text';
 import { SummaryTooLongError, SummaryUnavailableError } from './errors';
@@ -26,53 +17,37 @@ import {
 
 export interface SummarizerConfig {
   provider: SummaryProviderName;
-  /** Default: the provider's public API (`https://api.anthropic.com`, `https://api.openai.com`). */
   baseUrl?: string;
-  /** Without a key the summarizer is unavailable and sends nothing. */
   apiKey?: string;
   model?: string;
   /** The summarizer model's context window, in tokens (input and output together). */
   contextWindowTokens: number;
-  /** The cap on each answer (`max_tokens`); also the room a carried summary may take. */
   maxSummaryTokens: number;
-  /** Per request, default 120,000 ms. */
   timeoutMs?: number;
-  /** Provider tokens per local token, as calibration measured it (default 1). */
   calibrationFactor?: number;
-  /** OpenAI-compatible servers that only know `max_tokens` (default `max_completion_tokens`). */
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
   serialize?: SummarySerializeOptions;
-  /** Longest `retry-after` honoured before the one retry (default 30,000 ms). */
   maxRetryWaitMs?: number;
-  /** Wait before the retry when the provider gives no hint (default 1,000 ms). */
   backoffMs?: number;
-  /** For tests: how to wait before a retry. */
   sleep?: (ms: number) => Promise<void>;
 }
 
 export interface SummarizeRequest {
   messages: readonly Message[];
-  /** Length to aim for (default three quarters of `maxSummaryTokens`, never above it). */
   targetTokens?: number;
-  /** Extra instructions, e.g. what a `/compact` command asked to focus on. */
   instructions?: string;
 }
 
 export interface SummarizeResult {
   summary: string;
-  /** The model that wrote the last window, as the provider named it. */
   model: string;
-  /** Windows folded (successful requests); 0 when there was nothing to summarize. */
   windows: number;
-  /** Totals over the successful requests, as the provider measured them. */
   usage: { inputTokens: number; outputTokens: number };
-  /** Whether any window's answer stopped at `maxSummaryTokens`. */
   truncated: boolean;
 }
 
 export interface Summarizer {
   readonly available: boolean;
-  /** Why the summarizer is unavailable (no key, no model), when it is. */
   readonly unavailableReason?: string;
   readonly provider: SummaryProviderName;
   readonly model?: string;
@@ -81,11 +56,9 @@ export interface Summarizer {
 
 /** Share of the window a request may fill by our estimate: the rest absorbs estimate error. */
 export const WINDOW_SAFETY = 0.95;
-/** Message framing the text counts leave out (roles, separators, request priming). */
 export const REQUEST_OVERHEAD_TOKENS = 16;
 /** Below this a window would make too little progress to be worth a call. */
 export const MIN_CHUNK_TOKENS = 256;
-/** Times one window may be shrunk after "too long" before giving up. */
 export const MAX_SHRINKS = 4;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -100,7 +73,6 @@ interface Window {
 interface FoldState {
   queue: Piece[];
   summary?: string;
-  /** Input tokens (provider's count) a request may carry. */
   inputLimit: number;
   factor: number;
   windows: number;
@@ -139,7 +111,6 @@ function unavailableReason(config: SummarizerConfig): string | undefined {
   return undefined;
 }
 
-/** Takes the largest chunk whose whole request fits `limit` local tokens, or null if none can. */
 function planWindow(
   queue: readonly Piece[],
   system: string,
@@ -159,14 +130,7 @@ function planWindow(
   return null;
 }
 
-/**
- * Learns from a "too long" answer and returns the cap on the retried window's chunk. With the
- * provider's numbers: the estimate is calibrated to its count (kept for later windows), and a
- * limit below the configured input room means the configured window is too large, so the room
- * shrinks to that limit less the answer's room (conservative when the limit already left it
- * out); the chunk shrinks by at least a tenth. Without numbers the chunk is halved, and the
- * estimate scaled so later windows start at the halved size.
- */
+/** With the provider's numbers the estimate is calibrated to them; without, the chunk halves. */
 function shrinkAfter(
   error: SummaryTooLongError,
   window: Window,

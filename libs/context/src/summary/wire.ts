@@ -1,7 +1,4 @@
-/**
- * The two wire formats the summary rung speaks, as pure functions: where to POST, which headers,
- * the body, and how to read a success or an error body. No I/O here (see ./http.ts).
- */
+/** The summary rung's two wire formats as pure functions (no I/O: see ./http.ts). */
 import { parseOverflowError } from '../overflow';
 import { SummaryProviderError, SummaryTooLongError } from './errors';
 
@@ -9,7 +6,6 @@ export type SummaryProviderName = 'anthropic' | 'openai-chat';
 
 export const SUMMARY_PROVIDER_NAMES: readonly SummaryProviderName[] = ['anthropic', 'openai-chat'];
 
-/** One summary call: a system prompt and one user message. */
 export interface SummaryCall {
   model: string;
   system: string;
@@ -23,7 +19,6 @@ export interface SummaryReply {
   model: string;
   inputTokens: number;
   outputTokens: number;
-  /** `end_turn` / `stop`, or `max_tokens` / `length` when the summary was cut off. */
   stopReason: string | null;
 }
 
@@ -31,9 +26,7 @@ export interface WireFormat {
   url(baseUrl: string): string;
   headers(apiKey: string): Record<string, string>;
   body(call: SummaryCall): unknown;
-  /** Reads a 2xx body; throws SummaryProviderError when it holds no summary text. */
   reply(status: number, body: unknown, askedModel: string): SummaryReply;
-  /** The error a non-2xx answer stands for. */
   error(status: number, bodyText: string): SummaryProviderError;
 }
 
@@ -42,7 +35,6 @@ export const DEFAULT_SUMMARY_BASE_URLS: Record<SummaryProviderName, string> = {
   'openai-chat': 'https://api.openai.com',
 };
 
-/** `{base}/v1/{path}`; a base that already ends in `/v1` is not given a second one. */
 export function endpoint(baseUrl: string, path: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   return /\/v1$/.test(base) ? `${base}/${path}` : `${base}/v1/${path}`;
@@ -64,7 +56,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The `error` object of a provider error body (both providers nest it under `error`). */
 function errorObject(bodyText: string): Json {
   const body = parseJson(bodyText);
   return isObject(body) && isObject(body.error) ? body.error : {};
@@ -80,12 +71,6 @@ function emptyReply(status: number, what: string): SummaryProviderError {
   return new SummaryProviderError(status, 'empty_response', `the provider answered ${what}`);
 }
 
-/**
- * Anthropic Messages: `POST /v1/messages` with `x-api-key` and `anthropic-version: 2023-06-01`;
- * errors are `{type: 'error', error: {type, message}, request_id}`. A too-long prompt is a 400
- * `invalid_request_error` (`prompt is too long: N tokens > M maximum`); 413 `request_too_large`
- * is the byte limit, also shrunk by a smaller window.
- */
 export const anthropicWire: WireFormat = {
   url: (baseUrl) => endpoint(baseUrl, 'messages'),
   headers: (apiKey) => ({
@@ -131,13 +116,7 @@ export const anthropicWire: WireFormat = {
   },
 };
 
-/**
- * OpenAI-compatible chat completions: `POST /v1/chat/completions` with `Authorization: Bearer`;
- * errors are `{error: {message, type, param, code}}`, a too-long prompt a 400 with
- * `code: 'context_length_exceeded'`. The output cap is sent as `max_completion_tokens` (OpenAI's
- * current name; o-series models refuse `max_tokens`) unless `max_tokens` is asked for, which
- * older OpenAI-compatible servers expect.
- */
+/** `max_completion_tokens` unless `max_tokens` is asked: o-series models refuse `max_tokens`. */
 export function openAIChatWire(
   maxTokensField: 'max_completion_tokens' | 'max_tokens' = 'max_completion_tokens',
 ): WireFormat {

@@ -1,19 +1,5 @@
-/**
- * Calibration: how much to multiply our estimates by so they match what the provider counts.
- * Input: recorded pairs (our estimate for a request, the provider's measured input tokens for it),
- * oldest first. Output: a correction factor.
- *
- * Robust by construction:
- * - each pair contributes its log ratio ln(measured / estimated), clamped to [minFactor,
- *   maxFactor] first, so one absurd pair (a cached-token accounting glitch, a wrong pairing)
- *   moves the result by a bounded amount;
- * - pairs are weighted by recency with a half-life counted in pairs, so a model or tokenizer
- *   change is followed within a few calls;
- * - a prior of 1 with `priorWeight` keeps the factor near 1 until evidence accumulates;
- * - the result is clamped to [minFactor, maxFactor].
- * A weighted mean of log ratios is a geometric mean: over- and under-counts by the same ratio
- * cancel, which an arithmetic mean of ratios would not do.
- */
+// A recency-weighted geometric mean of clamped log ratios with a prior of 1: bounded per absurd
+// pair, and over- and under-counts by the same ratio cancel (README.md).
 
 export interface CalibrationSample {
   estimated: number;
@@ -23,9 +9,7 @@ export interface CalibrationSample {
 export interface CalibrationOptions {
   minFactor: number;
   maxFactor: number;
-  /** Pairs after which a pair's weight has halved. */
   halfLife: number;
-  /** Weight of the prior factor 1, in pairs. */
   priorWeight: number;
 }
 
@@ -47,7 +31,6 @@ function usable(sample: CalibrationSample): boolean {
   );
 }
 
-/** The correction factor for a history of (estimated, measured) pairs, oldest first. */
 export function calibrationFactor(
   samples: readonly CalibrationSample[],
   options: Partial<CalibrationOptions> = {},

@@ -1,9 +1,4 @@
-/**
- * Token estimates, offline: text through the local tokenizer, images through the provider's
- * formula (never their base64 as text), plus a small fixed overhead per message for the framing
- * every provider adds. Estimates are meant to be multiplied by the calibration factor
- * (./calibration.ts), which closes the gap to what the provider measures.
- */
+/** Offline estimates, to be multiplied by the calibration factor (./calibration.ts). */
 import type { Block, Message, ProviderBlock, ReasoningBlock } from '@arbor/domain/messages';
 import type { ProviderName, ToolDefinition } from '../types';
 import { readImageSize } from './image-size';
@@ -18,7 +13,6 @@ export interface EstimateOptions {
 
 /** Role markers and separators around each message (OpenAI's cookbook counts 3–4). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
-/** Framing of one tool call or tool result (ids, names, delimiters). */
 export const TOOL_BLOCK_OVERHEAD_TOKENS = 3;
 
 function text(value: string, options: EstimateOptions): number {
@@ -29,30 +23,20 @@ function image(data: string, options: EstimateOptions, detail?: ImageDetail): nu
   return imageTokens(readImageSize(data), options.provider, options.model, detail);
 }
 
-/**
- * Encrypted content (an OpenAI reasoning or compaction item's `encrypted_content`) is base64 of
- * ciphertext the model reads back as its own tokens; about one token per four decoded bytes.
- */
+/** Ciphertext the model reads back as its own tokens: about one per four decoded bytes. */
 export function encryptedTokens(encrypted: string | undefined): number {
   return encrypted === undefined ? 0 : Math.ceil((encrypted.length * 3) / 4 / 4);
 }
 
-/** An OpenAI reasoning item: its summary text plus its encrypted content. */
 export function reasoningTokens(block: ReasoningBlock, options: EstimateOptions): number {
   let tokens = TOOL_BLOCK_OVERHEAD_TOKENS + text(block.id ?? '', options);
   for (const part of block.summary) tokens += text(part.text, options);
   return tokens + encryptedTokens(block.encrypted_content);
 }
 
-/** Which target sends a provider block at all (the encoders drop it for every other). */
 export const providerBlockTarget = (block: ProviderBlock): ProviderName =>
   block.provider === 'anthropic' ? 'anthropic' : 'openai-responses';
 
-/**
- * An opaque provider block, as its provider reads it: a compaction block's text (`content`,
- * Anthropic) or encrypted content (OpenAI); any other item as its JSON text. Zero for targets
- * that do not receive it.
- */
 export function providerBlockTokens(block: ProviderBlock, options: EstimateOptions): number {
   if (options.provider !== providerBlockTarget(block)) return 0;
   const item = block.item;
@@ -63,10 +47,7 @@ export function providerBlockTokens(block: ProviderBlock, options: EstimateOptio
   return TOOL_BLOCK_OVERHEAD_TOKENS + text(JSON.stringify(item), options);
 }
 
-/**
- * Thinking is counted for Anthropic only: OpenAI encoders drop it, and Gemini keeps only the
- * signature, which is not billed as text.
- */
+/** Thinking counts for Anthropic only: OpenAI encoders drop it, Gemini's signature is unbilled. */
 export function estimateBlockTokens(block: Block, options: EstimateOptions): number {
   switch (block.type) {
     case 'text':
@@ -99,7 +80,6 @@ export function estimateBlockTokens(block: Block, options: EstimateOptions): num
   }
 }
 
-/** Estimated tokens of one neutral message as the given provider will see it. */
 export function estimateMessageTokens(
   message: Pick<Message, 'content'>,
   options: EstimateOptions,
@@ -121,9 +101,6 @@ export function estimateToolsTokens(
   );
 }
 
-// ---- encoded bodies -------------------------------------------------------------------------
-
-/** Subtrees sent as JSON (tool inputs, schemas): counted as their JSON text. */
 const JSON_KEYS = new Set([
   'input',
   'args',
@@ -132,7 +109,6 @@ const JSON_KEYS = new Set([
   'parameters',
   'parametersJsonSchema',
 ]);
-/** Opaque values the provider does not bill as text. */
 const OPAQUE_KEYS = new Set(['signature', 'thoughtSignature']);
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -144,7 +120,6 @@ function dataUrlPayload(url: unknown): string | null {
   return match ? url.slice(match[0].length) : null;
 }
 
-/** The base64 payload of an image node of any of the four formats, if `node` is one. */
 function imageNode(node: Record<string, unknown>): { data: string; detail?: ImageDetail } | null {
   const detailOf = (d: unknown): ImageDetail | undefined =>
     d === 'low' || d === 'high' || d === 'auto' ? d : undefined;
@@ -181,11 +156,7 @@ function walk(value: unknown, options: EstimateOptions): number {
   return sum;
 }
 
-/**
- * Anthropic strips thinking blocks of earlier turns from the context window; only the turn in
- * progress (after the last user message that is not just tool results) keeps them
- * (docs.anthropic.com, extended thinking, "context window" with thinking).
- */
+/** Anthropic strips earlier turns' thinking; only the turn in progress keeps it. */
 function withoutStrippedThinking(messages: unknown[]): unknown[] {
   const isUserTurnStart = (m: unknown) =>
     isRecord(m) &&
@@ -208,11 +179,9 @@ function withoutStrippedThinking(messages: unknown[]): unknown[] {
   );
 }
 
-/** The parts of a body that reach the model; `model`, `max_tokens` and the like do not. */
 const CONTENT_KEYS = ['system', 'instructions', 'systemInstruction', 'tools'];
 const MESSAGE_LIST_KEYS = ['messages', 'input', 'contents'];
 
-/** Estimated input tokens of an encoded request body. */
 export function estimateBodyTokens(body: object, options: EstimateOptions): number {
   const record = body as Record<string, unknown>;
   let sum = 0;

@@ -1,25 +1,4 @@
-/**
- * What one image costs in input tokens, per provider, from its pixel size. Formulas as the
- * providers document them:
- * - Anthropic (docs.anthropic.com/en/docs/build-with-claude/vision, "Calculate image costs"):
- *   tokens = width × height / 750, after the image is scaled down (aspect kept) so its long edge is
- *   at most 1568 px and it is at most ~1,600 tokens; documented examples 200×200 ≈ 54,
- *   1000×1000 ≈ 1334, 1092×1092 ≈ 1590.
- * - OpenAI tile models (platform.openai.com/docs/guides/images-vision, "Calculating costs"):
- *   `low` = base tokens; `high` = fit in 2048×2048, then shortest side down to 768, then
- *   base + tile × (number of 512 px tiles). gpt-4o / gpt-4.1 / gpt-4.5: 85 + 170 per tile
- *   (1024×1024 → 765, 2048×4096 → 1105); gpt-4o-mini 2833 + 5667; o1 / o3 75 + 150;
- *   computer-use-preview 65 + 129; gpt-5 70 + 140.
- * - OpenAI patch models (same page): 32×32 px patches, at most 1536; a larger image is scaled
- *   by sqrt(1536·32²/(w·h)), then again so its width is a whole number of patches; the patch
- *   count is multiplied by the model's factor: gpt-4.1-mini / gpt-5-mini 1.62, gpt-4.1-nano /
- *   gpt-5-nano 2.46, o4-mini 1.72 (1024×1024 → 1024 patches, 1800×2400 → 1452).
- * - Gemini (ai.google.dev/gemini-api/docs/tokens): an image with both sides ≤ 384 px is 258
- *   tokens; a larger one is cropped and scaled into 768×768 tiles of 258 tokens each. Gemini 3
- *   bills by `media_resolution` instead; its default for images is 1120 tokens (Vertex AI,
- *   "Image understanding", Gemini 3 Pro: "Default resolution tokens: 1120").
- * Every parameter can be overridden: providers change these numbers with new models.
- */
+/** Image tokens by the providers' documented formulas (sources: README.md), all overridable. */
 import type { ProviderName } from '../types';
 import type { ImageSize } from './image-size';
 
@@ -57,7 +36,6 @@ const patch = (multiplier: number): OpenAIPatchParams => ({
   maxPatches: 1536,
 });
 
-/** Model-name prefixes, longest first wins. */
 export const OPENAI_IMAGE_MODELS: Readonly<Record<string, OpenAIImageParams>> = {
   'gpt-4.1-mini': patch(1.62),
   'gpt-4.1-nano': patch(2.46),
@@ -143,7 +121,6 @@ export interface GeminiImageParams {
   tokensPerTile: number;
   smallMaxSide: number;
   tileSide: number;
-  /** Gemini 3: a flat cost per image set by `media_resolution`. */
   flatTokens?: number;
 }
 export const GEMINI_IMAGE: GeminiImageParams = {
@@ -168,11 +145,7 @@ export function geminiImageTokens(
   );
 }
 
-/**
- * Used when the size cannot be read: the largest a single image costs after the provider's own
- * resizing (Anthropic ~1600; an OpenAI tile model at 768×2048: base + 8 tiles; a patch model at
- * its cap), and for Gemini 2.x a 2×2-tile image.
- */
+/** Unreadable size: the most one image costs after the provider's own resizing. */
 export function unknownImageTokens(provider: ProviderName, model: string): number {
   if (provider === 'anthropic') return ANTHROPIC_IMAGE.maxPixels / ANTHROPIC_IMAGE.pixelsPerToken;
   if (provider === 'gemini') {
@@ -185,7 +158,6 @@ export function unknownImageTokens(provider: ProviderName, model: string): numbe
     : Math.ceil(params.maxPatches * params.multiplier);
 }
 
-/** Tokens of one image for a provider and model; `null` size means unreadable. */
 export function imageTokens(
   size: ImageSize | null,
   provider: ProviderName,

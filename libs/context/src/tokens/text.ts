@@ -1,8 +1,4 @@
-/**
- * Offline text token counts with gpt-tokenizer (pure JS BPE). o200k_base is the encoding of
- * OpenAI's current models; for Claude and Gemini, whose tokenizers are not public, it is an
- * approximation that calibration (./calibration.ts) corrects against what the provider measured.
- */
+/** o200k_base is OpenAI's; for Claude and Gemini (no public tokenizer) calibration corrects it. */
 import { countTokens as countCl100k } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 

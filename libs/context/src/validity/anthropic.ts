@@ -1,16 +1,4 @@
-/**
- * Anthropic Messages API rules checked on the body we send:
- * - at least one message; the first is from the user; user and assistant alternate;
- * - no empty message, no blank text block (the API: "text content blocks must contain
- *   non-whitespace text"), inside tool results too;
- * - every tool_use is answered by a tool_result in the very next (user) message, and every
- *   tool_result answers a tool_use of the message right before it; a result at the very start is a
- *   leading orphan; tool_use ids are unique;
- * - in a user message, tool_result blocks come before any other block;
- * - thinking blocks carry their signature, redacted thinking its data; an assistant message with
- *   tool_use and thinking starts with a thinking block;
- * - image count, per-image bytes (of base64) and sides, and request bytes within the limits.
- */
+/** Anthropic Messages API rules checked on the body we send (README.md). */
 import type {
   AnthropicBody,
   AnthropicContentBlock,
@@ -23,17 +11,13 @@ import { type Violation, violation } from './violations';
 
 export interface AnthropicCheckOptions {
   limits?: Partial<ProviderLimits>;
-  /** The target model: its images-per-request limit (`maxImagesFor`). */
   model?: string;
 }
 
 const isThinking = (b: AnthropicContentBlock) =>
   b.type === 'thinking' || b.type === 'redacted_thinking';
 
-/**
- * Violations of one block, pushed onto `out`. Paths are built only for a violation: a body of
- * thousands of blocks is checked on every assembly, and almost every block is fine.
- */
+/** Paths are built only for a violation: almost every block of thousands is fine. */
 function checkBlock(block: AnthropicContentBlock, path: () => string, out: Violation[]): void {
   switch (block.type) {
     case 'text':
@@ -105,7 +89,6 @@ function checkMessageShape(message: AnthropicMessage, path: string, out: Violati
   }
 }
 
-/** Above this many blocks a message's ids are looked up in a set, not scanned. */
 const SCAN_LIMIT = 16;
 
 function blockId(
@@ -117,10 +100,6 @@ function blockId(
   return block.type === 'tool_result' ? block.tool_use_id : undefined;
 }
 
-/**
- * Whether `message` (when it has `role`) holds a block of `type` with this id. Scans a short
- * message; indexes a long one (parallel calls) once per check.
- */
 function holds(
   message: AnthropicMessage | undefined,
   role: AnthropicMessage['role'],

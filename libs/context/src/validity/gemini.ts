@@ -1,17 +1,4 @@
-/**
- * Gemini generateContent rules checked on the body we send:
- * - at least one content; the first is from the user; user and model alternate;
- * - no content without parts, no empty text part (Gemini: "empty text parameter") unless it only
- *   carries a thought signature;
- * - every model turn with function calls is followed by a user turn holding one function
- *   response per call (matched by id, or by name when ids are absent), and every function
- *   response answers a call of the model turn right before it; a response in the first content
- *   is a leading orphan;
- * - Gemini 3: the first function call of each model turn carries a `thoughtSignature` (the API
- *   answers 400 without it) — checked when `requireThoughtSignatures` is set, by default for
- *   `gemini-3*` models;
- * - image count, per-image bytes and request bytes within the limits.
- */
+/** Gemini generateContent rules checked on the body we send (README.md). */
 import { requiresThoughtSignatures } from '../providers/gemini';
 import type { GeminiBody, GeminiContent, GeminiPart } from '../providers/gemini';
 import { isBlankText } from '../providers/shared';
@@ -51,7 +38,6 @@ function responses(content: GeminiContent | undefined): CallKey[] {
   return out;
 }
 
-/** Removes and reports the first key of `pool` that `key` answers (id when both have one). */
 function take(pool: CallKey[], key: CallKey): boolean {
   const index = pool.findIndex((c) =>
     c.id !== undefined && key.id !== undefined ? c.id === key.id : c.name === key.name,
@@ -63,14 +49,12 @@ function take(pool: CallKey[], key: CallKey): boolean {
 
 const label = (k: CallKey) => (k.id !== undefined ? `${k.name} (${k.id})` : k.name);
 
-/** Whether the part is a blank text the API refuses (a signature carrier may be empty). */
 const isBlankPart = (part: GeminiPart): boolean =>
   'text' in part && isBlankText(part.text) && part.thoughtSignature === undefined;
 
 function checkPairing(contents: readonly GeminiContent[]): Violation[] {
   const out: Violation[] = [];
   contents.forEach((content, i) => {
-    // The pools are built only for a content that has calls (or responses) to match.
     if (content.role === 'model') {
       let open: CallKey[] | undefined;
       content.parts.forEach((part, j) => {

@@ -1,4 +1,3 @@
-/** Image and size checks shared by every provider's checker. */
 import { base64ByteLength, readImageSize } from '../tokens/image-size';
 import type { ProviderLimits } from './limits';
 import { type Violation, violation } from './violations';
@@ -10,7 +9,6 @@ export interface ImageRef {
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
 
-/** The base64 payload of a `data:<type>;base64,<payload>` URL, or null for anything else. */
 export function dataUrlPayload(url: string): string | null {
   const match = /^data:[^;,]+;base64,/.exec(url);
   return match ? url.slice(match[0].length) : null;
@@ -87,10 +85,7 @@ export function checkRequestSize(body: unknown, limits: ProviderLimits): Violati
     : [];
 }
 
-/**
- * Answers for short texts already parsed: the checkers see the same tool-call arguments on every
- * assembly, and a lookup costs a fraction of a parse. Bounded: short texts only, cleared when full.
- */
+/** Tool-call arguments repeat on every assembly; bounded: short texts only, cleared when full. */
 const JSON_OBJECT_MEMO = new Map<string, boolean>();
 const MEMO_TEXT_CHARS = 512;
 const MEMO_ENTRIES = 10_000;
@@ -104,7 +99,6 @@ function parsesAsObject(text: string): boolean {
   }
 }
 
-/** Whether `text` parses as a JSON object (what tool-call arguments must be). */
 export function isJsonObjectText(text: string): boolean {
   if (text.length > MEMO_TEXT_CHARS) return parsesAsObject(text);
   const known = JSON_OBJECT_MEMO.get(text);

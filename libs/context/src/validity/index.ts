@@ -9,7 +9,6 @@ import { ContextValidityError, type Violation } from './violations';
 
 export interface CheckOptions {
   limits?: Partial<ProviderLimits>;
-  /** The target model; Gemini needs it to know whether thought signatures are required. */
   model?: string;
   requireThoughtSignatures?: boolean;
 }
@@ -36,7 +35,6 @@ export function checkBody<P extends ProviderName>(
   return checker(body, options);
 }
 
-/** Throws a `ContextValidityError` listing every violation, or returns the body unchanged. */
 export function assertValid<P extends ProviderName>(
   provider: P,
   body: BodyByProvider[P],

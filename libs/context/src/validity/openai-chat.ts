@@ -1,14 +1,4 @@
-/**
- * OpenAI Chat Completions rules checked on the body we send:
- * - at least one message; no empty message, no blank text part or tool output;
- * - every assistant tool call is answered by one `tool` message among the tool messages right
- *   after it (parallel calls: one each, any order), and every tool message answers a call of the
- *   assistant message right before its run of tool messages; a tool message before any
- *   assistant message is a leading orphan; call ids are unique;
- * - `function.arguments` is the text of a JSON object;
- * - image count and bytes (data URLs in user content) within the limits.
- * Roles need not alternate for OpenAI.
- */
+/** OpenAI Chat Completions rules checked on the body we send; roles need not alternate. */
 import type { ChatMessage, ChatTextPart, OpenAIChatBody } from '../providers/openai-chat';
 import { isBlankText } from '../providers/shared';
 import {
@@ -23,7 +13,6 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIChatCheckOptions {
   limits?: Partial<ProviderLimits>;
-  /** The target model: its images-per-request limit (`maxImagesFor`). */
   model?: string;
 }
 
@@ -42,7 +31,6 @@ function blankParts(parts: readonly { type: string }[], path: () => string): Vio
 
 const NONE: readonly Violation[] = [];
 
-/** `path` is called only for a violation (most messages have none). */
 function checkContent(message: ChatMessage, path: () => string): readonly Violation[] {
   const empty = () => [violation('empty_message', path(), 'message has no content')];
   switch (message.role) {
@@ -68,7 +56,6 @@ function checkContent(message: ChatMessage, path: () => string): readonly Violat
   }
 }
 
-/** Index of the assistant message that owns the run of tool messages containing `i`. */
 function ownerOf(messages: readonly ChatMessage[], i: number): number {
   let k = i - 1;
   while (k >= 0 && messages[k].role === 'tool') k--;

@@ -1,13 +1,4 @@
-/**
- * OpenAI Responses API rules checked on the input items we send:
- * - at least one item; no message without content, no blank text, no empty function output;
- * - every `function_call` is answered by a `function_call_output` in the run of outputs right
- *   after the model response it belongs to (parallel calls: all outputs after all the calls, any
- *   order), and every output answers an open call once; an output before any call or message is
- *   a leading orphan; call ids are unique;
- * - `arguments` is the text of a JSON object;
- * - image count and bytes (data URLs of `input_image`) within the limits.
- */
+/** OpenAI Responses rules checked on the input items we send (README.md). */
 import type {
   OpenAIResponsesBody,
   ResponsesInputContent,
@@ -26,11 +17,9 @@ import { type Violation, violation } from './violations';
 
 export interface OpenAIResponsesCheckOptions {
   limits?: Partial<ProviderLimits>;
-  /** The target model: its images-per-request limit (`maxImagesFor`). */
   model?: string;
 }
 
-/** `path` is called only for a violation (most items have none). */
 function blankTexts(
   parts: readonly { type: string; text?: string }[],
   path: () => string,
@@ -73,11 +62,7 @@ function checkContent(item: ResponsesItem, path: () => string): Violation[] {
   return [];
 }
 
-/**
- * A model response is a run of assistant items (messages, function calls); the run of
- * function_call_output items right after it must answer every call of it. Whatever comes next —
- * another response or a user / system message — closes the calls still open.
- */
+/** Whatever follows a model response's run of outputs closes the calls still open. */
 function checkPairing(items: readonly ResponsesItem[]): Violation[] {
   const out: Violation[] = [];
   const pending = new Map<string, number>(); // call_id → index of the call

@@ -1,4 +1,3 @@
-/** What every rung shares: its options, its result, and how a rung commits its decisions. */
 import type { CompactionDecision, CompactionTrigger, Rung } from '@arbor/domain/compaction';
 import { type LadderContext, type LadderState, buildState, changesSentPrefix } from '../state';
 import { PLACEHOLDERS } from '../placeholders';
@@ -22,7 +21,6 @@ export type RungRunner = (
   options: StepOptions,
 ) => Promise<RungResult>;
 
-/** A rung that did nothing, and why. */
 export function noop(
   rung: Rung,
   state: LadderState,
@@ -45,16 +43,11 @@ export function noop(
   };
 }
 
-/** A decision before its numbers are known. */
 export type Provisional<D extends CompactionDecision = CompactionDecision> = Omit<
   D,
   'tokensBefore' | 'tokensAfter' | 'cachedPrefixChanged'
 >;
 
-/**
- * Adds the rung's decisions: renders the view with them, fills in tokens before / after and
- * whether the previously sent prefix changed, and returns the new state.
- */
 export async function commit(
   ctx: LadderContext,
   state: LadderState,
@@ -107,15 +100,10 @@ export async function commit(
 /** Share of the target the protected recent window may take at most (small budgets). */
 export const PROTECT_MAX_SHARE = 0.25;
 
-/** The newest tokens no rung touches: the model's configuration, capped for small budgets. */
 export function protectedTokens(ctx: LadderContext): number {
   return Math.min(ctx.caps.protectTokens, Math.floor(ctx.target * PROTECT_MAX_SHARE));
 }
 
-/**
- * Index of the first item of the protected recent window: the newest items whose tokens add up
- * to at most `protect`, and always the last item.
- */
 export function protectedFrom(state: LadderState, protect: number): number {
   const stats = state.measure.stats;
   let i = stats.length - 1;

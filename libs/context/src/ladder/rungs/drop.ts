@@ -1,18 +1,5 @@
-/**
- * Rung 5 — drop, the last resort: the oldest part of the middle is left out of the request.
- * Runs after the summary (or in its place when no summarizer is configured or it failed), never
- * when the request says `allowDrop: false`. The log keeps every message; the request carries one
- * short marker per dropped run naming its ids and its size, and the decision records the range
- * and its tokens, so the receipt says exactly what went.
- *
- * Where it cuts, in order, the first that makes the request fit:
- * 1. after the last range already in force (the earlier bytes, and the provider's cache, stay);
- * 2. from just after the head (ranges in force inside are superseded: the prefix changes);
- * 3. from just after the leading system messages: the first prompt may go too.
- * System and pinned messages and the current prompt are never dropped; the tail may start inside
- * the last turn (at a tool-unit boundary). So only when the system prompt, the tools, those
- * messages and the last tool unit alone are over the target does nothing fit.
- */
+// Rung 5, the last resort: the oldest middle is left out (the log keeps it), one marker per run.
+// System and pinned messages and the current prompt are never dropped (README.md).
 import type { DropDecision } from '@arbor/domain/compaction';
 import { countTextTokens } from '../../tokens/text';
 import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
@@ -25,7 +12,6 @@ import { chooseMiddle, middleStart } from './range-common';
 /** The marker (~45 tokens with long ids) + acknowledgement + message framing. */
 export const DROP_OVERHEAD_TOKENS = 80 + countTextTokens(ACK_TEXT);
 
-/** Uncalibrated tokens of the rendered items that begin inside [a, b). */
 function tokensIn(state: LadderState, a: number, b: number): number {
   let total = 0;
   state.items.forEach((item, i) => {

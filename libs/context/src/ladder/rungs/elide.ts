@@ -1,13 +1,4 @@
-/**
- * Rung 1 — elision: old tool results become a placeholder that keeps the `tool_use_id` pairing
- * and says where the original is. Free, and it keeps every word of the narrative.
- *
- * Never: results inside the protected recent window, `is_error` results, results in pinned
- * messages, results no bigger than their placeholder. Oldest first, until the request fits
- * (and at least `minElisionSavings` are saved, so a decision is worth the cache prefix it
- * changes); all eligible ones when forced (shake). Without force it acts only when it saves at
- * least `minElisionSavings` tokens or when that makes the request fit.
- */
+/** Rung 1: old tool results become placeholders keeping the `tool_use_id` pairing (README.md). */
 import type { ElidedResult, ElisionDecision } from '@arbor/domain/compaction';
 import type { Message, ToolResultBlock } from '@arbor/domain/messages';
 import { blockTokens } from '../measure';

@@ -1,13 +1,9 @@
-/** What the snapshot and summary rungs share: where the middle may start, and the goal. */
 import { calibrate } from '../../tokens/calibration';
 import { type MiddleCandidate, chooseCandidate } from '../middle';
 import type { LadderContext, LadderState } from '../state';
 import { protectedTokens } from './common';
 
-/**
- * Just after the head, or after the last range already in force of the given kinds (a new range
- * appends after it, leaving the earlier request bytes, and the provider's cache, untouched).
- */
+/** After the last range in force: the earlier request bytes, and the provider's cache, stay. */
 export function middleStart(
   ctx: LadderContext,
   state: LadderState,
@@ -20,11 +16,7 @@ export function middleStart(
   return start;
 }
 
-/**
- * Whether a candidate brings the request under `goal`. Non-forced range rungs first aim a
- * little lower than the target (so the next turn does not need another range right away), then
- * at the target itself.
- */
+/** Non-forced range rungs first aim a little lower, so the next turn needs no new range at once. */
 export function fitsGoal(ctx: LadderContext, state: LadderState, goal: number) {
   return (c: MiddleCandidate) =>
     calibrate(state.measure.raw - c.removed + c.added, ctx.factor) <= goal;
@@ -34,10 +26,6 @@ export function lowWater(ctx: LadderContext): number {
   return ctx.target - Math.min(ctx.caps.minElisionSavings, Math.floor(ctx.target * 0.1));
 }
 
-/**
- * The middle a range rung (snapshot, summary) replaces: forced, the largest outside the protected
- * window; otherwise the smallest that reaches the low-water mark, else the target.
- */
 export function chooseMiddle(
   ctx: LadderContext,
   state: LadderState,

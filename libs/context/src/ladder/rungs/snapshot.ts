@@ -1,14 +1,4 @@
-/**
- * Rung 3 — snapshots: the middle of the history, serialized to text, rendered onto PNG pages in
- * the model's page shape and sent as images. Head verbatim, middle imaged, tail verbatim. Free
- * (no model call), lossless in words, but only for models that read images.
- *
- * The middle is the smallest that makes the request fit (more middle = fewer tokens), or when
- * forced (snapshot mode) everything but the protected recent window. Pages are capped by
- * `maxSnapshotPages`, the provider's image count, and the request's image bytes (checked on the
- * rendered pages). Each decision records range, shape, page count and the sha256 of the source
- * text; later calls render the same pages again from that source (never from these images).
- */
+/** Rung 3: the middle as PNG pages, re-rendered each call from its source text. */
 import type { SnapshotDecision } from '@arbor/domain/compaction';
 import { imageTokens } from '../../tokens/image-tokens';
 import { countTextTokens } from '../../tokens/text';
@@ -26,7 +16,6 @@ import { imageLimitProblems } from './strip-images';
 /** Header + acknowledgement + message framing of one replacement (header text ~70 tokens). */
 export const REPLACEMENT_OVERHEAD_TOKENS = 100 + countTextTokens(ACK_TEXT);
 
-/** Serialized length of each message as the view renders it (cached per rendering). */
 function charsOf(ctx: LadderContext, state: LadderState) {
   const custom = ctx.input.serialize !== undefined ? ':custom' : '';
   const byIndex = new Map<number, ViewItem>();
@@ -46,14 +35,11 @@ function charsOf(ctx: LadderContext, state: LadderState) {
 /** Legible pages kept at each end of a foveated segment (next to what is sent verbatim). */
 export const FOVEA_PAGES = 2;
 
-/** How a segment of `chars` characters is put on pages: all legible, or foveated. */
 interface Plan {
   shape: SnapshotShape;
-  /** The denser shape for the segment's oldest stretch, or null: one legible run. */
   dense: SnapshotShape | null;
 }
 
-/** Pages of a segment under a plan (planning estimate; the real count is what was rendered). */
 function pagesFor(plan: Plan, chars: number): { legible: number; dense: number } {
   const zone = FOVEA_PAGES * plan.shape.charsPerPage;
   if (plan.dense === null || chars <= 3 * zone) {
@@ -65,11 +51,6 @@ function pagesFor(plan: Plan, chars: number): { legible: number; dense: number }
   };
 }
 
-/**
- * The runs one segment [a, b) is imaged as: the whole, or (foveated, long enough) a legible run
- * of about `FOVEA_PAGES` pages after its start and before its end, and the stretch between on
- * the denser shape, all cut on tool-unit boundaries.
- */
 function runsOf(
   ctx: LadderContext,
   plan: Plan,
@@ -137,8 +118,7 @@ export const snapshot: RungRunner = async (ctx, state, options) => {
     return noop('snapshot', state, options, 'no history between the head and the tail to image');
   }
   let choice = chooseMiddle(ctx, state, candidates, feasible, options.force === true);
-  // Foveated: when no legible middle fits, the oldest stretch of each segment goes on the
-  // denser shape, the pages next to the verbatim head and tail stay legible.
+  // Foveated: the oldest stretch on the denser shape; pages next to head and tail stay legible.
   const dense = denserShape(shape);
   if (choice === null && dense !== null) {
     const foveated: Plan = { shape, dense };

@@ -1,15 +1,4 @@
-/**
- * Rung 2 — image stripping: images become a short text placeholder (type, size, dimensions);
- * the text around them stays. Free.
- *
- * Two reasons to strip, either enough:
- * - the provider's per-request image limits (count, bytes per image, bytes per request, side,
- *   request size) would be broken — then it runs even when the request fits the budget, taking
- *   the offending image, or the oldest ones until the limit holds;
- * - room: images beyond the newest `keepImages`, oldest first until the request fits (all of
- *   them when forced, in shake mode).
- * Snapshot pages are never stripped (they are the snapshot), but they count against the limits.
- */
+/** Rung 2: images → short text, for room or for the provider's image limits (even when it fits). */
 import type { ImageStripDecision, StrippedImage } from '@arbor/domain/compaction';
 import { type Base64ImageBlock, type Block, isBase64Image } from '@arbor/domain/messages';
 import { base64ByteLength, readImageSize } from '../../tokens/image-size';
@@ -23,11 +12,9 @@ interface ImageRef {
   image: StrippedImage;
   base64Length: number;
   side: number;
-  /** Tokens saved by replacing it with its placeholder. */
   saving: number;
 }
 
-/** Bytes of the request beside its messages (system prompt, tools, envelope). */
 function envelopeBytes(ctx: LadderContext): number {
   const tools = ctx.input.tools === undefined ? 0 : JSON.stringify(ctx.input.tools).length;
   return 1024 + (ctx.input.system?.length ?? 0) + tools;
@@ -36,7 +23,6 @@ function envelopeBytes(ctx: LadderContext): number {
 /** Share of `maxRequestBytes` the ladder aims under (its byte count is an estimate). */
 const REQUEST_BYTES_MARGIN = 0.95;
 
-/** The per-request image and size limits the view would break (cheap: from cached stats). */
 export function imageLimitProblems(ctx: LadderContext, state: LadderState): string[] {
   const limits = ctx.limits;
   const m = state.measure;
@@ -94,7 +80,6 @@ function imageRef(
   };
 }
 
-/** Strippable images of the view (source messages only), oldest first. */
 function collectImages(ctx: LadderContext, state: LadderState): ImageRef[] {
   const out: ImageRef[] = [];
   state.items.forEach((item, i) => {
@@ -115,7 +100,6 @@ function collectImages(ctx: LadderContext, state: LadderState): ImageRef[] {
   return out;
 }
 
-/** Indices of the images the limits force out. */
 function limitStrips(ctx: LadderContext, state: LadderState, images: ImageRef[]): Set<number> {
   const limits = ctx.limits;
   const strip = new Set<number>();

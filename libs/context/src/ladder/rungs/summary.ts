@@ -1,10 +1,4 @@
-/**
- * Rung 4 — summary, the last resort: the only rung that spends a model call and decides for you
- * what mattered. The middle (same head / tail rule as snapshots; snapshots in force inside it
- * are superseded) goes to the injected summarizer as source messages, which folds them through
- * its own windows; the summary replaces the middle as one user message. Without a summarizer
- * the rung is unavailable and says so.
- */
+/** Rung 4: the only rung that spends a model call; without a summarizer it is unavailable. */
 import type { SummaryDecision } from '@arbor/domain/compaction';
 import { SummaryProviderError } from '../../summary/errors';
 import { type MiddleCandidate, middleSegments, planMiddle } from '../middle';
@@ -18,10 +12,7 @@ export function summaryTargetTokens(ctx: LadderContext): number {
   return Math.min(4000, Math.max(256, Math.floor(ctx.target * 0.1)));
 }
 
-/**
- * A summarizer failure as the receipt says it: a provider error with its HTTP status (none when
- * no answer came) and error type, so "HTTP 500 api_error" and "network_error" are told apart.
- */
+/** Status and error type, so "HTTP 500 api_error" and "network_error" are told apart. */
 export function failureText(error: unknown): string {
   if (error instanceof SummaryProviderError) {
     const status = error.status > 0 ? `HTTP ${error.status} ` : '';
