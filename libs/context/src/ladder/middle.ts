@@ -59,7 +59,7 @@ export function planMiddle(
       segments: closed.segments + 1,
     };
   };
-  // Tail starts before `start` are listed too: a forced rung then lands on the same tail twice.
+  // Tail starts before `start` are listed too, so a second forced call lands on the same tail.
   let i = Math.min(shape.headEnd, options.start);
   while (i < n) {
     let j = i + 1;
