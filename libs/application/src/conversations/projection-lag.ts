@@ -2,7 +2,7 @@ import { type EventStore } from '@arbor/event-store';
 import { type ProjectionProgress } from '@arbor/projections';
 import { type PartitionLag } from '../metrics/metrics.service';
 
-/** Positions between a partition's checkpoint and the head, and its oldest unapplied event's age. */
+/** Positions behind the head, and the age of the oldest event not applied. */
 const lagOf = async (
   store: EventStore,
   head: bigint | null,

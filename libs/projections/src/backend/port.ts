@@ -10,7 +10,6 @@ export type ReadWait =
 
 /** Projection progress as one process sees it (admin route, metrics). */
 export interface ProjectionProgress {
-  /** The log's head (global position), null when empty. */
   head: bigint | null;
   partitions: {
     partition: number;
@@ -23,23 +22,14 @@ export interface ProjectionProgress {
   leaseChanges: { acquired: number; lost: number; released: number } | null;
 }
 
-/**
- * The read side's storage: where the read models live (SQLite beside the log, or Redis), how
- * far they are, and how processes sharing them hear of each other. The application decides
- * when to wait and what a refusal answers; this only stores and reports.
- */
+/** The read side's storage; the application decides when to wait and what a refusal answers. */
 export interface ReadModelBackend {
   readonly kind: 'sqlite' | 'redis';
-  /** The read models as last seen live (no wait). */
   queries(): ReadModelQueries;
-  /**
-   * Waits until the read models hold `position`. With `keyId` (a caller's read) also the
-   * startup floor (SQLite) or that key's last write noted by any replica (Redis).
-   */
+  /** With `keyId`, also the startup floor (SQLite) or that key's write on any replica (Redis). */
   waitFor(position: bigint | null, keyId: string | null, timeoutMs: number): Promise<ReadWait>;
   /** Keeps a key's last write position where other replicas see it (Redis; SQLite: nothing). */
   noteWrite(keyId: string, position: bigint): Promise<void>;
-  /** Tells every other process sharing the read models of an erasure. */
   publishErasure(tenantId: string, conversationId: string): Promise<void>;
   /** Drops an erased conversation's keys from every generation; the count dropped. */
   dropErasedRows(tenantId: string, conversationId: string): Promise<number>;
@@ -49,9 +39,7 @@ export interface ReadModelBackend {
   progress(): Promise<ProjectionProgress>;
   /** Leases granted per partition (fencing tokens; SQLite: partition "0", never leased). */
   leases(): Promise<Map<string, number>>;
-  /** Replays the log into fresh read models, then switches readers to them. */
   rebuild(onProgress?: (position: bigint) => void): Promise<{ position: string | null }>;
-  /** Canonical dump of every read model (rebuild-equality checks). */
   dump(): Promise<string>;
   close(): Promise<void>;
 }
@@ -72,7 +60,6 @@ export interface HeadWake {
 export interface ReadModelBackendOptions {
   store: EventStore;
   dataDir: string;
-  /** Redis read models when set; SQLite beside the log when null. */
   redis: RedisTarget | null;
   redisPrefix: string;
   partitions: number;
@@ -85,11 +72,9 @@ export interface ReadModelBackendOptions {
   checkpointIntervalMs?: number;
   branchCacheMiB: number;
   headSignal?: HeadWake;
-  /** Streams projected up to a revision (wakes the live streams). */
   onApplied?: (streams: { streamName: string; revision: bigint }[]) => void;
   /** Signals may have been lost (a pub/sub reconnect): every follower looks again. */
   onResync?: () => void;
-  /** An erasure announced by any process sharing the read models. */
   onErasure?: (tenantId: string, conversationId: string) => void;
   onRedisError?: (error: unknown) => void;
   log: BackendLog;

@@ -4,13 +4,7 @@ import { type RedisClient } from './connection';
 
 // Every script touches the keys of one hash slot (Redis Cluster refuses anything else).
 
-/**
- * One conversation's part of a batch, in its slot. KEYS[1] its row (`…:conv`), KEYS[2] its
- * highest fencing token seen (`…:fence`), KEYS[3] its erasure marker, KEYS[4..] every other key
- * the commands touch (declared, all in the same slot). ARGV[1] the stored revision the batch was
- * computed from (`-1`: no row yet), ARGV[2] the writer's token (`''`: an unfenced rebuild), then
- * the commands as `<n> <cmd…>`. Returns 1, or an ARBOR_FENCED error and writes nothing.
- */
+/** KEYS: row, fence, erased marker, the rest; ARGV: stored revision, token, `<n> <cmd…>`… */
 export const APPLY_CONVERSATION_SCRIPT = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
 local row = redis.call('GET', KEYS[1])
@@ -35,12 +29,7 @@ end
 return 1
 `;
 
-/**
- * A conversation's tenant-list entries, in the tenant's slot: KEYS the creation-order list, its
- * erased set, the activity and title orders; ARGV[1] the creation score (`''`: listed already),
- * ARGV[2] the id, ARGV[3..4] its activity/title members before (`''`: none), ARGV[5..6] now.
- * Never lists an erased one again; idempotent (a redelivered batch writes the same members).
- */
+/** KEYS: list, gone, activity, title; ARGV: score or '', id, members before, members now. */
 export const LIST_UPDATE_SCRIPT = `
 if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 0 end
 if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
@@ -57,10 +46,7 @@ if ARGV[2] ~= '' then redis.call('ZREM', KEYS[3], ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('ZREM', KEYS[4], ARGV[3]) end
 return redis.call('ZREM', KEYS[1], ARGV[1])
 `;
-/**
- * A conversation erased, in its slot: KEYS[1] its `:erased` marker (set to ARGV[1]), KEYS[2..]
- * every other key it has (unlinked). Atomic: no reader sees half of it.
- */
+/** KEYS[1] the `:erased` marker (set to ARGV[1]), KEYS[2..] unlinked: no reader sees half. */
 export const ERASE_CONVERSATION_SCRIPT = `
 for i = 2, #KEYS do redis.call('UNLINK', KEYS[i]) end
 redis.call('SET', KEYS[1], ARGV[1])
@@ -77,11 +63,7 @@ if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
 redis.call('SADD', KEYS[2], ARGV[1])
 return redis.call('HDEL', KEYS[1], ARGV[1])
 `;
-/**
- * The checkpoint, in the control slot (KEYS[1] the checkpoint, KEYS[2] the generation marker,
- * KEYS[3] the lease or ''): refused unless the live generation is ARGV[1] (a missing marker —
- * Redis emptied — refuses too; ARGV[1] '' skips the check) and the lease holds ARGV[2].
- */
+/** KEYS: checkpoint, marker, lease; refused unless generation ARGV[1] and lease ARGV[2] hold. */
 export const CHECKPOINT_SCRIPT = `
 if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return redis.error_reply('ARBOR_GENERATION the live generation is not ' .. ARGV[1])
@@ -97,11 +79,7 @@ const sha1 = (text: string): string => createHash('sha1').update(text).digest('h
 /** The Redis Cluster slot of a key (CRC16 of its hash tag, as `CLUSTER KEYSLOT` computes). */
 export const slotOf = (key: string): number => keySlot(key);
 
-/**
- * Runs a script by its SHA, loading it once when the server does not know it (NOSCRIPT). Every
- * key it touches is in `keys` (KEYS), and they must share one hash slot — checked here, so a
- * layout that would fail on Redis Cluster fails on a single node too.
- */
+/** EVALSHA, EVAL on NOSCRIPT; one slot checked here, so a single node fails as a cluster would. */
 export const runScript = async (
   client: RedisClient,
   script: string,
@@ -115,8 +93,6 @@ export const runScript = async (
   }
   const tail = [String(keys.length), ...keys, ...args];
   try {
-    // On a cluster: sent to the master of the (one) slot; a node that does not know the script
-    // yet answers NOSCRIPT and gets it once.
     return await client.sendCommand(['EVALSHA', sha, ...tail], keys[0]);
   } catch (e) {
     if (e instanceof Error && e.message.startsWith('NOSCRIPT')) {

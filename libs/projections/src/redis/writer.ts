@@ -36,21 +36,13 @@ import {
   runScript,
 } from './scripts';
 
-// A batch is three kinds of single-slot writes (conversation, tenant list and forks, checkpoint);
-// a crash between them only replays events the revision check turns into no-ops.
-
 export interface RedisReadModelOptions {
   client: RedisClient;
-  /** Every key starts with it (tests use a random one per file). */
   prefix: string;
-  /** The generation written and read. */
   generation: string;
   /** The projector's name (its checkpoint key; a partition worker's is `p<i>`). */
   name?: string;
-  /**
-   * Checked inside the one atomic write of every batch (a Lua script): the live generation must
-   * still be this one (`<prefix>:gen`; a missing marker — Redis emptied — refuses too)…
-   */
+  /** The checkpoint is written only while this generation is live… */
   guardGeneration?: string;
   /** …and the partition's lease must still hold exactly this value (`<workerId>:<token>`). */
   fence?: () => { leaseKey: string; leaseValue: string; token: number } | null;
@@ -67,16 +59,13 @@ export class FencedError extends Error {
   }
 }
 
-/** Commands gathered for one atomic write (every key of one slot). */
 type Command = string[];
 
-/** One conversation's part of a batch. */
 interface ConversationWrite {
-  /** Every key the conversation's script touches (its slot only). */
   keys: string[];
   storedRevision: number;
   commands: Command[];
-  /** The tenant-list entries (creation score `''` when listed already), sorted members. */
+  /** Creation score `''` when listed already. */
   list: {
     t: string;
     c: string;
@@ -100,12 +89,7 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
 
   const getConv = (t: string, c: string) => loadConversation(client, conv(t, c));
 
-  /**
-   * ConversationErased: every key of the conversation goes (rows, bodies, branch, checkpoints,
-   * failures, digests, its forks list) in one script (its slot) with the content-free `:erased`
-   * marker;
-   * then, in other slots, its entry in the tenant's list and on its source's forks list.
-   */
+  /** Every key at once, leaving the content-free `:erased` marker; then its list entries. */
   const eraseConversation = async (t: string, c: string, erasure: RecordedEvent) => {
     const k = conv(t, c);
     const row = await getConv(t, c);
@@ -136,11 +120,7 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     }
   };
 
-  /**
-   * One conversation's events of a batch (in revision order) as the writes of its slot (one
-   * script, `APPLY_CONVERSATION_SCRIPT`) and of other slots (the tenant list, a fork's entry on
-   * its source), or null when nothing is new.
-   */
+  /** One conversation's part of a batch (its slot's and other slots'); null: nothing new. */
   const applyConversation = async (
     t: string,
     c: string,
@@ -161,9 +141,7 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     const fresh = events.filter((e) => (row === null ? true : Number(e.revision) > row.revision));
     if (fresh.length === 0) {
       if (row === null) return null;
-      // Redelivered: its rows are written, but a crash may have come between them and the
-      // other slots' writes (the tenant list, a fork's entry), which the checkpoint did not
-      // pass yet. Those are idempotent: write them again from the stored row.
+      // Redelivered: a crash may have come before the other slots' (idempotent) writes.
       return {
         keys: [`${k}:conv`, `${k}:fence`, `${k}:erased`],
         storedRevision: row.revision,
@@ -205,7 +183,6 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     };
     const branchLength = () => keep + appended.length;
     const truncate = (depth: number) => {
-      // keep depths <= depth
       const n = depth + 1;
       if (n < keep) {
         keep = n;
@@ -416,7 +393,6 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     for (const [id, f] of failures) out.push(['HSET', `${k}:failures`, id, JSON.stringify(f)]);
     for (const [rev, d] of digests) out.push(['HSET', `${k}:digests`, rev, d]);
 
-    // Other slots: idempotent writes (same member, same score / same field, same value).
     return {
       keys: [`${k}:conv`, `${k}:fence`, `${k}:erased`, ...new Set(out.map((cmd) => cmd[1]))],
       storedRevision,
@@ -522,9 +498,8 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
       await dropGeneration(client, prefix, generation);
     },
     dump: async () => {
-      // Progress (checkpoints, the readiness mark) is not part of the read models' content…
       const keys = (await scanKeys(client, `${base}:*`)).filter(
-        // …nor the control keys, nor who wrote a conversation last (its highest fencing token).
+        // Progress, control keys and fencing tokens are not content.
         (key) => !key.startsWith(`${base}:${controlTag(prefix)}:`) && !key.endsWith('}:fence'),
       );
       keys.sort(byLabel);
