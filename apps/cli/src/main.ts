@@ -3,8 +3,8 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { type ArborConfig, readConfig } from '@arbor/application';
 import { createEventStore, createKeyStore, withContentEncryption } from '@arbor/application';
-import { PROJECTION_FILTER, PROJECTIONS } from '@arbor/application';
-import { createProjector, openReadModelDb, readModelDataPath } from '@arbor/projections';
+import { readModelOptions } from '@arbor/application';
+import { openReadModelBackend } from '@arbor/projections';
 import { exportCommand, importCommand, type Io, replayCommand, treeCommand } from './commands';
 import { CliError, usageError } from './errors';
 import { createProgress } from './progress';
@@ -17,19 +17,22 @@ import { eraseCommand, sweepCommand } from './erase';
 const rebuild = async (config: ArborConfig): Promise<void> => {
   // Through the content keys, as the server reads it: the read models hold the messages in clear.
   const store = withContentEncryption(createEventStore(config), createKeyStore(config), config);
-  const db = openReadModelDb(readModelDataPath(config.dataDir));
-  const projector = createProjector({
-    store,
-    db,
-    set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
+  const backend = await openReadModelBackend({
+    ...readModelOptions(config, store, {
+      error: (l) => sayErr(`${l}\n`),
+      warn: (l) => sayErr(`${l}\n`),
+      log: () => undefined,
+      debug: () => undefined,
+    }),
+    projector: false,
+    catchUp: false,
   });
   const head = await store.headPosition();
   const total = head === null ? 0 : Number(head);
   const progress = createProgress('rebuild', total);
-  await projector.rebuild((p) => progress.update(Number(p)));
-  await projector.stop();
+  await backend.rebuild((p) => progress.update(Number(p)));
   progress.finish(`read models rebuilt from ${total} events (${config.dataDir})`);
-  db.close();
+  await backend.close();
   await store.close();
 };
 

@@ -3,23 +3,16 @@ import {
   createEventStore,
   createHeadSignal,
   createKeyStore,
+  readModelOptions,
   withContentEncryption,
-  PROJECTION_FILTER,
-  PROJECTIONS,
 } from '@arbor/application';
-import {
-  agreePartitions,
-  connectRedis,
-  createProjectorPool,
-  headChannel,
-} from '@arbor/projections';
+import { openReadModelBackend } from '@arbor/projections';
 import { CliError } from './errors';
 
 /**
- * `arbor project`: one projector worker and nothing else (no HTTP). It joins the pool in Redis
- * (`REDIS_URL` or `REDIS_CLUSTER_URLS`, `ARBOR_REDIS_PREFIX`), takes its fair share of the partitions by lease, projects
- * them from the shared log until SIGTERM/SIGINT, then gives its leases back. `kill -9` leaves
- * them to expire (ARBOR_LEASE_MS), after which the other workers take them over.
+ * `arbor project`: one projector worker and nothing else (no HTTP), over the same read-model
+ * backend as `arbor serve`. It takes its share of the partitions by lease until SIGTERM/SIGINT,
+ * then gives its leases back; `kill -9` leaves them to expire (ARBOR_LEASE_MS).
  */
 export const projectCommand = async (
   config: ArborConfig,
@@ -39,32 +32,21 @@ export const projectCommand = async (
     createKeyStore(config),
     config,
   );
-  const client = await connectRedis(config.redis);
-  const subscriber = await client.subscriber();
-  await subscriber.subscribe(headChannel(config.redisPrefix), () => signal.wake());
-  const partitions = await agreePartitions(client, config.redisPrefix, config.partitions);
-  const pool = createProjectorPool({
-    client,
-    prefix: config.redisPrefix,
-    partitions,
-    leaseMs: config.leaseMs,
-    workerId: config.workerId,
-    store,
-    set: { projections: PROJECTIONS, filter: PROJECTION_FILTER },
-    onError: (e) => log(`arbor project: ${String(e)}`),
-    onLeaseChange: (change, p) => log(`arbor project: partition ${p} lease ${change}`),
+  const say = (line: string) => log(`arbor project: ${line}`);
+  const backend = await openReadModelBackend({
+    ...readModelOptions(config, store, { error: say, warn: say, log: say, debug: () => undefined }),
+    projector: true,
+    headSignal: signal,
   });
-  await pool.start();
+  const { partitions } = await backend.progress();
   log(
-    `arbor project: worker ${config.workerId} in the pool (${partitions} partitions, lease ${config.leaseMs} ms, prefix ${config.redisPrefix})`,
+    `arbor project: worker ${config.workerId} in the pool (${partitions.length} partitions, lease ${config.leaseMs} ms, prefix ${config.redisPrefix})`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
-  await pool.stop();
-  await subscriber.close().catch(() => undefined);
-  await client.close().catch(() => undefined);
+  await backend.close();
   await store.close();
   return 0;
 };

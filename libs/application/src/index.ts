@@ -8,6 +8,7 @@ export * from './conversations/conversation.repository';
 export * from './conversations/export';
 export * from './conversations/queries';
 export * from './conversations/read-models.service';
+export * from './conversations/read-model-options';
 export * from './conversations/views';
 export * from './context/context.providers';
 export * from './context/context.service';

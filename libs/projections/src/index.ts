@@ -5,3 +5,4 @@ export * from './conversations';
 export * from './read-model-port';
 export * from './redis';
 export * from './state-snapshots';
+export * from './backend';

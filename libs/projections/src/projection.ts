@@ -1,11 +1,7 @@
 import type Database from 'better-sqlite3';
 import { type AllFilter, type RecordedEvent } from '@arbor/event-store';
 
-/**
- * A read model kept in SQLite tables. `apply` runs inside the projector's transaction and must be
- * deterministic: it may read only the event and the tables (never the clock), so a rebuild from
- * position 0 writes the same bytes as the live run.
- */
+/** `apply` reads only the event and the tables (no clock): a rebuild writes the same bytes. */
 export interface Projection {
   readonly name: string;
   /** Creates the tables and indexes (idempotent: `CREATE ... IF NOT EXISTS`). */

@@ -34,30 +34,16 @@ export interface ProjectorOptions {
   /** …or any other read-model sink (e.g. Redis); exactly one of `db` and `sink`. */
   sink?: ReadModelSink;
   set: ProjectionSet;
-  /**
-   * Which of the subscription's events this projector applies (a partition worker: the streams
-   * hashed to its partition). Any other event only moves the checkpoint past it. Default: all.
-   */
+  /** Events not accepted (another partition's) only move the checkpoint. */
   accept?: (event: RecordedEvent) => boolean;
   /** Events applied per transaction at most. */
   batchSize?: number;
-  /**
-   * How long received events may wait to be applied together (ms). A reader waiting for a
-   * position (`waitFor`) has them applied at once, so read-your-writes does not wait for it.
-   * Default 5; 0 applies on the next turn of the event loop.
-   */
+  /** Ms received events wait to be batched (default 5); a `waitFor` applies them at once. */
   flushDelayMs?: number;
   onError?: (error: unknown) => void;
-  /**
-   * After a failure (e.g. SQLITE_FULL writing the read-model file), start again from the last
-   * applied position after this many ms, doubling up to 30 s while it keeps failing. Default 0:
-   * a failed projector stays stopped until `start()` is called.
-   */
+  /** Restart after a failure (SQLITE_FULL) in this many ms, doubling to 30 s; 0: stay down. */
   restartDelayMs?: number;
-  /**
-   * Called after a batch and its checkpoint are stored, with the batch's events (those the filter
-   * let through): what the live stream (`GET …/stream`) is told. Never throws into the projector.
-   */
+  /** After a batch and its checkpoint are stored (what the live streams are told). */
   onApplied?: (events: readonly RecordedEvent[], upTo: bigint) => void;
 }
 
@@ -79,10 +65,7 @@ export const migrateAll = (db: Database.Database, projections: readonly Projecti
   for (const p of projections) p.migrate(db);
 };
 
-/**
- * Applies a batch of events to every projection and stores the checkpoint, in one transaction:
- * either the rows and the position move together or neither does.
- */
+/** Rows and checkpoint in one transaction: they move together or not at all. */
 export const createBatchApplier = (
   db: Database.Database,
   name: string,
@@ -124,11 +107,7 @@ export const sqliteSink = (
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> =>
   typeof v === 'object' && v !== null && typeof (v as Promise<T>).then === 'function';
 
-/**
- * The projector: subscribes to `$all` from its stored checkpoint (exclusive), applies events in
- * batches, each batch in one transaction with its checkpoint, and wakes readers waiting for a
- * position. Projections are fed by the subscription only, never by the command path.
- */
+/** Fed by the `$all` subscription only, never by the command path. */
 export const createProjector = (options: ProjectorOptions): Projector => {
   const { store, set, accept } = options;
   const name = options.name ?? 'readmodels';
@@ -185,10 +164,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     }
   };
 
-  /**
-   * A synchronous sink (SQLite) applies here and now (a failure throws to the caller); an
-   * asynchronous one (Redis) queues the batch behind the ones in flight, in order.
-   */
+  /** Synchronous sinks apply now; asynchronous ones queue behind the batches in flight. */
   const flush = (batch: RecordedEvent[], upTo: bigint): void => {
     if (applying === null) {
       const result = sink.apply(batch, upTo);
@@ -244,11 +220,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     restartTimer.unref();
   };
 
-  /**
-   * A failed projector stops applying. Whoever waits for a position is answered now (false)
-   * rather than at their timeout — a reader gets its 503 at once, and a startup catch-up does not
-   * wait forever for a position that a full disk will not let it reach.
-   */
+  /** Waiters are answered false now: a reader gets its 503 at once, a startup does not hang. */
   const fail = (error: unknown): void => {
     lastError = error instanceof Error ? error.message : String(error);
     running = false;

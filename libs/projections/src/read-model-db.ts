@@ -6,11 +6,7 @@ import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from '@arbor/even
 /** A read-model database handle, so callers hold one without importing the driver. */
 export type ReadModelDb = Database.Database;
 
-/**
- * The read-model database: SQLite tables beside the log, so history grows on disk, not in RAM.
- * Durability is relaxed (synchronous=NORMAL): read models are derived, and the projector stores
- * its checkpoint in the same transaction as the rows, so after a crash it resumes consistently.
- */
+/** synchronous=NORMAL: derived data, checkpoint in the rows' transaction, so a crash resumes. */
 export const openReadModelDb = (
   file: string,
   cacheSizeKiB = 16 * 1024,
@@ -37,10 +33,7 @@ export const openReadModelDb = (
 const POINTER = 'readmodels.current';
 const DEFAULT_FILE = 'readmodels.sqlite';
 
-/**
- * The read-model file in use. A rebuild writes a fresh file beside the live one and then points
- * `readmodels.current` at it, so readers never see half-rebuilt tables.
- */
+/** The file `readmodels.current` points at: a rebuild switches it, never half-built tables. */
 export const readModelDataPath = (dataDir: string): string => {
   try {
     const name = fs.readFileSync(path.join(dataDir, POINTER), 'utf8').trim();

@@ -10,10 +10,7 @@ import {
   type TreeNode,
 } from './conversations/queries';
 
-/**
- * The read-model port: what the application reads. The SQLite read models (synchronous,
- * better-sqlite3) and the Redis ones both satisfy it; every call is scoped by tenant.
- */
+/** What the application reads, from SQLite or Redis alike; every call scoped by tenant. */
 export interface ReadModelQueries {
   getConversation(
     tenantId: string,
@@ -58,11 +55,7 @@ export interface ReadModelQueries {
   ): Promise<{ failureId: string; input: unknown; error: unknown } | null>;
 }
 
-/**
- * The write half the projector calls: apply a batch and store the checkpoint together, read the
- * checkpoint back, drop everything (rebuild), and a canonical dump (rebuild equals live).
- * `apply` may be synchronous (SQLite: one transaction) or asynchronous (Redis: MULTI/EXEC).
- */
+/** What the projector writes: a batch with its checkpoint (sync for SQLite, async for Redis). */
 export interface ReadModelSink {
   readCheckpoint(): bigint | null | Promise<bigint | null>;
   apply(events: readonly RecordedEvent[], position: bigint): void | Promise<void>;

@@ -1,23 +1,5 @@
-/**
- * Write-side snapshots: a conversation's decider state stored at a revision beside the log
- * (`<dataDir>/state-snapshots.sqlite`), so a cold open reads the snapshot and folds only the
- * events after it instead of the whole stream. The log stays the truth; a snapshot is a cache:
- *
- * - **Validated** against the log on every use: the snapshot names the id of the event at its
- *   revision, and the tail is read from that revision; when the log's event there has another id
- *   (a log restored from an older backup, another data dir's file) or is missing, the snapshot is
- *   dropped and the whole stream folded. Its format is versioned (`decodeState`), and a state
- *   whose fields changed since it was written is refused the same way.
- * - **Sealed** with the conversation's own data key (AES-256-GCM, the associated data binding
- *   stream, revision and event id), because the state holds content (the title, a failed input,
- *   a draft, compaction summaries). Erasing the conversation destroys that key, so its snapshot
- *   can never be opened again; `drop` also deletes the row. A conversation with no data key
- *   (encryption off, `ARBOR_ENCRYPTION=off`) gets no snapshot.
- * - **Written off the commit path**: after a command, once `every` events (default 1,000) were
- *   folded since the last snapshot, a snapshot of that (immutable) state is written in a
- *   setImmediate, not inside the request. `close()` writes what is still pending (its promise
- *   settles once the file is closed; with nothing pending the file is closed before it returns).
- */
+// Validated against the log, sealed with the conversation's key, written off the commit path:
+// README ("State snapshots").
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,13 +22,9 @@ export const stateSnapshotsPath = (dataDir: string): string =>
   path.join(dataDir, STATE_SNAPSHOTS_FILE);
 
 export interface StateSnapshots {
-  /**
-   * The stream's state caught up with the log: from its snapshot when one is valid, else folded
-   * from the first event. `folded` counts the events folded here.
-   */
+  /** Caught up with the log: from a valid snapshot, else folded from the first event. */
   load(store: EventStore, stream: string): Promise<LoadedState>;
-  /** Notes that `state` (whose last event has id `lastEventId`) is the stream's newest state; a
-   * snapshot of it is written soon when `every` events have passed since the last one. */
+  /** The stream's newest state; snapshotted soon once `every` events have passed. */
   advanced(stream: string, state: ConversationState, lastEventId: string): void;
   /** Deletes the stream's snapshot (after an erasure). */
   drop(stream: string): void;
@@ -93,8 +71,7 @@ export const openStateSnapshots = (
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  // A cache: losing the last writes to a crash costs a longer fold, never a wrong state (every
-  // row is checked against the log and its GCM tag).
+  // A cache: a lost write costs a longer fold, never a wrong state.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.exec(`CREATE TABLE IF NOT EXISTS state_snapshots (
@@ -120,7 +97,7 @@ export const openStateSnapshots = (
   const snapshotAt = new LRUCache<string, number>({ max: 10_000 });
   /** Newest state waiting to be written, by stream. */
   const pending = new Map<string, { state: ConversationState; eventId: string }>();
-  /** No new snapshots once close() was called; the file stays open until the pending ones are written. */
+  /** Set by close(): the file stays open until the pending snapshots are written. */
   let closed = false;
   let dbOpen = true;
   let scheduled = false;
@@ -168,7 +145,7 @@ export const openStateSnapshots = (
     snapshotAt.set(stream, state.revision);
   };
 
-  /** Writes the pending snapshots: one key lookup per stream (a cache: a failed lookup skips it). */
+  /** One key lookup per stream; a failed lookup skips it (a cache). */
   const writePending = async (): Promise<void> => {
     const batch = [...pending];
     pending.clear();

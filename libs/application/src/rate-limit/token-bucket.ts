@@ -19,10 +19,23 @@ export interface BucketAnswer {
   fullInMs: number;
 }
 
-/**
- * Pure token bucket: refill by elapsed time (capped at `burst`), then take `cost` tokens if there
- * are that many. The Redis script (`redis-buckets.ts`) computes exactly this, atomically.
- */
+/** What a bucket holding `tokens` after deciding answers a request of `cost`. */
+export const bucketAnswer = (
+  limit: BucketLimit,
+  allowed: boolean,
+  tokens: number,
+  cost = 1,
+): BucketAnswer => {
+  const perMs = limit.ratePerSecond / 1000;
+  return {
+    allowed,
+    remaining: Math.floor(tokens),
+    retryAfterMs: allowed ? 0 : Math.ceil((cost - tokens) / perMs),
+    fullInMs: Math.ceil((limit.burst - tokens) / perMs),
+  };
+};
+
+/** Refill by elapsed time (capped at `burst`), then take `cost` tokens if there are that many. */
 export const takeToken = (
   state: BucketState | undefined,
   limit: BucketLimit,
@@ -36,22 +49,10 @@ export const takeToken = (
       : Math.min(limit.burst, state.tokens + Math.max(0, nowMs - state.atMs) * perMs);
   const allowed = before >= cost;
   const tokens = allowed ? before - cost : before;
-  return {
-    state: { tokens, atMs: nowMs },
-    answer: {
-      allowed,
-      remaining: Math.floor(tokens),
-      retryAfterMs: allowed ? 0 : Math.ceil((cost - tokens) / perMs),
-      fullInMs: Math.ceil((limit.burst - tokens) / perMs),
-    },
-  };
+  return { state: { tokens, atMs: nowMs }, answer: bucketAnswer(limit, allowed, tokens, cost) };
 };
 
-/**
- * Takes `cost` tokens whatever the bucket holds (after the refill): the bucket may go below zero,
- * and the tenant's next request waits until it has refilled past one token. For work whose cost
- * is known only once it is done (a context call's assembled bytes and rendered pages).
- */
+/** Takes `cost` tokens even below zero: work whose cost is known once done (a context call). */
 export const chargeTokens = (
   state: BucketState | undefined,
   limit: BucketLimit,

@@ -8,10 +8,7 @@ export const CONVERSATION_ERASED = 'ConversationErased' satisfies ConversationEv
 const asConversationEvent = (e: RecordedEvent): ConversationEvent =>
   ({ type: e.type, data: e.data }) as ConversationEvent;
 
-/**
- * Builds the per-event handler over prepared statements. Every write is keyed by the tenant and
- * conversation taken from the stream name, never from the event body.
- */
+/** Keys come from the stream name, never from the event body. */
 export const prepareConversationHandler = (db: Database.Database) => {
   const s = {
     insertConversation: db.prepare(
@@ -99,11 +96,7 @@ export const prepareConversationHandler = (db: Database.Database) => {
     ),
   };
 
-  /**
-   * Moves the materialized active branch to end at `tip`: walk up from the new tip until a message
-   * already on the branch at its depth (the common ancestor), cut below it, add the new path.
-   * Costs the distance between old and new tip, not the depth of the conversation.
-   */
+  /** Walks up to the common ancestor only: costs the tips' distance, not the depth. */
   const moveActiveBranch = (tenant: string, conv: string, tip: string | null): void => {
     if (tip === null) {
       s.truncateActive.run(tenant, conv, -1);
@@ -135,12 +128,7 @@ export const prepareConversationHandler = (db: Database.Database) => {
     moveActiveBranch(tenant, conv, tip);
   };
 
-  /**
-   * Depths of the messages this handler inserted last (a turn's messages chain from each other,
-   * so the next one's parent is usually here): saves a lookup per message. Bounded; only rows
-   * inserted by this handler, and a handler dies with its projector run (an error stops it, a
-   * rebuild prepares a new one), so an entry never outlives its row.
-   */
+  /** Depths just inserted (a turn chains); dies with its run, so never outlives a row. */
   const recent = new Map<string, number>();
   const keyOf = (tenant: string, conv: string, id: string) => `${tenant}\u0000${conv}\u0000${id}`;
   const depthOf = (tenant: string, conv: string, id: string): number | null =>
@@ -148,11 +136,7 @@ export const prepareConversationHandler = (db: Database.Database) => {
     (s.depthOf.get(tenant, conv, id) as { depth: number } | undefined)?.depth ??
     null;
 
-  /**
-   * A turn committed on the tip extends the branch: when the branch ends exactly at the turn's
-   * parent and the turn's messages sit at the next depths, append them (what the walk of
-   * `moveActiveBranch` would do, without walking). Returns false when that does not hold.
-   */
+  /** A turn on the tip: append without walking; false when it is not on the tip. */
   const extendActiveBranch = (
     tenant: string,
     conv: string,
@@ -233,8 +217,7 @@ export const prepareConversationHandler = (db: Database.Database) => {
     const tenant = parts.tenantId;
     const conv = parts.entityId;
     const revision = Number(recorded.revision);
-    // Idempotent by stream revision: an event at or below the last one applied to this
-    // conversation (a redelivery) changes nothing.
+    // A redelivery (at or below the last revision applied) changes nothing.
     const applied = s.appliedRevision.get(tenant, conv) as { revision: number } | undefined;
     if (applied !== undefined && revision <= applied.revision) return;
     // An erased conversation keeps no rows: nothing before or after its erasure is applied again.

@@ -16,12 +16,12 @@ export interface ConversationRow {
   cutAt: string | null;
 }
 
-/** The orders of the conversation list, each answered by an index (SQLite) or a sorted set (Redis). */
+/** The list's orders, each an index (SQLite) or a sorted set (Redis). */
 export type ConversationSort = 'created' | 'lastActivity' | 'title';
 
 /** Where a keyset page continues: the last item's sort key and its `seq` (unique, the tiebreak). */
 export interface ConversationListKey {
-  /** `created`: '' (the seq alone orders); `lastActivity`: `updatedAt`; `title`: the title or ''. */
+  /** `created`: ''; `lastActivity`: `updatedAt`; `title`: the title or ''. */
   key: string;
   seq: number;
 }
@@ -29,10 +29,7 @@ export interface ConversationListKey {
 export interface ConversationListOptions {
   sort: ConversationSort;
   order: 'asc' | 'desc';
-  /**
-   * Only titles starting with this (exact, case-sensitive: UTF-8 byte order, as both read models
-   * compare); only with `sort: 'title'`, where the title index answers it. Null: every one.
-   */
+  /** Titles starting with this (UTF-8 byte order); only with `sort: 'title'`. */
   titlePrefix: string | null;
   /** Continue after this item (null: from the first). */
   after: ConversationListKey | null;
@@ -54,10 +51,7 @@ export const listKeyOf = (
 ): string =>
   sort === 'created' ? '' : sort === 'lastActivity' ? row.updatedAt : (row.title ?? '');
 
-/**
- * The exclusive upper bound of the strings starting with `prefix`, in UTF-8 byte order: the
- * prefix followed by U+10FFFF (F4 8F BF BF, above every character's encoding).
- */
+/** Exclusive upper bound of strings starting with `prefix`: U+10FFFF sorts above every char. */
 export const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
 
 export interface ForkRow {
@@ -138,15 +132,7 @@ interface CachedWindow {
   page: BranchPage;
 }
 
-/**
- * A bounded LRU of parsed active-branch windows (one page: conversation, from depth, limit), for
- * conversations read again and again (a harness re-reading its branch every turn). An entry is
- * good while the conversation's revision and position are what they were when it was read: every
- * event the projector applies to a conversation moves both, so a changed branch, tip, digest or
- * erased row is never served from here. A window is admitted on its second read at the same
- * revision, so one-off scans do not evict the hot ones. Entries are frozen (shallowly): callers
- * share them.
- */
+/** Served only while revision and position are unchanged; admitted on a second read; frozen. */
 const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOptions) => {
   const entries = new Map<string, CachedWindow>();
   const seen = new Map<string, string>();
@@ -273,11 +259,7 @@ export const createConversationQueries = (
     lastActivity: 'updated_at',
     title: "IFNULL(title, '')",
   };
-  /**
-   * The list in one of its orders, a keyset page: `(key, seq) > (after)` (or `<` descending) on
-   * the order's index, `limit + 1` rows read to know if more follow. Never an OFFSET: page 2,000
-   * of 100,000 costs what page 1 does.
-   */
+  /** Keyset pages on the order's index, never OFFSET: page 2,000 costs what page 1 does. */
   const listConversationsBy = (
     tenantId: string,
     o: ConversationListOptions,
@@ -318,12 +300,7 @@ export const createConversationQueries = (
     };
   };
 
-  /** The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow. */
-  /**
-   * The active branch, root → tip, from `fromDepth`; `limit + 1` read to know if more follow.
-   * A message a checkpoint was rewound to carries the digests kept at each rewind (`digests`),
-   * so what was explored and left shows where the branch resumed.
-   */
+  /** Root → tip from `fromDepth`; a rewound-to message carries the digests kept at each rewind. */
   const activeBranchPage = (
     tenantId: string,
     id: string,

@@ -1,23 +1,6 @@
 import { createClient, createCluster } from 'redis';
 
-/**
- * The one way every process connects to Redis: a single node (`REDIS_URL`, node-redis
- * `createClient`) or a Redis Cluster (`REDIS_CLUSTER_URLS`, `createCluster`), behind the narrow
- * interface our code uses. What differs on a cluster is handled here:
- *
- * - a raw command (`sendCommand`: our scripts' EVALSHA/EVAL) is routed to the master of its
- *   first key's slot (every script touches one slot only; `runScript` checks it);
- * - `scanKeys` walks every master (a SCAN on one node sees only that node's slots);
- * - pub/sub is the classic SUBSCRIBE/PUBLISH: a Redis Cluster forwards every PUBLISH to every
- *   node, so a subscriber connected to any one node (node-redis keeps one pub/sub connection per
- *   cluster and moves it when its node goes) hears every process's messages. A PUBLISH goes to
- *   the master of the channel name's slot, so one publisher's messages arrive in order. Sharded pub/sub
- *   (SSUBSCRIBE) would save the cluster bus that broadcast, but needs Redis 7, other commands
- *   on each shape, and one connection per channel's shard; our three channels carry small
- *   hints (head positions, applied batches, erasures), so the broadcast is the simpler choice,
- *   and the single-node path stays exactly as it was;
- * - MULTI is not offered: an atomic write is a script (one slot, checked).
- */
+// One node or a cluster behind one narrow client; what a cluster changes: README ("Connections").
 
 type NodeClient = ReturnType<typeof createClient>;
 
@@ -101,15 +84,9 @@ export interface RedisClient extends RedisCommands {
 }
 
 export interface RedisConnectOptions {
-  /**
-   * A command while disconnected fails at once instead of waiting in a queue (reads answer 503,
-   * rate limits fall back to the local bucket). Default true.
-   */
+  /** While disconnected a command fails at once (reads answer 503). Default true. */
   disableOfflineQueue?: boolean;
-  /**
-   * Reconnects forever, backing off 50 ms doubling to this cap (default 1000); null: node-redis's
-   * own strategy (doubling to 2000 ms, with jitter).
-   */
+  /** Reconnect backoff cap (50 ms doubling, default 1000); null: node-redis's own. */
   maxReconnectDelayMs?: number | null;
   /** node-redis's own per-command timeout (a slower answer rejects); unset: none. */
   commandTimeoutMs?: number;
@@ -158,10 +135,7 @@ const nodeSubscriber = async (
   };
 };
 
-/**
- * A client for `target`, not connected yet (`connect()`; the rate limiter connects in the
- * background). Credentials and TLS of a cluster's first URL apply to every node it discovers.
- */
+/** Not connected yet; a cluster's first URL's credentials and TLS apply to every node. */
 export const createRedisClient = (
   target: RedisTarget,
   options: RedisConnectOptions = {},
@@ -241,10 +215,7 @@ export const createRedisClient = (
     ...bindCommands(cluster as unknown as RedisCommands),
     target,
     sendCommand: (args, key) => cluster.sendCommand(key ?? routingKey(args), false, args),
-    // node-redis sends a cluster PUBLISH to any node, so two messages of one publisher may reach
-    // a subscriber out of order (seen in connection.redis.spec.ts). Sent to the channel name's
-    // slot master instead: one node per channel, and one publisher's messages stay in order, as
-    // on a single node.
+    // To the channel's slot master: through any node, one publisher's messages could reorder.
     publish: (async (channel: string, message: string) => {
       // The node client itself: `cluster.sendCommand` spreads PUBLISH over the nodes too.
       const node = (await cluster.getNodeClientForKey(channel)) as unknown as NodeClient;
@@ -280,8 +251,7 @@ export const createRedisClient = (
         },
       });
     },
-    // A single-node client retries its first connection by itself; a cluster's discovery fails
-    // once and stays closed: retried here, with the same backoff, until it works or close().
+    // A cluster's discovery fails once and stays closed (a node client retries by itself).
     connect: async () => {
       for (let retries = 0; ; retries++) {
         try {

@@ -12,20 +12,7 @@ import {
 } from './redis-read-model';
 import { type RedisClient } from './connection';
 
-/**
- * Projector workers over Redis read models: the conversation streams are split into
- * `partitions` by a hash of the stream name; each partition is projected by exactly one live
- * worker, the holder of its lease `<prefix>:{<prefix>:ctl}:lease:p<i>` (value
- * `<workerId>:<token>`, token from `INCR …:fence:p<i>`, expiring after `leaseMs` unless renewed).
- * Leases, fencing counters, checkpoints and the generation marker share one hash slot (the
- * control tag), so each lease script and each checkpoint write is one single-slot script that
- * also works on Redis Cluster. A batch's rows are written per conversation (its own slot),
- * refused when that conversation has seen a newer fencing token or moved past the revision the
- * batch was computed from; its checkpoint is written only while the lease and the generation
- * hold (see redis-read-model.ts). So a worker whose lease expired never moves a checkpoint and
- * never overwrites what its successor wrote. A dead worker's partitions are free again after at
- * most `leaseMs`, and taken by the next tick (every `leaseMs / 3`) of any live worker.
- */
+// Leases and fencing: libs/projections/README.md ("Projector pool").
 
 /** FNV-1a (32-bit) of the stream name, mod `partitions`: every process computes the same. */
 export const partitionOf = (streamName: string, partitions: number): number => {
@@ -43,21 +30,13 @@ export const fenceKey = (prefix: string, partition: number): string =>
   `${prefix}:${controlTag(prefix)}:fence:p${partition}`;
 export const workersKey = (prefix: string): string => `${prefix}:workers`;
 export const partitionsKey = (prefix: string): string => `${prefix}:partitions`;
-/**
- * Pub/sub channel: `<generation> <partition> <position> <streams>` after every applied batch,
- * `<streams>` the JSON `[[streamName, "lastRevision"], …]` of the conversation streams the batch
- * held (what every replica's live streams wait for; `[]` when the batch only moved the
- * checkpoint). Published after the batch's script returned, so a reader woken by it finds the
- * rows in Redis.
- */
+/** `<generation> <partition> <position> <[[stream, "rev"], …]>`, after the batch's writes. */
 export const appliedChannel = (prefix: string): string => `${prefix}:applied`;
 
-/** What one `applied` message says. */
 export interface AppliedMessage {
   generation: string;
   partition: number;
   position: bigint;
-  /** The last revision applied per stream in the batch. */
   streams: { streamName: string; revision: bigint }[];
 }
 
@@ -103,7 +82,7 @@ export const parseApplied = (message: string): AppliedMessage | null => {
 };
 /** Pub/sub channel: the log's new head position after every append (cross-process wake-up). */
 export const headChannel = (prefix: string): string => `${prefix}:head`;
-/** Per generation: `{"readyAt": "<position>"}` — readers answer 503 until every partition is there. */
+/** `{"readyAt": "<position>"}`: readers answer 503 until every partition is there. */
 export const metaKey = (prefix: string, generation: string): string =>
   `${prefix}:${generation}:${controlTag(prefix)}:meta`;
 export const partitionCheckpointName = (partition: number): string => `p${partition}`;
@@ -142,11 +121,7 @@ export const agreePartitions = async (
   return Number.isInteger(stored) && stored > 0 ? stored : wanted;
 };
 
-/**
- * The live generation; when the marker is missing (a fresh Redis, or one restarted empty), a new
- * generation is named live with `readyAt` = the log's head now, so readers answer 503 until every
- * partition has been projected that far from position 0 — never partial rows.
- */
+/** A missing marker names a fresh generation ready at today's head: 503s, never partial rows. */
 export const ensureLiveGeneration = async (
   client: RedisClient,
   prefix: string,
@@ -285,13 +260,7 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
     }
   };
 
-  /**
-   * A generation no longer live (a rebuild switched, or Redis lost its marker): between the
-   * switch (and the rebuild's `dropGeneration` of the old one) and this worker's next tick, its
-   * batches still wrote their conversations' rows there — only their checkpoint was refused — so
-   * those rows would stay behind for ever. Once this worker has stopped writing there, it drops
-   * the dead generation again (once per generation; SCAN + UNLINK, on every master of a cluster).
-   */
+  /** Rows this worker wrote to a dead generation after its drop would stay forever: drop again. */
   const forgotten = new Set<string>();
   const forget = async (dead: string): Promise<void> => {
     if (forgotten.has(dead)) return;
@@ -329,8 +298,7 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
         await drop(entry, false);
         stoppedIn.add(entry.generation);
       } else if (entry.failed || entry.generation !== generation) {
-        // Fenced by a generation switch, or failed (Redis error): project again from the
-        // partition's checkpoint in the live generation, under the same lease.
+        // Fenced or failed: again from the live generation's checkpoint, same lease.
         await drop(entry, false);
         stoppedIn.add(entry.generation);
         again.push(entry);

@@ -3,13 +3,7 @@ import { type AppliedMessage, appliedChannel, checkpointKey, metaKey, parseAppli
 import { type RedisClient, type RedisSubscriber } from './connection';
 import { createRedisReadModel, generationKey } from './redis-read-model';
 
-/**
- * What an API replica reads with over Redis read models it may not project itself: the live
- * generation (followed on every read, so a rebuild's switch is seen by every replica), how far
- * every partition has been applied (the minimum of the partition checkpoints), and a wait for a
- * position woken by the workers' `applied` messages (pub/sub), polling as a fallback. The same
- * messages name the streams each batch held, handed to `onApplied` (the live streams).
- */
+/** A replica's view of read models it may not project: waits woken by `applied`, polled too. */
 export interface RedisReadSide {
   /** The live generation and its readiness; `generation: null` when the marker is missing. */
   live(): Promise<{ generation: string | null; readyAt: bigint | null; applied: bigint }>;
