@@ -2,9 +2,9 @@
  * Where the µs of one append go, in process: the composed log (SQLite, hash chain, sealing,
  * write-side snapshots) committing turns of one conversation as bench:peers does, then each
  * layer's work timed alone on the same turns (domain decide, chain hashing, sealing, the row's
- * JSON, the insert). Run it under the profiler for the whole picture:
+ * JSON, the insert; `--whole` skips these, so a profile holds only the appends). Run it under the profiler for the whole picture:
  *
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof -r @swc-node/register bench/append-profile.ts [--turns 3000]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof -r @swc-node/register bench/append-profile.ts [--turns 3000] [--whole]
  *   node -r @swc-node/register bench/lib/cpuprofile.ts /tmp/prof/<file>.cpuprofile
  */
 import { randomUUID } from 'node:crypto';
@@ -80,6 +80,11 @@ const main = async () => {
   }
   const wholeUs = ((performance.now() - t0) * 1000) / turns;
   await store.close();
+  if (argv.includes('--whole')) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    console.log(`whole append: ${fmt(wholeUs)} µs per turn (${turns} turns)`);
+    return;
+  }
 
   // Each layer alone, on the same turns, from the same state the writer reached.
   const state0 = writer.state;

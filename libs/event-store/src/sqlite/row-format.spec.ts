@@ -37,6 +37,9 @@ describe('row format 2 (metadata)', () => {
       { chain: { v: 1, prev: null, hash: H1 }, ...base },
       { ...base, chain: { v: 1, prev: null, hash: H1.toUpperCase() } },
       { ...base, skipped: undefined, date: new Date(0) },
+      { ...base, causationId: 'another' },
+      { causationId: base.causationId, correlationId: base.correlationId },
+      { correlationId: 7, causationId: 7 },
       JSON.parse('{"__proto__":{"x":1},"tenantId":"t"}') as object,
       {},
     ];

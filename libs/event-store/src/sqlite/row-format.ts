@@ -6,7 +6,8 @@
  * Format 2: the hash-chain link (`metadata.chain = { v: 1, prev, hash }`, hex, as the last key)
  * is stored as 32 raw bytes in `chain_prev` / `chain_hash`, and `metadata` is a JSON array of
  * key/value pairs in the metadata's key order, each common key written as its number in
- * METADATA_KEYS. Reading rebuilds the same object, key order included, so the JSON a reader
+ * METADATA_KEYS, and a causation id equal to the correlation id before it as SAME_CAUSATION, 0
+ * (a command's own events are caused by it). Reading rebuilds the same object, key order included, so the JSON a reader
  * serializes and the bytes the verifier hashes are those of format 1.
  */
 import { InvalidEventError } from '../errors';
@@ -18,6 +19,7 @@ export const ROW_FORMAT = 2;
 /** Keys that Arbor's events carry, by code (a code is the index here: never reorder). */
 const METADATA_KEYS = ['tenantId', 'actor', 'timestamp', 'correlationId', 'causationId'] as const;
 const CODE = new Map<string, number>(METADATA_KEYS.map((k, i) => [k, i]));
+const SAME_CAUSATION = METADATA_KEYS.length;
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 
@@ -64,11 +66,17 @@ export const encodeMetadata = (metadata: object, index: number): StoredMetadata 
   const link = keys[end - 1] === 'chain' ? linkOf(record.chain) : null;
   if (link !== null) end -= 1;
   let out = '[';
+  let correlation: unknown = undefined;
   for (let i = 0; i < end; i++) {
     const key = keys[i];
     const value = jsonTextOfValue(record[key], key, index);
     if (value === undefined) continue;
     if (out.length > 1) out += ',';
+    if (key === 'correlationId') correlation = record[key];
+    if (key === 'causationId' && typeof correlation === 'string' && record[key] === correlation) {
+      out += `${SAME_CAUSATION},0`;
+      continue;
+    }
     const code = CODE.get(key);
     out += `${code === undefined ? JSON.stringify(key) : code},${value}`;
   }
@@ -110,6 +118,10 @@ export const decodeMetadata = (
   const out: Record<string, unknown> = {};
   for (let i = 0; i < pairs.length; i += 2) {
     const key = pairs[i];
+    if (key === SAME_CAUSATION) {
+      out.causationId = out.correlationId;
+      continue;
+    }
     const name = typeof key === 'number' ? METADATA_KEYS[key] : key;
     if (typeof name !== 'string')
       throw new Error(`event row: metadata key ${String(key)} is unknown`);
