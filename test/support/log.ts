@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
+import { decodeMetadata } from '@arbor/event-store/sqlite';
 
 /** One row of the SQLite log (libs/event-store/src/sqlite/schema.ts). */
 export interface LogRow {
@@ -13,14 +14,22 @@ export interface LogRow {
   created: number;
 }
 
-/** Every row of the log, read through a separate read-only connection to the file. */
+/** Every row of the log, read through a separate read-only connection to the file; metadata as JSON text. */
 export const readLog = (dataDir: string): LogRow[] => {
   const db = new Database(path.join(dataDir, 'events.sqlite'), {
     readonly: true,
     fileMustExist: true,
   });
   try {
-    return db.prepare('SELECT * FROM events ORDER BY position').all() as LogRow[];
+    const rows = db.prepare('SELECT * FROM events ORDER BY position').all() as (LogRow & {
+      format: number;
+      chain_prev: Buffer | null;
+      chain_hash: Buffer | null;
+    })[];
+    return rows.map(({ format, chain_prev, chain_hash, ...row }) => ({
+      ...row,
+      metadata: JSON.stringify(decodeMetadata(format, row.metadata, chain_prev, chain_hash)),
+    }));
   } finally {
     db.close();
   }

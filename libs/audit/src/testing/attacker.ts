@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { decodeMetadata } from '@arbor/event-store/sqlite';
 
 export interface Row {
   position: number;
@@ -16,6 +17,18 @@ export interface Row {
   created: number;
 }
 
+interface StoredRow extends Row {
+  format: number;
+  chain_prev: Buffer | null;
+  chain_hash: Buffer | null;
+}
+
+/** A row with its metadata as JSON text, whatever format it is stored in. */
+const asRow = ({ format, chain_prev, chain_hash, ...row }: StoredRow): Row => ({
+  ...row,
+  metadata: JSON.stringify(decodeMetadata(format, row.metadata, chain_prev, chain_hash)),
+});
+
 /** Far above any position or revision in a test log: a parking place while rows are renumbered. */
 const PARK = 1_000_000_000;
 
@@ -24,16 +37,16 @@ export const openAttacker = (file: string) => {
   db.exec('DROP TRIGGER IF EXISTS events_no_update; DROP TRIGGER IF EXISTS events_no_delete;');
   const row = (position: number): Row => {
     const found = db.prepare('SELECT * FROM events WHERE position = ?').get(position) as
-      Row | undefined;
+      StoredRow | undefined;
     if (found === undefined) throw new Error(`no event at position ${position}`);
-    return found;
+    return asRow(found);
   };
   const at = (stream: string, revision: number): Row => {
     const found = db
       .prepare('SELECT * FROM events WHERE stream = ? AND revision = ?')
-      .get(stream, revision) as Row | undefined;
+      .get(stream, revision) as StoredRow | undefined;
     if (found === undefined) throw new Error(`no event at ${stream}@${revision}`);
-    return found;
+    return asRow(found);
   };
   /** Moves every row of `where` by `by`, via a parking offset so UNIQUE never trips midway. */
   const shift = (column: 'position' | 'revision', where: string, args: unknown[], by: number) => {
@@ -50,8 +63,13 @@ export const openAttacker = (file: string) => {
     at,
     setData: (position: number, data: string) =>
       db.prepare('UPDATE events SET data = ? WHERE position = ?').run(data, position),
+    /** Rewrites the metadata as JSON text (row format 1, which every build reads). */
     setMetadata: (position: number, metadata: string) =>
-      db.prepare('UPDATE events SET metadata = ? WHERE position = ?').run(metadata, position),
+      db
+        .prepare(
+          'UPDATE events SET metadata = ?, format = 1, chain_prev = NULL, chain_hash = NULL WHERE position = ?',
+        )
+        .run(metadata, position),
     delete: (position: number) => db.prepare('DELETE FROM events WHERE position = ?').run(position),
     /** Exchanges the positions of two rows: their order in $all flips, each keeps its revision. */
     swapPositions: (a: number, b: number) =>

@@ -63,8 +63,11 @@ export const commitAppend = (
         event.id,
         event.type,
         event.data,
-        event.metadata,
+        event.metadata.metadata,
         created,
+        event.metadata.format,
+        event.metadata.chainPrev,
+        event.metadata.chainHash,
       );
       position = info.lastInsertRowid as bigint;
     } catch (error) {

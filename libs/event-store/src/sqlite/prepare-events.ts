@@ -1,13 +1,14 @@
 import { InvalidEventError, InvalidStreamNameError } from '../errors';
 import { assertEventShape, eventIdOf, isUuid, jsonTextOf } from '../event-rules';
 import { type EventData } from '../types';
+import { encodeMetadata, type StoredMetadata } from './row-format';
 
 /** An event ready to be written: id checked or generated, data and metadata serialized once. */
 export interface PreparedEvent {
   id: string;
   type: string;
   data: string;
-  metadata: string;
+  metadata: StoredMetadata;
 }
 
 export { isUuid };
@@ -18,7 +19,7 @@ const prepareEvent = (event: EventData, index: number): PreparedEvent => {
     id: eventIdOf(event.id, index),
     type: event.type,
     data: jsonTextOf(event.data, 'data', index),
-    metadata: jsonTextOf(event.metadata, 'metadata', index),
+    metadata: encodeMetadata(event.metadata, index),
   };
 };
 

@@ -6,13 +6,14 @@ export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 export const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
 /** Bumped when the schema changes; a file from a newer version is refused, not guessed at. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * One table is the log. `position` is the rowid: SQLite hands out max+1 inside the single write
  * transaction, rows are never deleted, so positions start at 1 and have no gaps. The two UNIQUE
  * constraints are the durable form of the rules (one event per stream revision, one event per id);
- * the triggers make the table append-only.
+ * the triggers make the table append-only. `format` says how the row's metadata is stored
+ * (row-format.ts); version 1 files had no such column, and their rows read as format 1.
  */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS events (
@@ -24,6 +25,9 @@ CREATE TABLE IF NOT EXISTS events (
   data     TEXT    NOT NULL,
   metadata TEXT    NOT NULL,
   created  INTEGER NOT NULL,
+  format   INTEGER NOT NULL DEFAULT 1,
+  chain_prev BLOB,
+  chain_hash BLOB,
   CONSTRAINT events_stream_revision UNIQUE (stream, revision),
   CONSTRAINT events_event_id UNIQUE (event_id)
 );
@@ -66,6 +70,15 @@ export const migrate = (db: Database.Database): void => {
       );
     }
     db.exec(SCHEMA_SQL);
+    const columns = new Set(
+      (db.pragma('table_info(events)') as { name: string }[]).map((c) => c.name),
+    );
+    // A version 1 file: its rows keep their format (1, the column's default).
+    if (!columns.has('format')) {
+      db.exec(`ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE events ADD COLUMN chain_prev BLOB;
+        ALTER TABLE events ADD COLUMN chain_hash BLOB;`);
+    }
     if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 };

@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
-import { type EventMetadata, type RecordedEvent } from '../types';
+import { type RecordedEvent } from '../types';
+import { decodeMetadata } from './row-format';
 
 /** Column order of every event read; rows are fetched raw (arrays) to skip building objects twice. */
-export const EVENT_COLUMNS = 'position, stream, revision, event_id, type, data, metadata, created';
+export const EVENT_COLUMNS =
+  'position, stream, revision, event_id, type, data, metadata, created, format, chain_prev, chain_hash';
 
 export const rowToEvent = (row: unknown[]): RecordedEvent => ({
   id: row[3] as string,
@@ -11,7 +13,12 @@ export const rowToEvent = (row: unknown[]): RecordedEvent => ({
   position: row[0] as bigint,
   type: row[4] as string,
   data: JSON.parse(row[5] as string) as unknown,
-  metadata: JSON.parse(row[6] as string) as EventMetadata,
+  metadata: decodeMetadata(
+    row[8] as bigint,
+    row[6] as string,
+    row[9] as Buffer | null,
+    row[10] as Buffer | null,
+  ),
   created: new Date(Number(row[7] as bigint)),
 });
 
@@ -37,7 +44,7 @@ export const prepareStatements = (db: Database.Database) => {
       .pluck(),
     streamExists: db.prepare('SELECT 1 FROM events WHERE stream = ? LIMIT 1').pluck(),
     insert: db.prepare(
-      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created, format, chain_prev, chain_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     byId: db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').raw(),
     atRevision: db
