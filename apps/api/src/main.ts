@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
-import { ConfigError, ErasureService, readConfig, startTracing } from '@arbor/application';
-import { Idempotency } from './idempotency/idempotency';
+import { CommandBus } from '@nestjs/cqrs';
+import { ConfigError, readConfig, startTracing, SweepRetention } from '@arbor/application';
 
 const main = async (): Promise<void> => {
   let config;
@@ -33,11 +33,9 @@ const main = async (): Promise<void> => {
       if (running) return;
       running = true;
       app
-        .get(ErasureService)
-        .sweep({ actor: 'retention' })
+        .get(CommandBus)
+        .execute(new SweepRetention('retention'))
         .then((r) => {
-          for (const t of new Set(r.erased.map((e) => e.tenantId)))
-            app.get(Idempotency).store.forgetTenant(t);
           if (r.erased.length > 0) retention.log(`erased ${r.erased.length} conversation(s)`);
         })
         .catch((e: unknown) => retention.error(`sweep failed: ${String(e)}`))

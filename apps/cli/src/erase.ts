@@ -1,21 +1,22 @@
 /**
- * `arbor erase <conversation>` and `arbor sweep`: erasure through the same application path as
- * the HTTP routes (ErasureService), embedded on the data directory. Each prints a summary.
+ * `arbor erase <conversation>` and `arbor sweep`: the same erasure commands as the HTTP routes,
+ * dispatched on the command bus of the application booted on the data directory. Each prints a
+ * summary.
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { type EventStore } from '@arbor/event-store';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   AppError,
   ApplicationModule,
   type ArborConfig,
-  EVENT_STORE,
-  ErasureService,
+  EraseConversation,
+  ListTenants,
   readConfig,
-  TenantDirectoryService,
+  SweepRetention,
 } from '@arbor/application';
-import { LOCAL_TENANT_NAME, tenantsNamed } from './client/embedded';
+import { LOCAL_TENANT_NAME } from './client/embedded';
 import { CliError, problemError, usageError } from './errors';
 import { createProgress, type GrowingProgress, type Progress } from './progress';
 
@@ -24,22 +25,14 @@ const MAX_IDS = 10_000;
 
 const withApp = async <T>(
   config: ArborConfig,
-  work: (app: {
-    erasure: ErasureService;
-    directory: TenantDirectoryService;
-    store: EventStore;
-  }) => Promise<T>,
+  work: (app: { commands: CommandBus; queries: QueryBus }) => Promise<T>,
 ): Promise<T> => {
   const app = await NestFactory.createApplicationContext(ApplicationModule.forRoot(config), {
     logger: false,
   });
   await app.init();
   try {
-    return await work({
-      erasure: app.get(ErasureService),
-      directory: app.get(TenantDirectoryService),
-      store: app.get<EventStore>(EVENT_STORE),
-    });
+    return await work({ commands: app.get(CommandBus), queries: app.get(QueryBus) });
   } catch (e) {
     if (e instanceof AppError) throw problemError(e.code, e.detail, e.message);
     throw e;
@@ -78,9 +71,12 @@ export const eraseCommand = async (
   const forks = values.forks ?? 'keep';
   if (forks !== 'keep' && forks !== 'erase') throw usageError('--forks must be keep or erase');
   const config = readConfig(envWith(values['data-dir']));
-  return withApp(config, async ({ erasure, store }) => {
+  return withApp(config, async ({ commands, queries }) => {
     let tenantId = typeof values.tenant === 'string' ? values.tenant : undefined;
-    if (tenantId === undefined) [tenantId] = await tenantsNamed(store, LOCAL_TENANT_NAME);
+    if (tenantId === undefined) {
+      const tenants = await queries.execute(new ListTenants());
+      tenantId = tenants.find((t) => t.name === LOCAL_TENANT_NAME)?.id;
+    }
     if (tenantId === undefined)
       throw new CliError('tenant_not_found', 'no local tenant; pass --tenant');
     const reason = typeof values.reason === 'string' ? values.reason : 'erased with arbor erase';
@@ -92,21 +88,16 @@ export const eraseCommand = async (
     let erasedCount = 0;
     let keptCount = 0;
     for (const id of positionals) {
-      const r = await erasure.eraseConversation(
-        { tenantId, keyId: 'cli-erase', actor: 'cli' },
-        id,
-        {
-          reason,
-          forks,
-          onProgress: (done, total) => {
-            if (done === 1) known += total - 1;
-            if (known > 1) {
-              progress ??= createProgress('erase', known);
-              progress.setTotal(known);
-              progress.update(before + done);
-            }
-          },
-        },
+      const caller = { tenantId, keyId: 'cli-erase', actor: 'cli' };
+      const r = await commands.execute(
+        new EraseConversation(caller, id, reason, forks, (done, total) => {
+          if (done === 1) known += total - 1;
+          if (known > 1) {
+            progress ??= createProgress('erase', known);
+            progress.setTotal(known);
+            progress.update(before + done);
+          }
+        }),
       );
       before += 1 + r.erasedForks.length;
       erasedCount += 1 + r.erasedForks.length;
@@ -132,22 +123,23 @@ export const sweepCommand = async (
   const { values, positionals } = parse(argv, { 'data-dir': { type: 'string' } });
   if (positionals.length > 0) throw usageError('sweep takes no arguments');
   const config = readConfig(envWith(values['data-dir']));
-  return withApp(config, async ({ erasure }) => {
+  return withApp(config, async ({ commands }) => {
     let scan: Progress | null = null;
     let checked = 0;
     let progress: Progress | null = null;
-    const r = await erasure.sweep({
-      actor: 'cli',
-      onScan: (done, total) => {
-        checked = total;
-        scan ??= createProgress('sweep: checking', total);
-        scan.update(done);
-      },
-      onProgress: (done, total) => {
-        progress ??= createProgress('sweep: erasing', total);
-        progress.update(done);
-      },
-    });
+    const r = await commands.execute(
+      new SweepRetention('cli', {
+        onScan: (done, total) => {
+          checked = total;
+          scan ??= createProgress('sweep: checking', total);
+          scan.update(done);
+        },
+        onProgress: (done, total) => {
+          progress ??= createProgress('sweep: erasing', total);
+          progress.update(done);
+        },
+      }),
+    );
     // The bars close without repeating the counts: the summary below (stdout) carries them, once.
     (scan as Progress | null)?.finish();
     (progress as Progress | null)?.finish();

@@ -10,8 +10,9 @@ import {
 import { AssemblyPool } from './context/assembly-pool';
 import { ContextService } from './context/context.service';
 import { HeavyWorkGate } from './context/heavy-work';
-import { BranchSummaryService } from './context/branch-summary.service';
-import { DraftService } from './drafts/draft.service';
+import { MoveTipWithSummaryHandler } from './context/branch-summary';
+import { CONTEXT_HANDLERS } from './context/commands';
+import { DRAFT_HANDLERS } from './drafts/commands';
 import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
 import { ConversationRepository } from './conversations/conversation.repository';
 import { QUERY_HANDLERS } from './conversations/queries';
@@ -37,8 +38,16 @@ import {
 } from './store/head-signal';
 import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
+import { TENANT_COMMAND_HANDLERS } from './tenants/commands';
+import { TENANT_QUERY_HANDLERS } from './tenants/queries';
 import { AdminReadsService } from './tenants/admin-reads.service';
 import { ErasureService } from './erasure/erasure.service';
+import {
+  createIdempotencyStore,
+  IDEMPOTENCY_MEMOS,
+  IDEMPOTENCY_STORE,
+  IdempotencyLifecycle,
+} from './idempotency/memos';
 import { MetricsService } from './metrics/metrics.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ConversationStreamsService } from './live/conversation-streams.service';
@@ -75,6 +84,9 @@ export class ApplicationModule {
         inject: [SEALED_EVENT_STORE, KEY_STORE],
       },
       StoreLifecycle,
+      { provide: IDEMPOTENCY_STORE, useFactory: () => createIdempotencyStore(config) },
+      { provide: IDEMPOTENCY_MEMOS, useExisting: IDEMPOTENCY_STORE },
+      IdempotencyLifecycle,
       MetricsService,
       TenantDirectoryService,
       AdminReadsService,
@@ -86,8 +98,11 @@ export class ApplicationModule {
       ContextService,
       AssemblyPool,
       HeavyWorkGate,
-      BranchSummaryService,
-      DraftService,
+      ...CONTEXT_HANDLERS,
+      MoveTipWithSummaryHandler,
+      ...DRAFT_HANDLERS,
+      ...TENANT_COMMAND_HANDLERS,
+      ...TENANT_QUERY_HANDLERS,
       renderPagesProvider,
       summarizeProvider,
       summarizeBranchProvider,
@@ -111,6 +126,8 @@ export class ApplicationModule {
         EVENT_STORE,
         SEALED_EVENT_STORE,
         KEY_STORE,
+        IDEMPOTENCY_STORE,
+        IDEMPOTENCY_MEMOS,
         TenantDirectoryService,
         AdminReadsService,
         ConversationRepository,
@@ -118,8 +135,6 @@ export class ApplicationModule {
         ContextService,
         AssemblyPool,
         HeavyWorkGate,
-        BranchSummaryService,
-        DraftService,
         ReplayService,
         ErasureService,
         PROJECTED_SIGNALS,

@@ -13,11 +13,15 @@ import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { parseOrThrow } from '../validation/zod';
 import { checkShapes, overridesFromQuery } from '../settings/capabilities';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   ARBOR_CONFIG,
   type ArborConfig,
-  ContextService,
+  BuildContext,
+  GetContextReport,
+  ListCompactions,
   parseBodyWithMessages,
+  RevokeCompaction,
 } from '@arbor/application';
 import { FieldLimits, turnJsonFields } from '../limits/field-limits';
 import { ContextBody, ReportQuery, RevokeCompactionBody } from '@arbor/contract';
@@ -50,7 +54,8 @@ const checkReserve = (request: { budgetTokens: number; maxTokens?: number }): vo
 @Controller('v1/conversations/:id/context')
 export class ContextController {
   constructor(
-    private readonly context: ContextService,
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
     private readonly fields: FieldLimits,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
   ) {}
@@ -71,7 +76,7 @@ export class ContextController {
     );
     checkShapes(request.capabilities, 'body.capabilities');
     checkReserve(request);
-    return this.context.build(caller, id, request);
+    return this.commands.execute(new BuildContext(caller, id, request));
   }
 
   @Get('report')
@@ -79,7 +84,9 @@ export class ContextController {
     const q = parseOrThrow(ReportQuery, query, 'query');
     const capabilities = overridesFromQuery(q);
     checkShapes(capabilities, 'query');
-    return this.context.report(caller, id, q.provider, q.model, capabilities);
+    return this.queries.execute(
+      new GetContextReport(caller, id, q.provider, q.model, capabilities),
+    );
   }
 }
 
@@ -89,11 +96,14 @@ const DecisionId = z.string().min(1).max(200);
 @UseGuards(AuthGuard)
 @Controller('v1/conversations/:id/compactions')
 export class CompactionsController {
-  constructor(private readonly context: ContextService) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @Get()
   async list(@IdParam('id') id: string, @CallerParam() caller: Caller) {
-    return this.context.compactions(caller, id);
+    return this.queries.execute(new ListCompactions(caller, id));
   }
 
   @Post(':decisionId/revoke')
@@ -106,6 +116,6 @@ export class CompactionsController {
   ) {
     parseOrThrow(DecisionId, decisionId, 'params');
     const b = parseOrThrow(RevokeCompactionBody, body ?? {});
-    return this.context.revoke(caller, id, decisionId, b.reason);
+    return this.commands.execute(new RevokeCompaction(caller, id, decisionId, b.reason));
   }
 }

@@ -20,11 +20,11 @@ import { ConversationReads } from './conversation-reads';
 import { FieldLimits } from '../limits/field-limits';
 import { Idempotent } from '../idempotency/idempotency';
 import {
-  BranchSummaryService,
   CommitTurn,
   conversationView,
   ForkConversation,
   MoveTip,
+  MoveTipWithSummary,
   RecordFailure,
   Resume,
   RewindToCheckpoint,
@@ -42,7 +42,6 @@ export class ConversationsController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
-    private readonly branchSummaries: BranchSummaryService,
     private readonly fields: FieldLimits,
     private readonly turnBodies: TurnBodies,
     private readonly reads: ConversationReads,
@@ -125,11 +124,13 @@ export class ConversationsController {
   async moveTip(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = parseOrThrow(S.MoveTipBody, body);
     if (b.summarize !== undefined && b.summarize !== false && b.messageId !== null) {
-      return this.branchSummaries.moveTip(caller, id, {
-        messageId: b.messageId,
-        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-        ...(b.summarize !== true ? { instruction: b.summarize.instruction } : {}),
-      });
+      return this.commands.execute(
+        new MoveTipWithSummary(caller, id, {
+          messageId: b.messageId,
+          ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+          ...(b.summarize !== true ? { instruction: b.summarize.instruction } : {}),
+        }),
+      );
     }
     const { result } = await this.commands.execute(
       new MoveTip(caller, id, {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DraftService } from '@arbor/application';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { CommitDraft, DiscardDraft, GetDraft, SaveDraft } from '@arbor/application';
 import { CommitDraftBody, SaveDraftBody } from '@arbor/contract';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
@@ -13,7 +14,8 @@ import { IdParam } from '../validation/id-param';
 @Controller('v1/conversations/:id/draft')
 export class DraftsController {
   constructor(
-    private readonly drafts: DraftService,
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
     private readonly turnBodies: TurnBodies,
   ) {}
 
@@ -21,22 +23,25 @@ export class DraftsController {
   @HttpCode(200)
   async save(@IdParam('id') id: string, @Body() body: unknown, @CallerParam() caller: Caller) {
     const b = this.turnBodies.parse(SaveDraftBody, body);
-    return this.drafts.save(caller, id, {
-      parentId: b.parentId,
-      messages: b.messages,
-      ...(b.draftId !== undefined ? { draftId: b.draftId } : {}),
-    });
+    const { result } = await this.commands.execute(
+      new SaveDraft(caller, id, {
+        parentId: b.parentId,
+        messages: b.messages,
+        ...(b.draftId !== undefined ? { draftId: b.draftId } : {}),
+      }),
+    );
+    return result;
   }
 
   @Get()
   async get(@IdParam('id') id: string, @CallerParam() caller: Caller) {
-    return this.drafts.get(caller, id);
+    return this.queries.execute(new GetDraft(caller, id));
   }
 
   @Delete()
   @HttpCode(200)
   async discard(@IdParam('id') id: string, @CallerParam() caller: Caller) {
-    return this.drafts.discard(caller, id);
+    return (await this.commands.execute(new DiscardDraft(caller, id))).result;
   }
 
   @Idempotent()
@@ -53,11 +58,13 @@ export class DraftsController {
         ? { ...raw, messages: [] }
         : raw;
     const b = this.turnBodies.parse(CommitDraftBody, withMessages);
-    const result = await this.drafts.commit(caller, id, {
-      messages: b.messages,
-      ...(b.turnId !== undefined ? { turnId: b.turnId } : {}),
-      ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
-    });
+    const { result } = await this.commands.execute(
+      new CommitDraft(caller, id, {
+        messages: b.messages,
+        ...(b.turnId !== undefined ? { turnId: b.turnId } : {}),
+        ...(b.expectedTip !== undefined ? { expectedTip: b.expectedTip } : {}),
+      }),
+    );
     return answerCommit(reply, result);
   }
 }

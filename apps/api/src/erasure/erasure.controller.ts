@@ -19,7 +19,6 @@ import {
 import { AdminGuard } from '../auth/admin.guard';
 import { AuthGuard } from '../auth/auth.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import { Idempotency } from '../idempotency/idempotency';
 import { parseOrThrow } from '../validation/zod';
 import { IdParam } from '../validation/id-param';
 
@@ -27,10 +26,7 @@ import { IdParam } from '../validation/id-param';
 @UseGuards(AuthGuard)
 @Controller('v1/conversations')
 export class EraseConversationController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly idempotency: Idempotency,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
   @Delete(':id')
   @HttpCode(200)
@@ -42,12 +38,9 @@ export class EraseConversationController {
   ) {
     const q = parseOrThrow(EraseConversationQuery, query ?? {}, 'query');
     const b = parseOrThrow(EraseBody, body ?? {});
-    const result = await this.commands.execute(
+    return this.commands.execute(
       new EraseConversation(caller, id, q.reason ?? b.reason ?? 'erasure requested', q.forks),
     );
-    // Stored answers of retried requests may quote the conversation (titles, failed inputs).
-    this.idempotency.store.forgetTenant(caller.tenantId);
-    return result;
   }
 }
 
@@ -55,10 +48,7 @@ export class EraseConversationController {
 @UseGuards(AdminGuard)
 @Controller('v1')
 export class ErasureAdminController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly idempotency: Idempotency,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
   @Delete('tenants/:tenantId')
   @HttpCode(200)
@@ -68,11 +58,9 @@ export class ErasureAdminController {
     @CallerParam() caller: Caller,
   ) {
     const q = parseOrThrow(EraseTenantQuery, query ?? {}, 'query');
-    const result = await this.commands.execute(
+    return this.commands.execute(
       new EraseTenant(tenantId, q.reason ?? 'tenant erased', caller.actor),
     );
-    this.idempotency.store.forgetTenant(tenantId);
-    return result;
   }
 
   @Put('tenants/:tenantId/retention')
@@ -89,10 +77,6 @@ export class ErasureAdminController {
   @Post('admin/retention/sweep')
   @HttpCode(200)
   async sweep(@CallerParam() caller: Caller) {
-    const result = await this.commands.execute(new SweepRetention(caller.actor));
-    for (const tenantId of new Set(result.erased.map((e) => e.tenantId))) {
-      this.idempotency.store.forgetTenant(tenantId);
-    }
-    return result;
+    return this.commands.execute(new SweepRetention(caller.actor));
   }
 }

@@ -6,7 +6,6 @@ import {
   Inject,
   Injectable,
   type NestInterceptor,
-  type OnModuleDestroy,
   SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
@@ -15,9 +14,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable, of } from 'rxjs';
 import { createKeyedQueue } from '@arbor/event-store';
 import { type ArborRequest } from '../auth/caller';
-import { ARBOR_CONFIG, type ArborConfig } from '@arbor/application';
+import { IDEMPOTENCY_STORE, IdempotencyStore } from '@arbor/application';
 import { Problem } from '../problem/problem';
-import { IdempotencyStore } from './idempotency.store';
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -111,22 +109,11 @@ const shownOnce = (secret: SecretAnswer, kept: unknown): Problem => {
  * API key) is never kept: its replay is `409 secret_shown_once`.
  */
 @Injectable()
-export class Idempotency implements OnModuleDestroy {
-  readonly store: IdempotencyStore;
+export class Idempotency {
   private readonly queue = createKeyedQueue();
   private readonly pending = new WeakMap<object, Pending>();
 
-  constructor(@Inject(ARBOR_CONFIG) config: ArborConfig) {
-    this.store = new IdempotencyStore(
-      config.dataDir,
-      config.limits.idempotencyTtlHours * 3600_000,
-      config.synchronous,
-    );
-  }
-
-  onModuleDestroy(): void {
-    this.store.close();
-  }
+  constructor(@Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore) {}
 
   /** The hooks that store an answer once it is serialized and let the next same-key request in. */
   install(fastify: FastifyInstance): void {

@@ -11,34 +11,31 @@ import {
 } from '@nestjs/common';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
-import {
-  CreateTenantBody as CreateTenant,
-  IssueKeyBody as IssueKey,
-  RateLimitBody,
-} from '@arbor/contract';
+import { CreateTenantBody, IssueKeyBody as IssueKey, RateLimitBody } from '@arbor/contract';
 import { parseOrThrow } from '../validation/zod';
-import { RateLimiterService, TenantDirectoryService } from '@arbor/application';
-import { Idempotency, Idempotent } from '../idempotency/idempotency';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import {
+  CreateTenant,
+  GetTenantLimits,
+  IssueApiKey,
+  ListApiKeys,
+  RevokeApiKey,
+  SetTenantRateLimit,
+} from '@arbor/application';
+import { Idempotent } from '../idempotency/idempotency';
 import { IdParam } from '../validation/id-param';
 
 @UseGuards(AdminGuard)
 @Controller('v1/tenants')
 export class TenantsController {
   constructor(
-    private readonly directory: TenantDirectoryService,
-    private readonly limiter: RateLimiterService,
-    private readonly idempotency: Idempotency,
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
   ) {}
-
-  private limits(tenantId: string) {
-    const limit = this.directory.rateLimit(tenantId);
-    return { limit, effective: this.limiter.limitFor(tenantId) };
-  }
 
   @Get(':tenantId/limits')
   async getLimits(@IdParam('tenantId') tenantId: string) {
-    await this.directory.fresh();
-    return this.limits(tenantId);
+    return this.queries.execute(new GetTenantLimits(tenantId));
   }
 
   @Put(':tenantId/limits')
@@ -48,8 +45,7 @@ export class TenantsController {
     @CallerParam() caller: Caller,
   ) {
     const { limit } = parseOrThrow(RateLimitBody, body);
-    await this.directory.setRateLimit(tenantId, limit, caller);
-    return this.limits(tenantId);
+    return this.commands.execute(new SetTenantRateLimit(tenantId, limit, caller));
   }
 
   @Idempotent({
@@ -58,8 +54,8 @@ export class TenantsController {
   })
   @Post()
   async create(@Body() body: unknown, @CallerParam() caller: Caller) {
-    const { name } = parseOrThrow(CreateTenant, body ?? {});
-    return this.directory.createTenant(name ?? null, caller);
+    const { name } = parseOrThrow(CreateTenantBody, body ?? {});
+    return this.commands.execute(new CreateTenant(name ?? null, caller));
   }
 
   @Idempotent({
@@ -73,13 +69,12 @@ export class TenantsController {
     @CallerParam() caller: Caller,
   ) {
     const { label } = parseOrThrow(IssueKey, body ?? {});
-    return this.directory.issueKey(tenantId, label ?? null, caller);
+    return this.commands.execute(new IssueApiKey(tenantId, label ?? null, caller));
   }
 
   @Get(':tenantId/keys')
   async listKeys(@IdParam('tenantId') tenantId: string) {
-    await this.directory.fresh();
-    return { items: this.directory.listKeys(tenantId) };
+    return { items: await this.queries.execute(new ListApiKeys(tenantId)) };
   }
 
   @Delete(':tenantId/keys/:keyId')
@@ -89,8 +84,6 @@ export class TenantsController {
     @Param('keyId') keyId: string,
     @CallerParam() caller: Caller,
   ) {
-    await this.directory.revokeKey(tenantId, keyId, caller);
-    // The answers that issued the tenant's keys go with it (they held no secret, but named it).
-    this.idempotency.store.forgetSubject(tenantId);
+    await this.commands.execute(new RevokeApiKey(tenantId, keyId, caller));
   }
 }

@@ -10,14 +10,6 @@ import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { type Message } from '@arbor/domain';
-import { type EventStore } from '@arbor/event-store';
-import {
-  emptyDirectory,
-  evolveDirectory,
-  TENANT_CATEGORY,
-  TENANT_EVENT_TYPES,
-  type TenantEvent,
-} from '@arbor/tenancy';
 import {
   AppError,
   ApplicationModule,
@@ -25,10 +17,11 @@ import {
   type Caller,
   CommitTurn,
   conversationView,
-  EVENT_STORE,
+  CreateTenant,
   GetBranchOrTree,
   GetConversation,
   GetTree,
+  ListTenants,
   MoveTip,
   parseOrThrow,
   parseTurnBody,
@@ -37,7 +30,6 @@ import {
   ReproduceContext,
   SetCheckpoint,
   StartConversation,
-  TenantDirectoryService,
   toJsonl,
   toMarkdown,
 } from '@arbor/application';
@@ -54,23 +46,6 @@ import {
 
 /** The tenant the embedded CLI uses when none is named. */
 export const LOCAL_TENANT_NAME = 'local';
-
-/** Tenants folded from the log (the directory service keeps its map private). */
-export const tenantsNamed = async (store: EventStore, name: string): Promise<string[]> => {
-  let dir = emptyDirectory();
-  let from: bigint | 'start' = 'start';
-  for (;;) {
-    const page = await store.readAll({
-      fromPosition: from,
-      maxCount: 1000,
-      filter: { streamPrefixes: [`${TENANT_CATEGORY}-`], eventTypes: TENANT_EVENT_TYPES },
-    });
-    for (const e of page) dir = evolveDirectory(dir, e as unknown as TenantEvent);
-    if (page.length < 1000) break;
-    from = page[page.length - 1].position + 1n;
-  }
-  return [...dir.tenants.values()].filter((t) => t.name === name).map((t) => t.tenantId);
-};
 
 const toCliError = (e: unknown): unknown => {
   if (e instanceof CliError) return e;
@@ -95,16 +70,16 @@ export const createEmbeddedClient = async (options: EmbeddedOptions): Promise<Ar
   await app.init();
   const commands = app.get(CommandBus);
   const queries = app.get(QueryBus);
-  const directory = app.get(TenantDirectoryService);
   let tenantId = options.tenantId;
   try {
-    if (tenantId !== undefined && !directory.exists(tenantId))
+    const tenants = await queries.execute(new ListTenants());
+    if (tenantId !== undefined && !tenants.some((t) => t.id === tenantId))
       throw new CliError('tenant_not_found', `no tenant ${tenantId} in ${options.config.dataDir}`);
     if (tenantId === undefined) {
-      const store = app.get<EventStore>(EVENT_STORE);
-      [tenantId] = await tenantsNamed(store, LOCAL_TENANT_NAME);
+      tenantId = tenants.find((t) => t.name === LOCAL_TENANT_NAME)?.id;
       if (tenantId === undefined) {
-        tenantId = (await directory.createTenant(LOCAL_TENANT_NAME, { actor: 'cli' })).id;
+        tenantId = (await commands.execute(new CreateTenant(LOCAL_TENANT_NAME, { actor: 'cli' })))
+          .id;
         options.onTenantCreated?.(tenantId);
       }
     }

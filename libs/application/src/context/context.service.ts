@@ -29,6 +29,7 @@ import {
 import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
 import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
+import { ConversationWriter } from '../conversations/commands';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
@@ -143,6 +144,7 @@ export class ContextService {
 
   constructor(
     private readonly repository: ConversationRepository,
+    private readonly writer: ConversationWriter,
     private readonly readModels: ReadModelsService,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     private readonly pool: AssemblyPool,
@@ -414,7 +416,7 @@ export class ContextService {
     await this.charge(caller, done);
     const contextId = randomUUID();
     const overflow = input.overflow;
-    const { result, position } = await this.repository.execute(caller, conversationId, {
+    const { result } = await this.writer.write(caller, conversationId, {
       type: 'recordContext',
       decisions: newDecisions,
       assembled: {
@@ -474,7 +476,6 @@ export class ContextService {
         })),
       },
     });
-    await this.readModels.noteWrite(caller.keyId, position);
     this.metrics.countRungs(receipt.rungs);
     return {
       contextId,
@@ -510,35 +511,6 @@ export class ContextService {
             : estimateMessageTokens(message, { provider: request.provider, model: request.model }),
       };
     });
-  }
-
-  /** Every decision recorded, oldest first, with whether later contexts still apply it. */
-  async compactions(caller: Caller, conversationId: string) {
-    const state = await this.repository.load(caller.tenantId, conversationId);
-    if (state.status === 'none') throw conversationNotFound();
-    const revoked = new Set(state.revokedCompactions);
-    return {
-      items: state.compactions.map((decision) => ({
-        decision,
-        status: revoked.has(decision.id) ? ('revoked' as const) : ('in_force' as const),
-      })),
-    };
-  }
-
-  /** Undo a decision (`CompactionRevoked`): later contexts leave it out. */
-  async revoke(caller: Caller, conversationId: string, decisionId: string, reason?: string) {
-    const { result, position } = await this.repository.execute(caller, conversationId, {
-      type: 'revokeCompaction',
-      decisionId,
-      reason: reason ?? null,
-    });
-    await this.readModels.noteWrite(caller.keyId, position);
-    return {
-      decisionId: result.decisionId,
-      status: 'revoked' as const,
-      revision: result.revision,
-      replayed: result.replayed,
-    };
   }
 
   /** What fills the window now, by kind; records nothing and applies no new rung. */

@@ -29,9 +29,9 @@ import { MetricsService } from '../metrics/metrics.service';
  * through the repository's one write path (load → decide → append at the revision → retry on a
  * conflict), then records the position so the caller's next read waits for it.
  */
-type Fields<C extends DomainCommand> = Omit<C, 'type'>;
+export type Fields<C extends DomainCommand> = Omit<C, 'type'>;
 
-abstract class ConversationWrite<R> extends Command<Executed<R>> {
+export abstract class ConversationWrite<R> extends Command<Executed<R>> {
   constructor(
     readonly caller: Caller,
     readonly conversationId: string,

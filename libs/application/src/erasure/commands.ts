@@ -1,5 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { type Caller } from '../caller';
+import { IDEMPOTENCY_MEMOS, type IdempotencyMemos } from '../idempotency/memos';
 import { type ActorContext, TenantDirectoryService } from '../tenants/tenant-directory.service';
 import {
   ErasureService,
@@ -8,6 +10,9 @@ import {
   type SweepResult,
 } from './erasure.service';
 
+/** (done, total) after each conversation erased; the total grows as a lineage is found. */
+export type ErasureProgress = (done: number, total: number) => void;
+
 /** Erase one conversation of the caller's tenant (and, with `forks: 'erase'`, its lineage). */
 export class EraseConversation extends Command<ErasureResult> {
   constructor(
@@ -15,6 +20,7 @@ export class EraseConversation extends Command<ErasureResult> {
     readonly conversationId: string,
     readonly reason: string,
     readonly forks?: ForkPolicy,
+    readonly onProgress?: ErasureProgress,
   ) {
     super();
   }
@@ -38,7 +44,10 @@ export class EraseTenant extends Command<{
 
 /** Erase what each tenant's retention policy says is due. */
 export class SweepRetention extends Command<SweepResult> {
-  constructor(readonly actor: string) {
+  constructor(
+    readonly actor: string,
+    readonly progress: { onScan?: ErasureProgress; onProgress?: ErasureProgress } = {},
+  ) {
     super();
   }
 }
@@ -56,28 +65,45 @@ export class SetRetention extends Command<{ retentionDays: number | null }> {
 
 @CommandHandler(EraseConversation)
 export class EraseConversationHandler implements ICommandHandler<EraseConversation> {
-  constructor(private readonly erasure: ErasureService) {}
-  execute(c: EraseConversation) {
-    return this.erasure.eraseConversation(c.caller, c.conversationId, {
+  constructor(
+    private readonly erasure: ErasureService,
+    @Inject(IDEMPOTENCY_MEMOS) private readonly memos: IdempotencyMemos,
+  ) {}
+  async execute(c: EraseConversation) {
+    const result = await this.erasure.eraseConversation(c.caller, c.conversationId, {
       reason: c.reason,
       forks: c.forks,
+      onProgress: c.onProgress,
     });
+    // A stored answer of a retried request may quote it (a title, a failed input).
+    this.memos.forgetConversation(c.caller.tenantId, c.conversationId);
+    return result;
   }
 }
 
 @CommandHandler(EraseTenant)
 export class EraseTenantHandler implements ICommandHandler<EraseTenant> {
-  constructor(private readonly erasure: ErasureService) {}
-  execute(c: EraseTenant) {
-    return this.erasure.eraseTenant(c.tenantId, { reason: c.reason, actor: c.actor });
+  constructor(
+    private readonly erasure: ErasureService,
+    @Inject(IDEMPOTENCY_MEMOS) private readonly memos: IdempotencyMemos,
+  ) {}
+  async execute(c: EraseTenant) {
+    const result = await this.erasure.eraseTenant(c.tenantId, { reason: c.reason, actor: c.actor });
+    this.memos.forgetTenant(c.tenantId);
+    return result;
   }
 }
 
 @CommandHandler(SweepRetention)
 export class SweepRetentionHandler implements ICommandHandler<SweepRetention> {
-  constructor(private readonly erasure: ErasureService) {}
-  execute(c: SweepRetention) {
-    return this.erasure.sweep({ actor: c.actor });
+  constructor(
+    private readonly erasure: ErasureService,
+    @Inject(IDEMPOTENCY_MEMOS) private readonly memos: IdempotencyMemos,
+  ) {}
+  async execute(c: SweepRetention) {
+    const result = await this.erasure.sweep({ actor: c.actor, ...c.progress });
+    for (const e of result.erased) this.memos.forgetConversation(e.tenantId, e.conversationId);
+    return result;
   }
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyStore } from './idempotency-store';
 
 describe('IdempotencyStore on a file written before answers named their subject', () => {
   it("drops the admin's stored answers (they held API keys) and keeps the tenants'", () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { countTextTokens } from '@arbor/context';
 import {
   abandonedPath,
@@ -10,6 +11,7 @@ import {
 } from '@arbor/domain';
 import { conversationStream } from '@arbor/event-store';
 import { type Caller } from '../caller';
+import { ConversationWriter } from '../conversations/commands';
 import { ConversationRepository } from '../conversations/conversation.repository';
 import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
@@ -22,28 +24,44 @@ export const BRANCH_SUMMARY_INSTRUCTIONS = [
   'found out and what did not work, so the new branch can use it without repeating it.',
 ].join(' ');
 
-export interface MoveTipSummarized {
-  messageId: string;
-  expectedTip?: string | null;
-  /** The caller's instruction, added to the built-in one. */
-  instruction?: string;
-}
-
 /**
  * `PUT …/tip` with `summarize`: the path being left, from the common ancestor of the old and the
  * new tip (exclusive) to the old tip, is summarized by the configured summarizer, then one append
  * records `TipMoved` and `BranchSummarized`. The tip moves only with its summary: no summarizer
  * → `summarizer_not_configured`, a summarizer failure → `summarizer_failed`, nothing moved.
  */
-@Injectable()
-export class BranchSummaryService {
+export class MoveTipWithSummary extends Command<{
+  tip: string | null;
+  revision: number;
+  branchSummary: Pick<
+    BranchSummary,
+    'summaryId' | 'ancestorId' | 'fromTip' | 'abandonedIds' | 'tokens' | 'summarizerModel'
+  >;
+}> {
+  constructor(
+    readonly caller: Caller,
+    readonly conversationId: string,
+    readonly input: {
+      messageId: string;
+      expectedTip?: string | null;
+      /** The caller's instruction, added to the built-in one. */
+      instruction?: string;
+    },
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(MoveTipWithSummary)
+export class MoveTipWithSummaryHandler implements ICommandHandler<MoveTipWithSummary> {
   constructor(
     private readonly repository: ConversationRepository,
+    private readonly writer: ConversationWriter,
     private readonly readModels: ReadModelsService,
     @Inject(SUMMARIZE_BRANCH) private readonly summarize: SummarizeBranch | null,
   ) {}
 
-  async moveTip(caller: Caller, conversationId: string, input: MoveTipSummarized) {
+  async execute({ caller, conversationId, input }: MoveTipWithSummary) {
     const state = await this.repository.load(caller.tenantId, conversationId);
     if (state.status === 'none') throw conversationNotFound();
     if (input.expectedTip !== undefined && input.expectedTip !== state.tip) {
@@ -111,13 +129,12 @@ export class BranchSummaryService {
       summarizerModel: result.model,
       windows: result.windows,
     };
-    const { result: moved, position } = await this.repository.execute(caller, conversationId, {
+    const { result: moved } = await this.writer.write(caller, conversationId, {
       type: 'moveTip',
       messageId: input.messageId,
       expectedTip: fromTip,
       branchSummary: summary,
     });
-    await this.readModels.noteWrite(caller.keyId, position);
     return {
       tip: moved.tip,
       revision: moved.revision,
