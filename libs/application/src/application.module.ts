@@ -16,6 +16,7 @@ import { DRAFT_HANDLERS } from './drafts/commands';
 import { COMMAND_HANDLERS, ConversationWriter } from './conversations/commands';
 import { ConversationRepository } from './conversations/conversation.repository';
 import { QUERY_HANDLERS } from './conversations/queries';
+import { READ_MODEL_ADMIN_HANDLERS } from './conversations/read-model-admin';
 import { ReadModelsService } from './conversations/read-models.service';
 import { REPLAY_QUERY_HANDLERS } from './replay/queries';
 import { AUDIT_QUERY_HANDLERS } from './audit/queries';
@@ -40,6 +41,7 @@ import { type KeyStore } from '@arbor/event-store/crypto';
 import { TenantDirectoryService } from './tenants/tenant-directory.service';
 import { TENANT_COMMAND_HANDLERS } from './tenants/commands';
 import { TENANT_QUERY_HANDLERS } from './tenants/queries';
+import { ADMIN_READ_HANDLERS } from './tenants/admin-reads';
 import { AdminReadsService } from './tenants/admin-reads.service';
 import { ErasureService } from './erasure/erasure.service';
 import {
@@ -95,6 +97,7 @@ export class ApplicationModule {
       ConversationWriter,
       ...COMMAND_HANDLERS,
       ...QUERY_HANDLERS,
+      ...READ_MODEL_ADMIN_HANDLERS,
       ContextService,
       AssemblyPool,
       HeavyWorkGate,
@@ -103,6 +106,7 @@ export class ApplicationModule {
       ...DRAFT_HANDLERS,
       ...TENANT_COMMAND_HANDLERS,
       ...TENANT_QUERY_HANDLERS,
+      ...ADMIN_READ_HANDLERS,
       renderPagesProvider,
       summarizeProvider,
       summarizeBranchProvider,

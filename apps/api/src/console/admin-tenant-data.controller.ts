@@ -1,7 +1,7 @@
 import { Controller, Get, Query as QueryParams, Res, UseGuards } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { AdminReadsService, ErasureService, VerifyConversation } from '@arbor/application';
+import { CheckNotErased, RecordAdminRead, VerifyConversation } from '@arbor/application';
 import { AdminGuard } from '../auth/admin.guard';
 import { type Caller, CallerParam } from '../auth/caller';
 import { ConversationReads } from '../conversations/conversation-reads';
@@ -18,15 +18,14 @@ const AUDIT_ROUTES: ReadonlySet<string> = new Set(['/{id}/events', '/{id}/replay
  * `GET /v1/admin/tenants/{tenantId}/conversations…`: the tenant routes' answers (the same
  * answers' code, ConversationReads and ReplayReads, over the same application queries, run as that tenant with actor `admin`),
  * each read recorded first as an `AdminDataRead` event in the tenant's
- * `audit-<tenantId>.admin-reads` stream (AdminReadsService). Writes stay with the tenant's keys.
+ * `audit-<tenantId>.admin-reads` stream (RecordAdminRead). Writes stay with the tenant's keys.
  * A tenant key is refused like every admin route (401); an unknown tenant is `404 tenant_not_found`.
  */
 @UseGuards(AdminGuard)
 @Controller('v1/admin/tenants/:tenantId/conversations')
 export class AdminTenantDataController {
   constructor(
-    private readonly reads: AdminReadsService,
-    private readonly erasure: ErasureService,
+    private readonly commands: CommandBus,
     private readonly conversations: ConversationReads,
     private readonly replays: ReplayReads,
     private readonly queries: QueryBus,
@@ -43,13 +42,11 @@ export class AdminTenantDataController {
     route: string,
     conversationId: string | null,
   ): Promise<Caller> {
-    const caller = await this.reads.record(
-      tenantId,
-      { route: `GET ${BASE}${route}`, conversationId },
-      admin.correlationId,
+    const caller = await this.commands.execute(
+      new RecordAdminRead(tenantId, `GET ${BASE}${route}`, conversationId, admin.correlationId),
     );
     if (conversationId !== null && !AUDIT_ROUTES.has(route)) {
-      await this.erasure.assertNotErased(tenantId, conversationId);
+      await this.queries.execute(new CheckNotErased(tenantId, conversationId));
     }
     return caller;
   }

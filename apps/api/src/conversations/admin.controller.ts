@@ -1,13 +1,13 @@
 import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
-import { GetLogHead, ReadModelsService } from '@arbor/application';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { GetLogHead, GetReadModelStatus, RebuildReadModels } from '@arbor/application';
 import { AdminGuard } from '../auth/admin.guard';
 
 @UseGuards(AdminGuard)
 @Controller('v1/admin')
 export class AdminController {
   constructor(
-    private readonly readModels: ReadModelsService,
+    private readonly commands: CommandBus,
     private readonly queries: QueryBus,
   ) {}
 
@@ -20,12 +20,12 @@ export class AdminController {
   @Post('projections/rebuild')
   @HttpCode(200)
   rebuild() {
-    return this.readModels.rebuild();
+    return this.commands.execute(new RebuildReadModels());
   }
 
   @Get('projections')
-  status() {
-    const s = this.readModels.status();
+  async status() {
+    const s = await this.queries.execute(new GetReadModelStatus());
     return { ...s, position: s.position === null ? null : s.position.toString() };
   }
 }
