@@ -54,7 +54,6 @@ const COMMANDS: readonly CommandName[] = [
   'eval',
 ];
 
-/** Where Redis is: one node, or the seed nodes of a cluster (the rest are discovered). */
 export type RedisTarget = { kind: 'node'; url: string } | { kind: 'cluster'; urls: string[] };
 
 /** A connection for SUBSCRIBE (a subscribed single-node connection runs no other command). */

@@ -40,7 +40,6 @@ export interface AppliedMessage {
   streams: { streamName: string; revision: bigint }[];
 }
 
-/** The last revision per stream of a batch (one entry per stream). */
 export const lastRevisions = (
   events: readonly RecordedEvent[],
 ): { streamName: string; revision: bigint }[] => {
@@ -138,7 +137,6 @@ export const ensureLiveGeneration = async (
 export interface PartitionStatus {
   partition: number;
   generation: string;
-  /** This worker's fencing token for the partition. */
   token: number;
   position: bigint | null;
   running: boolean;
@@ -155,7 +153,6 @@ export interface PoolStatus {
 
 export interface ProjectorPool {
   start(): Promise<void>;
-  /** Stops every projector and gives the leases back. */
   stop(): Promise<void>;
   /** Stops ticking and applying WITHOUT giving the leases back (what a crash leaves). */
   halt(): Promise<void>;

@@ -76,7 +76,6 @@ interface ConversationWrite {
   forks: { keys: string[]; fork: string; value: string }[];
 }
 
-/** The projector's side of the Redis read models: applies batches of the log. */
 export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink => {
   const { client, prefix, generation } = options;
   const keys = readModelKeys(prefix, generation);

@@ -10,15 +10,15 @@ const PROBE = `
 const net = require('node:net');
 const u = new URL(process.argv[1]);
 const s = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-s.setTimeout(1000, () => process.exit(1));
+s.setTimeout(5000, () => process.exit(1));
 s.on('error', () => process.exit(1));
 s.on('connect', () => s.write('PING\\r\\n'));
 s.on('data', (d) => process.exit(String(d).startsWith('+PONG') || String(d).startsWith('-NOAUTH') ? 0 : 1));
 `;
 
-/** Whether a Redis answers at `url` (synchronous, so a suite can decide to skip at load). */
+/** Synchronous, so a suite can decide to skip at load; generous, as node starts slowly under load. */
 export const redisAnswers = (url = TEST_REDIS_URL): boolean =>
-  spawnSync(process.execPath, ['-e', PROBE, url], { timeout: 3000 }).status === 0;
+  spawnSync(process.execPath, ['-e', PROBE, url], { timeout: 20_000 }).status === 0;
 
 export const REDIS_SKIP_REASON = `SKIPPED: no Redis answers at ${TEST_REDIS_URL}, so the Redis read models were NOT tested. Start one (redis-server --port 6379 --save "") or set REDIS_URL; ARBOR_REQUIRE_ALL=1 turns this skip into a failure.`;
 
