@@ -152,12 +152,12 @@ interface Reads {
   messages: number;
 }
 
-const timedReads = (read: () => number, reads: number): Reads => {
+const timedReads = async (read: () => number | Promise<number>, reads: number): Promise<Reads> => {
   const times: number[] = [];
   let messages = 0;
   for (let r = 0; r < reads; r++) {
     const t0 = now();
-    messages = read();
+    messages = await read();
     times.push(since(t0));
   }
   return { p50: median(times), first: times[0], messages };
@@ -177,7 +177,8 @@ const arborPhases = {
     const conversationId = randomUUID();
     const writer = createWriter(store, TENANT, conversationId);
     await writer.execute({ type: 'start', conversationId });
-    const branch = () => readActiveBranch(read.queries, TENANT, conversationId).length;
+    const branch = async () =>
+      (await readActiveBranch(read.queries, TENANT, conversationId)).length;
     let appendMs = 0;
     let atSmall: Reads | null = null;
     const turnEnds: string[] = [];
@@ -194,13 +195,13 @@ const arborPhases = {
       turnEnds.push(r.tip);
       if ((i + 1) * 4 === readAt) {
         await read.caughtUp();
-        atSmall = timedReads(branch, reads);
+        atSmall = await timedReads(branch, reads);
       }
     }
     const t1 = now();
     await read.caughtUp();
     const catchUpMs = since(t1);
-    const atLarge = timedReads(branch, reads);
+    const atLarge = await timedReads(branch, reads);
     await read.close();
     await store.close();
     const target = turnEnds[Math.floor(turns / 2)];
@@ -245,10 +246,9 @@ const arborPhases = {
     const caughtUpMs = since(t0);
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
-    const messages = writers.reduce(
-      (sum, w) => sum + readActiveBranch(read.queries, TENANT, w.conversationId).length,
-      0,
-    );
+    let messages = 0;
+    for (const w of writers)
+      messages += (await readActiveBranch(read.queries, TENANT, w.conversationId)).length;
     await read.close();
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -265,15 +265,15 @@ const arborPhases = {
     const storeOpenMs = since(t0);
     const read = await openReadSide(store, dir);
     await read.caughtUp();
-    const messages = readActiveBranch(read.queries, TENANT, conversationId).length;
+    const messages = (await readActiveBranch(read.queries, TENANT, conversationId)).length;
     const openAndReadMs = since(t0);
     // Ready to append the next turn: the write side folds the conversation's stream.
     const writer = createWriter(store, TENANT, conversationId);
     const t1 = now();
     await writer.load();
     const foldMs = since(t1);
-    const warm = timedReads(
-      () => readActiveBranch(read.queries, TENANT, conversationId).length,
+    const warm = await timedReads(
+      async () => (await readActiveBranch(read.queries, TENANT, conversationId)).length,
       reads,
     );
     await read.close();
@@ -294,7 +294,7 @@ const arborPhases = {
     await reread.caughtUp();
     const projectMovesMs = since(t3);
     const movedTo = reread.queries.getConversation(TENANT, conversationId)?.tip;
-    const branchMessages = readActiveBranch(reread.queries, TENANT, conversationId).length;
+    const branchMessages = (await readActiveBranch(reread.queries, TENANT, conversationId)).length;
     await reread.close();
     await store.close();
     return {
@@ -388,7 +388,7 @@ const arborPhases = {
     }
     const appendMs = since(t0);
     await read.caughtUp();
-    const messages = readActiveBranch(read.queries, TENANT, conversationId).length;
+    const messages = (await readActiveBranch(read.queries, TENANT, conversationId)).length;
     await read.close();
     await store.close();
     const bytes = dirBytes(data);
@@ -405,7 +405,7 @@ const arborPhases = {
     await read.caughtUp();
     const leaf = read.queries.getConversation(TENANT, conversationId)?.tip ?? null;
     const logTip = (await createWriter(store, TENANT, conversationId).load()).tip;
-    const branchMessages = readActiveBranch(read.queries, TENANT, conversationId).length;
+    const branchMessages = (await readActiveBranch(read.queries, TENANT, conversationId)).length;
     await read.close();
     await store.close();
     return { leaf, target, kept: leaf === target && logTip === target, branchMessages };

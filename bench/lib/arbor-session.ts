@@ -186,16 +186,16 @@ export const openStore = (dataDir: string, synchronous: SynchronousMode): EventS
 };
 
 /** The whole active branch, root → tip, read page by page as the API serves it. */
-export const readActiveBranch = (
+export const readActiveBranch = async (
   queries: ConversationQueries,
   tenantId: string,
   conversationId: string,
   pageSize = 1000,
-): Message[] => {
+): Promise<Message[]> => {
   const out: Message[] = [];
   let from: number | null = 0;
   while (from !== null) {
-    const page = queries.activeBranchPage(tenantId, conversationId, from, pageSize);
+    const page = await queries.activeBranchPage(tenantId, conversationId, from, pageSize);
     out.push(...page.items);
     from = page.nextDepth;
   }

@@ -5,6 +5,7 @@ import {
   type Subscription,
   type SubscriptionMessage,
 } from '@arbor/event-store';
+import { bindMessageSource, logMessages } from './conversations/content';
 import { type Projection, type ProjectionSet } from './projection';
 import { type ReadModelSink } from './read-model-port';
 
@@ -101,6 +102,7 @@ export const sqliteSink = (
       apply = createBatchApplier(db, name, projections);
     },
     dump: () => dumpReadModels(db, projections),
+    bindLog: (store) => bindMessageSource(db, logMessages(store)),
   };
 };
 
@@ -120,6 +122,7 @@ export const createProjector = (options: ProjectorOptions): Projector => {
       : (() => {
           throw new Error('projector: a db or a sink is required');
         })());
+  sink.bindLog?.(store);
 
   const initial = sink.readCheckpoint();
   let position: bigint | null = isPromise(initial) ? null : initial;

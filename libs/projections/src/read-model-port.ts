@@ -1,5 +1,5 @@
 import { type Message } from '@arbor/domain';
-import { type RecordedEvent } from '@arbor/event-store';
+import { type EventStore, type RecordedEvent } from '@arbor/event-store';
 import {
   type CheckpointRow,
   type ConversationListOptions,
@@ -61,6 +61,8 @@ export interface ReadModelSink {
   apply(events: readonly RecordedEvent[], position: bigint): void | Promise<void>;
   reset(): void | Promise<void>;
   dump(): string | Promise<string>;
+  /** The log the projector feeds it from, for a sink whose rows point into it (SQLite). */
+  bindLog?(store: EventStore): void;
 }
 
 /** The synchronous SQLite queries seen through the async port. */

@@ -123,13 +123,13 @@ describe('createReplayFold', () => {
 });
 
 describe('replayAnswer', () => {
-  it('answers every part from the fold, with the live window after a resume', () => {
+  it('answers every part from the fold, with the live window after a resume', async () => {
     const { log, state } = script();
     const fold = createReplayFold(PROJECTIONS);
     try {
       fold.apply(recorded(log));
       const last = log.length - 1;
-      const a = replayAnswer({
+      const a = await replayAnswer({
         tenantId: 't1',
         conversationId: 'c1',
         event: { revision: last, type: 'RunResumed', timestamp: 't' },

@@ -11,6 +11,7 @@ import {
   createBatchApplier,
   createConversationQueries,
   dumpReadModels,
+  eventMessages,
   migrateAll,
   openReadModelDb,
   type Projection,
@@ -57,7 +58,9 @@ export const createReplayFold = (projections: readonly Projection[]): ReplayFold
   const db = openReadModelDb(':memory:', 4 * 1024);
   migrateAll(db, projections);
   const applyBatch = createBatchApplier(db, 'replay', projections);
-  const queries = createConversationQueries(db);
+  // Bodies from the events folded (already read and opened), as the live side reads its log.
+  const bodies = eventMessages();
+  const queries = createConversationQueries(db, undefined, bodies);
   let foreign: RecordedEvent[] = [];
   /** Ids of every foreign event ever added: each is applied once at most. */
   const added = new Set<string>();
@@ -68,6 +71,7 @@ export const createReplayFold = (projections: readonly Projection[]): ReplayFold
       if (events.length === 0) return;
       const { merged, rest } = mergeByPosition(events, foreign);
       foreign = rest;
+      bodies.add(merged);
       applyBatch(merged, events[events.length - 1].position);
       for (const e of events) state = evolve(state, e);
       last = events[events.length - 1];

@@ -42,15 +42,15 @@ export const windowCut = (state: ConversationState): string | null =>
   state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
 
 /** The active branch from `fromDepth` to the tip, every page. */
-export const readBranch = (
+export const readBranch = async (
   queries: ConversationQueries,
   tenantId: string,
   id: string,
   fromDepth: number,
-): Message[] => {
+): Promise<Message[]> => {
   const out: Message[] = [];
   for (let from: number | null = fromDepth; from !== null;) {
-    const page = queries.activeBranchPage(tenantId, id, from, 2000);
+    const page = await queries.activeBranchPage(tenantId, id, from, 2000);
     out.push(...page.items);
     from = page.nextDepth;
   }
@@ -139,18 +139,18 @@ export interface ReplayAnswerInput {
 }
 
 /** The whole answer for revision N from a fold stopped there. */
-export const replayAnswer = (input: ReplayAnswerInput): ReplayAnswer => {
+export const replayAnswer = async (input: ReplayAnswerInput): Promise<ReplayAnswer> => {
   const { tenantId, conversationId: id, queries, state } = input;
   const row = queries.getConversation(tenantId, id);
   if (row === null) throw new Error(`replay: ${id} has no ConversationStarted before it`);
   const tip = row.tip;
   const length = tip === null ? 0 : (queries.depthOf(tenantId, id, tip) ?? -1) + 1;
-  const page = queries.activeBranchPage(tenantId, id, input.page.fromDepth, input.page.limit);
+  const page = await queries.activeBranchPage(tenantId, id, input.page.fromDepth, input.page.limit);
   const cut = windowCut(state);
   const window =
     tip === null
       ? []
-      : readBranch(
+      : await readBranch(
           queries,
           tenantId,
           id,

@@ -185,7 +185,8 @@ export class ReplayService {
       }
       const last = fold.last();
       if (last === null || last.revision !== at.revision) throw notFound();
-      return replayAnswer({
+      // Awaited here: the fold's database closes in `finally`.
+      return await replayAnswer({
         tenantId: caller.tenantId,
         conversationId: id,
         event: {
@@ -293,7 +294,7 @@ export class ReplayService {
       // The window as the live rule would cut it at that revision, compared with the record.
       const cut = windowCut(state);
       const ruleDepth = cut === null ? 0 : (q.depthOf(tenantId, id, cut) ?? 0);
-      const ruleCut = q.activeBranchPage(tenantId, id, ruleDepth, 1).items[0]?.id ?? null;
+      const ruleCut = (await q.activeBranchPage(tenantId, id, ruleDepth, 1)).items[0]?.id ?? null;
       const checks: Check[] = [
         {
           name: 'window',
@@ -302,7 +303,7 @@ export class ReplayService {
           equal: tip === recordedTip && ruleCut === recordedCut,
         },
       ];
-      const window = this.recordedWindow(fold, tenantId, id, tip, recordedTip, recordedCut);
+      const window = await this.recordedWindow(fold, tenantId, id, tip, recordedTip, recordedCut);
       const answer = await reproduceContext(
         {
           conversationId: id,
@@ -329,7 +330,7 @@ export class ReplayService {
   }
 
   /** The recorded cut → the recorded tip on the replayed active branch, or why not. */
-  private recordedWindow(
+  private async recordedWindow(
     fold: ReplayFold,
     tenantId: string,
     id: string,
@@ -347,7 +348,7 @@ export class ReplayService {
     }
     const q = fold.queries;
     const depth = q.depthOf(tenantId, id, recordedCut);
-    const messages = depth === null ? [] : readBranch(q, tenantId, id, depth);
+    const messages = depth === null ? [] : await readBranch(q, tenantId, id, depth);
     if (messages[0]?.id !== recordedCut) {
       return { problem: `the recorded cut ${recordedCut} is not on the replayed active branch` };
     }

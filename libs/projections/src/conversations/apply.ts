@@ -44,8 +44,8 @@ export const prepareConversationHandler = (db: Database.Database) => {
       `SELECT parent_id, depth FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
     ),
     insertMessage: db.prepare(
-      `INSERT INTO rm_messages (tenant_id, conversation_id, id, parent_id, role, depth, seq, turn_id, body)
-       VALUES (@tenant, @conv, @id, @parent, @role, @depth, @seq, @turn, @body)`,
+      `INSERT INTO rm_messages (tenant_id, conversation_id, id, parent_id, role, depth, seq, turn_id, revision, bytes)
+       VALUES (@tenant, @conv, @id, @parent, @role, @depth, @seq, @turn, @revision, @bytes)`,
     ),
     activeAt: db.prepare(
       `SELECT message_id FROM rm_active_branch WHERE tenant_id = ? AND conversation_id = ? AND depth = ?`,
@@ -165,6 +165,7 @@ export const prepareConversationHandler = (db: Database.Database) => {
     conv: string,
     m: Message,
     touch: { revision: number; position: number; at: string },
+    bytes: number,
   ): void => {
     const parentDepth = m.parentId === null ? -1 : depthOf(tenant, conv, m.parentId);
     if (parentDepth === null)
@@ -181,7 +182,8 @@ export const prepareConversationHandler = (db: Database.Database) => {
       depth: parentDepth + 1,
       seq,
       turn: m.turnId,
-      body: JSON.stringify(m),
+      revision: touch.revision,
+      bytes,
     });
     if (recent.size >= 4096) recent.clear();
     recent.set(keyOf(tenant, conv, m.id), parentDepth + 1);
@@ -259,7 +261,13 @@ export const prepareConversationHandler = (db: Database.Database) => {
     }
     const position = Number(recorded.position);
     if (event.type === 'MessageAppended') {
-      appendMessage(tenant, conv, event.data.message, { revision, position, at });
+      appendMessage(
+        tenant,
+        conv,
+        event.data.message,
+        { revision, position, at },
+        JSON.stringify(event.data.message).length,
+      );
       return;
     }
     if (event.type === 'TurnCommitted') {

@@ -11,4 +11,5 @@ export const conversationsProjection: Projection = {
 };
 
 export * from './queries';
+export { eventMessages, logMessages, type MessageSource } from './content';
 export { CONVERSATION_ERASED } from './apply';

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
+import { boundMessageSource, type MessageSource } from './content';
 
 export interface ConversationRow {
   id: string;
@@ -173,12 +174,46 @@ const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOption
   };
 };
 
-/** Read-side queries over the conversation read models. Every one is scoped by tenant. */
+/** A message row: where its body is in the log, and how long it is. */
+interface BodyRef {
+  revision: number;
+  bytes: number;
+}
+
+/**
+ * Read-side queries over the conversation read models. Every one is scoped by tenant. Message
+ * bodies come from `content`, by default the log the database's projector reads.
+ */
 export const createConversationQueries = (
   db: Database.Database,
   branchCache: BranchWindowCacheOptions = DEFAULT_BRANCH_WINDOW_CACHE,
+  content?: MessageSource,
 ) => {
   const windows = createBranchWindowCache(branchCache);
+  const sourceOf = (): MessageSource => {
+    const source = content ?? boundMessageSource(db);
+    if (source === undefined) throw new Error('read models: no log to read message bodies from');
+    return source;
+  };
+  /** The bodies of `refs`, in their order, from the log. */
+  const bodiesOf = async (
+    tenantId: string,
+    id: string,
+    refs: readonly BodyRef[],
+  ): Promise<Message[]> => {
+    if (refs.length === 0) return [];
+    const found = await sourceOf().messagesAt(
+      tenantId,
+      id,
+      refs.map((r) => r.revision),
+    );
+    return refs.map((r) => {
+      const m = found.get(r.revision);
+      if (m === undefined)
+        throw new Error(`read models: no message at revision ${r.revision} of ${tenantId}/${id}`);
+      return m;
+    });
+  };
   const q = {
     stamp: db.prepare(
       `SELECT revision, position FROM rm_conversations WHERE tenant_id = ? AND id = ?`,
@@ -191,12 +226,12 @@ export const createConversationQueries = (
       `SELECT fork_id, from_message_id FROM rm_forks WHERE tenant_id = ? AND source_id = ? ORDER BY position`,
     ),
     branchPage: db.prepare(
-      `SELECT a.depth, m.body FROM rm_active_branch a JOIN rm_messages m
+      `SELECT a.depth, m.id, m.revision, m.bytes FROM rm_active_branch a JOIN rm_messages m
          ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
        WHERE a.tenant_id = ? AND a.conversation_id = ? AND a.depth >= ? ORDER BY a.depth LIMIT ?`,
     ),
     branchTail: db.prepare(
-      `SELECT a.depth, m.body FROM rm_active_branch a JOIN rm_messages m
+      `SELECT a.depth, m.id, m.revision, m.bytes FROM rm_active_branch a JOIN rm_messages m
          ON m.tenant_id = a.tenant_id AND m.conversation_id = a.conversation_id AND m.id = a.message_id
        WHERE a.tenant_id = ? AND a.conversation_id = ? ORDER BY a.depth DESC LIMIT ?`,
     ),
@@ -204,13 +239,13 @@ export const createConversationQueries = (
       `SELECT depth FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
     ),
     message: db.prepare(
-      `SELECT body FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
+      `SELECT revision, bytes FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? AND id = ?`,
     ),
     nodes: db.prepare(
       `SELECT id, parent_id, role FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? ORDER BY seq`,
     ),
     allMessages: db.prepare(
-      `SELECT body FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? ORDER BY seq`,
+      `SELECT revision, bytes FROM rm_messages WHERE tenant_id = ? AND conversation_id = ? ORDER BY seq`,
     ),
     checkpoints: db.prepare(
       `SELECT label, message_id, status, reason, digest FROM rm_checkpoints WHERE tenant_id = ? AND conversation_id = ? ORDER BY label`,
@@ -300,30 +335,29 @@ export const createConversationQueries = (
     };
   };
 
-  /** Root → tip from `fromDepth`; a rewound-to message carries the digests kept at each rewind. */
-  const activeBranchPage = (
+  /** Root → tip from `fromDepth`; rows and digests read in one step before the bodies, so a page is one moment. */
+  const activeBranchPage = async (
     tenantId: string,
     id: string,
     fromDepth: number,
     limit: number,
-  ): BranchPage => {
+  ): Promise<BranchPage> => {
     const stamp = q.stamp.get(tenantId, id) as { revision: number; position: number } | undefined;
     const key = `${tenantId}\u0000${id}\u0000${fromDepth}\u0000${limit}`;
     if (stamp !== undefined) {
       const hit = windows.get(key, stamp.revision, stamp.position);
       if (hit !== null) return { items: hit.items.slice(), nextDepth: hit.nextDepth };
     }
-    const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as {
-      depth: number;
-      body: string;
-    }[];
+    const rows = q.branchPage.all(tenantId, id, fromDepth, limit + 1) as BranchRow[];
+    const shown = rows.slice(0, limit);
+    const digests = digestsOf(tenantId, id, shown);
     const page = {
-      items: branchItems(tenantId, id, rows.slice(0, limit)),
+      items: withDigests(await bodiesOf(tenantId, id, shown), digests),
       nextDepth: rows.length > limit ? rows[limit].depth : null,
     };
     if (stamp !== undefined) {
       let bytes = 0;
-      for (const r of rows) bytes += r.body.length;
+      for (const r of rows) bytes += r.bytes;
       windows.offer(key, {
         ...stamp,
         bytes,
@@ -333,32 +367,52 @@ export const createConversationQueries = (
     return page;
   };
 
-  const branchItems = (tenantId: string, id: string, rows: { body: string }[]) => {
-    const withDigests = q.hasDigests.get(tenantId, id) !== undefined;
-    return rows.map((r) => {
-      const m = JSON.parse(r.body) as Message;
-      if (!withDigests) return m;
-      const digests = q.digestsOf.all(tenantId, id, m.id) as {
-        label: string;
-        digest: string;
-        revision: number;
-      }[];
-      return digests.length === 0 ? m : { ...m, digests };
-    });
+  type BranchRow = BodyRef & { depth: number; id: string };
+  type Digest = { label: string; digest: string; revision: number };
+
+  /** The digests kept at rewinds, by message id (null: none in this conversation). */
+  const digestsOf = (
+    tenantId: string,
+    id: string,
+    rows: readonly BranchRow[],
+  ): Map<string, Digest[]> | null => {
+    if (q.hasDigests.get(tenantId, id) === undefined) return null;
+    const out = new Map<string, Digest[]>();
+    for (const r of rows) {
+      const digests = q.digestsOf.all(tenantId, id, r.id) as Digest[];
+      if (digests.length > 0) out.set(r.id, digests);
+    }
+    return out;
   };
 
+  const withDigests = (messages: Message[], digests: Map<string, Digest[]> | null) =>
+    digests === null
+      ? messages
+      : messages.map((m) => {
+          const d = digests.get(m.id);
+          return d === undefined ? m : { ...m, digests: d };
+        });
+
   /** The last `last` messages of the active branch, root → tip (one read, newest first). */
-  const activeBranchTail = (tenantId: string, id: string, last: number) => {
-    const rows = (q.branchTail.all(tenantId, id, last) as { body: string }[]).reverse();
-    return { items: branchItems(tenantId, id, rows), nextDepth: null };
+  const activeBranchTail = async (tenantId: string, id: string, last: number) => {
+    const rows = (q.branchTail.all(tenantId, id, last) as BranchRow[]).reverse();
+    const digests = digestsOf(tenantId, id, rows);
+    return {
+      items: withDigests(await bodiesOf(tenantId, id, rows), digests),
+      nextDepth: null,
+    };
   };
 
   const depthOf = (tenantId: string, id: string, messageId: string): number | null =>
     (q.depthOf.get(tenantId, id, messageId) as { depth: number } | undefined)?.depth ?? null;
 
-  const getMessage = (tenantId: string, id: string, messageId: string): Message | null => {
-    const row = q.message.get(tenantId, id, messageId) as { body: string } | undefined;
-    return row ? (JSON.parse(row.body) as Message) : null;
+  const getMessage = async (
+    tenantId: string,
+    id: string,
+    messageId: string,
+  ): Promise<Message | null> => {
+    const row = q.message.get(tenantId, id, messageId) as BodyRef | undefined;
+    return row ? (await bodiesOf(tenantId, id, [row]))[0] : null;
   };
 
   const tree = (tenantId: string, id: string): TreeNode[] => {
@@ -375,10 +429,8 @@ export const createConversationQueries = (
     return [...nodes.values()];
   };
 
-  const allMessages = (tenantId: string, id: string): Message[] =>
-    (q.allMessages.all(tenantId, id) as { body: string }[]).map(
-      (r) => JSON.parse(r.body) as Message,
-    );
+  const allMessages = (tenantId: string, id: string): Promise<Message[]> =>
+    bodiesOf(tenantId, id, q.allMessages.all(tenantId, id) as BodyRef[]);
 
   const checkpoints = (tenantId: string, id: string): CheckpointRow[] =>
     (

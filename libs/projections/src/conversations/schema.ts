@@ -16,7 +16,7 @@ export const CONVERSATION_TABLES = [
   { name: 'rm_erased', orderBy: 'tenant_id, id' },
 ] as const;
 
-export const migrateConversationTables = (db: Database.Database): void => {
+const createConversationTables = (db: Database.Database): void => {
   db.exec(`
     CREATE TABLE IF NOT EXISTS rm_conversations (
       tenant_id TEXT NOT NULL,
@@ -50,10 +50,10 @@ export const migrateConversationTables = (db: Database.Database): void => {
       PRIMARY KEY (tenant_id, source_id, fork_id)
     ) WITHOUT ROWID, STRICT;
 
-    -- In insertion order (a rowid table): each message appends to the last leaf instead of
-    -- landing on a random page by its id (fewer pages written per commit, fuller pages; see
-    -- bench/README.md), with the id lookup in rm_messages_by_id. Files made before this layout
-    -- keep theirs (keyed by id, WITHOUT ROWID; same answers) until a rebuild drops the table.
+    -- The tree's shape only: a body stays in the log, at \`revision\` of the conversation's stream
+    -- (the MessageAppended event). In insertion order (a rowid table): each message appends to
+    -- the last leaf instead of landing on a random page by its id, with the id lookup in
+    -- rm_messages_by_id. \`bytes\`: the body's JSON length, what the branch cache budgets.
     CREATE TABLE IF NOT EXISTS rm_messages (
       tenant_id TEXT NOT NULL,
       conversation_id TEXT NOT NULL,
@@ -63,8 +63,10 @@ export const migrateConversationTables = (db: Database.Database): void => {
       depth INTEGER NOT NULL,
       seq INTEGER NOT NULL,
       turn_id TEXT NOT NULL,
-      body TEXT NOT NULL
+      revision INTEGER NOT NULL,
+      bytes INTEGER NOT NULL
     ) STRICT;
+    CREATE UNIQUE INDEX IF NOT EXISTS rm_messages_by_id ON rm_messages (tenant_id, conversation_id, id);
     CREATE INDEX IF NOT EXISTS rm_messages_children ON rm_messages (tenant_id, conversation_id, parent_id);
     CREATE INDEX IF NOT EXISTS rm_messages_by_seq ON rm_messages (tenant_id, conversation_id, seq);
 
@@ -119,19 +121,30 @@ export const migrateConversationTables = (db: Database.Database): void => {
     ) WITHOUT ROWID, STRICT;
     CREATE INDEX IF NOT EXISTS rm_digests_by_message ON rm_digests (tenant_id, conversation_id, message_id);
   `);
-  if (messagesHaveRowid(db)) {
-    db.exec(
-      'CREATE UNIQUE INDEX IF NOT EXISTS rm_messages_by_id ON rm_messages (tenant_id, conversation_id, id)',
-    );
-  }
 };
 
-/** Whether rm_messages has the insertion-ordered layout (false: the older one keyed by id). */
-export const messagesHaveRowid = (db: Database.Database): boolean => {
-  const row = db
-    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'rm_messages'")
-    .get() as { sql: string } | undefined;
-  return row !== undefined && !/WITHOUT\s+ROWID/i.test(row.sql);
+/**
+ * Whether rm_messages holds a copy of each body (the layouts before bodies stayed in the log).
+ * Such a file is projected again from the start: its rows cannot name their log revisions.
+ */
+export const messagesHoldBodies = (db: Database.Database): boolean =>
+  db.prepare("SELECT 1 FROM pragma_table_info('rm_messages') WHERE name = 'body'").get() !==
+  undefined;
+
+export const migrateConversationTables = (db: Database.Database): void => {
+  if (messagesHoldBodies(db)) {
+    db.transaction(() => {
+      dropConversationTables(db);
+      // Every checkpoint of this file: its projector replays the log into the new tables.
+      const checkpoints = db
+        .prepare(
+          "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'projector_checkpoints'",
+        )
+        .get();
+      if (checkpoints !== undefined) db.exec('DELETE FROM projector_checkpoints');
+    })();
+  }
+  createConversationTables(db);
 };
 
 export const dropConversationTables = (db: Database.Database): void => {
