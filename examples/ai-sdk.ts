@@ -25,10 +25,12 @@ const main = async () => {
       model: 'gpt-4o-mini',
       budgetTokens: 50_000,
       maxTokens: 1024,
+      system: 'Be brief.',
     });
     const input: ModelMessage[] = [{ role: 'user', content: question }];
     const result = await generateText({
       model: openai.chat('gpt-4o-mini'),
+      system: next.system,
       messages: [...next.messages, ...input],
       tools: { get_weather: weatherTool },
       stopWhen: stepCountIs(5),

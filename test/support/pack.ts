@@ -1,7 +1,4 @@
-/**
- * The packages' tarball tests: `npm pack` a package and `@arbor/client`, unpack both into an
- * empty app folder's node_modules, as an app outside the repository would have them.
- */
+/** The packages' tarball tests: `npm pack` a package and install it into an empty app. */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,32 +19,36 @@ export const pack = (pkg: string, dir: string): Packed => {
 };
 
 /**
- * Packs `packages/<name>` and the client into `dir`, unpacks both under `dir/app/node_modules`,
- * and returns the package's packed file list and its built JS (to check nothing requires a path
- * outside the package).
+ * Packs `packages/<name>` into `dir` and installs that tarball alone into an empty app folder
+ * (`dir/app`) with npm, as an app outside the repository would: `@arbor/client` comes from
+ * inside the tarball (bundled), the public dependencies and peers from the registry or npm's
+ * local cache. `extra` are what the app itself adds (its framework's other packages, npm
+ * flags). Returns the packed file list and the package's built JS (to check nothing requires a
+ * path outside the package).
  */
-export const packBesideClient = (
+export const installAlone = (
   name: string,
   dir: string,
+  extra: string[] = [],
 ): { app: string; paths: string[]; js: string } => {
   const ours = pack(path.join(REPO_ROOT, 'packages', name), dir);
-  const client = pack(path.join(REPO_ROOT, 'packages/client'), dir);
   const app = path.join(dir, 'app');
-  const modules = path.join(app, 'node_modules/@arbor');
-  for (const [file, into] of [
-    [ours.filename, name],
-    [client.filename, 'client'],
-  ]) {
-    fs.mkdirSync(path.join(modules, into), { recursive: true });
-    execFileSync('tar', [
-      '-xzf',
-      path.join(dir, file),
-      '-C',
-      path.join(modules, into),
-      '--strip-components=1',
-    ]);
-  }
-  const dist = path.join(modules, name, 'dist');
+  fs.mkdirSync(app, { recursive: true });
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--ignore-scripts',
+      path.join(dir, ours.filename),
+      ...extra,
+    ],
+    { cwd: app, encoding: 'utf8', stdio: 'pipe' },
+  );
+  const dist = path.join(app, 'node_modules/@arbor', name, 'dist');
   const js = fs
     .readdirSync(dist)
     .filter((f) => f.endsWith('.js'))

@@ -9,7 +9,12 @@ import { type ArborContextLike, fromArbor, type StepUsage, toArbor } from './map
 type ContextOptions = Omit<NonNullable<CallInit<'buildContext'>['body']>, 'provider'>;
 
 export interface NextRequest {
-  /** The fitted history as ModelMessages (system first when one was given). */
+  /**
+   * The system prompt: pass it as `system` (the AI SDK warns about system messages in
+   * `messages`). Undefined when there is none.
+   */
+  system?: string;
+  /** The fitted history as ModelMessages, without system messages. */
   messages: ModelMessage[];
   /** The tip it was built on: `commit` sends it as `expectedTip`. */
   tip: string | null;
@@ -57,18 +62,23 @@ export class ArborHistory {
    */
   async next(options: ContextOptions): Promise<NextRequest> {
     const conversation = await this.client.getConversation(this.conversationId);
-    if (conversation.tip === null) {
-      const messages: ModelMessage[] = options.system
-        ? [{ role: 'system', content: options.system }]
-        : [];
-      return { messages, tip: null, contextId: null };
-    }
+    if (conversation.tip === null)
+      return {
+        ...(options.system ? { system: options.system } : {}),
+        messages: [],
+        tip: null,
+        contextId: null,
+      };
     const answer = await this.client.context(this.conversationId, {
       ...options,
       provider: 'anthropic',
     });
+    const all = fromArbor(answer.body as unknown as ArborContextLike);
+    // System messages (the prompt, and any stored in the history) are joined into `system`.
+    const system = all.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
     return {
-      messages: fromArbor(answer.body as unknown as ArborContextLike),
+      ...(system ? { system } : {}),
+      messages: all.filter((m) => m.role !== 'system'),
       tip: answer.tip,
       contextId: answer.contextId,
     };

@@ -9,3 +9,11 @@ export {
   UnsupportedPartError,
 } from './mapping';
 export { ArborHistory, type CommitOptions, type FinishedLoop, type NextRequest } from './history';
+// The client travels inside this package's tarball (bundled): an app takes it from here.
+export {
+  ArborClient,
+  type ArborClientOptions,
+  ArborNetworkError,
+  ArborProblemError,
+  isProblem,
+} from '@arbor/client';

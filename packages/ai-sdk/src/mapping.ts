@@ -19,7 +19,7 @@ export interface StepUsage {
   cachedInputTokens?: number;
 }
 
-/** A part Arbor has no block for (a URL image, a file, a reasoning part without signature). */
+/** A part Arbor has no block for (a file, an image of an unknown kind). */
 export class UnsupportedPartError extends Error {
   constructor(readonly part: string) {
     super(`@arbor/ai-sdk: cannot store a ${part} part yet`);
@@ -27,21 +27,30 @@ export class UnsupportedPartError extends Error {
   }
 }
 
-const toBase64 = (data: unknown): string => {
-  if (typeof data === 'string') {
-    if (/^(https?|data):/.test(data)) throw new UnsupportedPartError('image URL');
-    return data;
+type ImageBlock = Extract<Block, { type: 'image' }>;
+type ImageMediaType = Extract<ImageBlock['source'], { type: 'base64' }>['media_type'];
+
+/** An image part's data as an Arbor image block: http(s) URLs by URL, the rest as base64. */
+const imageBlock = (data: unknown, mediaType: string | undefined): ImageBlock => {
+  const base64 = (b64: string, type = mediaType): ImageBlock => ({
+    type: 'image',
+    source: { type: 'base64', media_type: (type ?? 'image/png') as ImageMediaType, data: b64 },
+  });
+  const url = data instanceof URL ? data.href : typeof data === 'string' ? data : undefined;
+  if (url !== undefined && /^https?:\/\//i.test(url))
+    return { type: 'image', source: { type: 'url', url } };
+  if (url !== undefined && /^data:/i.test(url)) {
+    const m = /^data:([^;,]+)?(;base64)?,(.*)$/is.exec(url);
+    if (!m || !m[2]) throw new UnsupportedPartError('image data URL that is not base64');
+    return base64(m[3], m[1] ?? mediaType);
   }
-  if (data instanceof URL) throw new UnsupportedPartError('image URL');
-  if (data instanceof Uint8Array) return Buffer.from(data).toString('base64');
-  if (data instanceof ArrayBuffer) return Buffer.from(new Uint8Array(data)).toString('base64');
+  if (data instanceof URL) throw new UnsupportedPartError(`image URL (${data.protocol})`);
+  if (typeof data === 'string') return base64(data);
+  if (data instanceof Uint8Array) return base64(Buffer.from(data).toString('base64'));
+  if (data instanceof ArrayBuffer)
+    return base64(Buffer.from(new Uint8Array(data)).toString('base64'));
   throw new UnsupportedPartError('image of this kind');
 };
-
-type ImageMediaType = Extract<
-  Extract<Block, { type: 'image' }>['source'],
-  { type: 'base64' }
->['media_type'];
 
 const resultContent = (part: ToolResultPart): { content: string; is_error?: boolean } => {
   const o = part.output;
@@ -69,15 +78,7 @@ const userBlocks = (m: UserModelMessage): Block[] => {
   if (typeof m.content === 'string') return [{ type: 'text', text: m.content }];
   return m.content.map((p): Block => {
     if (p.type === 'text') return { type: 'text', text: p.text };
-    if (p.type === 'image')
-      return {
-        type: 'image',
-        source: {
-          type: 'base64',
-          media_type: (p.mediaType ?? 'image/png') as ImageMediaType,
-          data: toBase64(p.image),
-        },
-      };
+    if (p.type === 'image') return imageBlock(p.image, p.mediaType);
     throw new UnsupportedPartError(p.type);
   });
 };
@@ -234,8 +235,16 @@ export const fromArbor = (context: ArborContextLike): ModelMessage[] => {
           });
         } else if (b.type === 'text') parts.push({ type: 'text', text: String(b.text) });
         else if (b.type === 'image') {
-          const source = b.source as { data: string; media_type: string };
-          parts.push({ type: 'image', image: source.data, mediaType: source.media_type });
+          const source = b.source as {
+            type: string;
+            data?: string;
+            media_type?: string;
+            url?: string;
+          };
+          if (source.type === 'url' && typeof source.url === 'string')
+            parts.push({ type: 'image', image: new URL(source.url) });
+          else if (source.type === 'base64' && typeof source.data === 'string')
+            parts.push({ type: 'image', image: source.data, mediaType: source.media_type });
         }
       }
       if (results.length > 0) out.push({ role: 'tool', content: results });

@@ -35,7 +35,10 @@ describe('@arbor/ai-sdk', () => {
     const openai = createOpenAI({ baseURL: mock.baseURL, apiKey: 'test' });
     const result = await generateText({
       model: openai.chat('gpt-4o-mini'),
+      system: next.system,
       messages: [...next.messages, ...input],
+      // A system message in `messages` is an error here, not only the SDK's warning.
+      allowSystemInMessages: false,
       tools: { get_weather: weatherTool },
       stopWhen: stepCountIs(5),
     });
@@ -48,14 +51,20 @@ describe('@arbor/ai-sdk', () => {
     await history.ensure('weather');
     const first = await loop(history, 'Weather in Paris and Oslo?');
     expect(first.result.text).toBe('Forecast: Paris: 15 °C; Oslo: 12 °C');
-    expect(first.next.messages).toEqual([{ role: 'system', content: 'Be brief.' }]);
+    expect(first.next.system).toBe('Be brief.');
+    expect(first.next.messages).toEqual([]);
     expect(first.committed.messageIds).toHaveLength(4);
 
     await h.restart(); // a new process on the same data: the history survives
     const again = new ArborHistory(new ArborClient({ baseUrl: h.baseUrl, apiKey }), 'chat-1');
     await again.ensure('ignored: it exists');
+    const warn = jest.spyOn(console, 'warn');
     const second = await loop(again, 'Weather in Rome?');
     expect(second.result.text).toBe('Forecast: Rome: 12 °C');
+    expect(second.next.system).toBe('Be brief.');
+    expect(second.next.messages.filter((m) => m.role === 'system')).toEqual([]);
+    expect(warn.mock.calls.filter((c) => String(c[0]).includes('System messages'))).toEqual([]);
+    warn.mockRestore();
     // The second loop's first model call carried the first loop, read back from Arbor.
     const sent = mock.requests[mock.requests.length - 2].messages;
     expect(sent.map((m) => m.role)).toEqual([
@@ -119,6 +128,47 @@ describe('@arbor/ai-sdk', () => {
     expect(again.messageIds).toEqual(first.messageIds);
     const stored = await client.getConversation('stream-1');
     expect(stored.counts).toEqual({ messages: 4, turns: 1 });
+  });
+
+  it('stores URL images, and the next call sends them to the model by URL', async () => {
+    const client = new ArborClient({ baseUrl: h.baseUrl, apiKey });
+    const history = new ArborHistory(client, 'image-url-1');
+    await history.ensure();
+    const url = 'https://example.com/cat.png';
+    const input: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image', image: new URL(url) },
+          { type: 'image', image: 'https://example.com/dog.jpg', mediaType: 'image/jpeg' },
+        ],
+      },
+    ];
+    const openai = createOpenAI({ baseURL: mock.baseURL, apiKey: 'test' });
+    const first = await generateText({ model: openai.chat('gpt-4o-mini'), messages: input });
+    await history.commit(input, first, { expectedTip: null, turnId: 'turn-img-1' });
+    const stored: MessageInput[] = [];
+    for await (const m of client.messages('image-url-1')) stored.push(m);
+    expect(stored[0].content).toEqual([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', source: { type: 'url', url } },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/dog.jpg' } },
+    ]);
+    const next = await history.next({
+      model: 'gpt-4o-mini',
+      budgetTokens: 50_000,
+      maxTokens: 1024,
+    });
+    const question: ModelMessage[] = [{ role: 'user', content: 'and this one?' }];
+    const second = await generateText({
+      model: openai.chat('gpt-4o-mini'),
+      messages: [...next.messages, ...question],
+    });
+    expect(second.text).toBe('You said: and this one?');
+    const sent = JSON.stringify(mock.requests[mock.requests.length - 1].messages[0]);
+    expect(sent).toContain(url);
+    expect(sent).toContain('https://example.com/dog.jpg');
   });
 
   it('maps ModelMessages to Arbor and back without loss for text, tool calls and results', () => {

@@ -1,21 +1,20 @@
 /**
- * `npm pack` makes a tarball that works outside the repository: built JS and types, loaded
- * beside the packed `@arbor/client` and the installed `@anthropic-ai/claude-agent-sdk` (a peer),
- * and the README's quick start runs against a real Arbor server.
+ * `npm pack` makes a tarball that installs alone: into an empty folder, with `@arbor/client`
+ * inside it (bundled) and `@anthropic-ai/claude-agent-sdk` (the peer) from the registry or npm's
+ * cache, it runs the README's quick start against a real Arbor server.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Harness, startHarness } from '../../../test/support/harness';
-import { packBesideClient, REPO_ROOT } from '../../../test/support/pack';
+import { installAlone, REPO_ROOT } from '../../../test/support/pack';
 
 // The quick start, as an app outside the repository would run it (CommonJS; the SDK is ESM and
 // loads through require on Node ≥ 20.19).
 const QUICK_START = `
 const { importSessionToStore, getSessionMessages } = require('@anthropic-ai/claude-agent-sdk');
-const { ArborClient } = require('@arbor/client');
-const { ArborSessionStore } = require('@arbor/claude-agent-sdk');
+const { ArborClient, ArborSessionStore } = require('@arbor/claude-agent-sdk');
 const [baseUrl, apiKey, dir, sessionId] = process.argv.slice(2);
 (async () => {
   const sessionStore = new ArborSessionStore({ client: new ArborClient({ baseUrl, apiKey }) });
@@ -38,16 +37,26 @@ describe('@arbor/claude-agent-sdk package', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('packs, and the unpacked package runs the quick start beside @arbor/client', async () => {
-    const { app, paths, js } = packBesideClient('claude-agent-sdk', dir);
+  it('installs alone from its tarball and runs the quick start', async () => {
+    // Without optional dependencies: the SDK's native Claude Code binary (~400 MB) is not what
+    // the quick start uses.
+    const { app, paths, js } = installAlone('claude-agent-sdk', dir, ['--omit=optional']);
     expect(paths).toEqual(
-      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/store.js', 'README.md']),
+      expect.arrayContaining([
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/store.js',
+        'README.md',
+        'node_modules/@arbor/client/dist/index.js',
+      ]),
     );
+    expect(fs.existsSync(path.join(app, 'node_modules/@arbor/client'))).toBe(false);
     expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
     const manifest = JSON.parse(
       fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'),
-    ) as { peerDependencies: Record<string, string> };
+    ) as { peerDependencies: Record<string, string>; bundleDependencies: string[] };
     expect(Object.keys(manifest.peerDependencies)).toEqual(['@anthropic-ai/claude-agent-sdk']);
+    expect(manifest.bundleDependencies).toEqual(['@arbor/client']);
     expect(js).not.toMatch(/require\("\.\.\/\.\./);
 
     // A Claude Code session on disk, where the SDK looks for it.
@@ -73,11 +82,7 @@ describe('@arbor/claude-agent-sdk package', () => {
           cwd: app,
           encoding: 'utf8',
           // The SDK comes from the repository's install (a peer dependency).
-          env: {
-            ...process.env,
-            NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
-            CLAUDE_CONFIG_DIR: config,
-          },
+          env: { PATH: process.env.PATH, CLAUDE_CONFIG_DIR: config },
         },
         (error, stdout, stderr) =>
           error ? reject(new Error(stderr || String(error))) : resolve(stdout),
@@ -85,5 +90,5 @@ describe('@arbor/claude-agent-sdk package', () => {
     });
     const lines = fs.readFileSync(fixture, 'utf8').trim().split('\n').length;
     expect(out.trim()).toBe(`${lines} true`);
-  }, 300_000); // two builds and two packs on a shared 2-core machine
+  }, 600_000); // a build, a pack and an install on a shared 2-core machine
 });

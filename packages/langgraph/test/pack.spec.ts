@@ -1,7 +1,7 @@
 /**
- * `npm pack` makes a tarball that works outside the repository: built JS and types; unpacked
- * into an empty folder beside the packed `@arbor/client`, it runs the README's quick start
- * against the real app (LangGraph from the repository's install: peer dependencies).
+ * `npm pack` makes a tarball that installs alone: into an empty folder, with `@arbor/client`
+ * inside it (bundled), its peers and `@langchain/langgraph` (the app's) from the registry or
+ * npm's cache, it runs the README's quick start against the real app.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -9,12 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Harness, startHarness } from '../../../test/support/harness';
-import { packBesideClient, REPO_ROOT } from '../../../test/support/pack';
+import { installAlone } from '../../../test/support/pack';
 
 // The README's quick start, with a fixed answer in place of a model.
 const QUICK_START = `
-const { ArborClient } = require('@arbor/client');
-const { ArborSaver } = require('@arbor/langgraph');
+const { ArborClient, ArborSaver } = require('@arbor/langgraph');
 const { MessagesAnnotation, StateGraph, START, END } = require('@langchain/langgraph');
 const { AIMessage } = require('@langchain/core/messages');
 (async () => {
@@ -41,11 +40,18 @@ describe('@arbor/langgraph package', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('packs, and the unpacked package runs the quick start against Arbor', async () => {
-    const { app, paths, js } = packBesideClient('langgraph', dir);
+  it('installs alone from its tarball and runs the quick start against Arbor', async () => {
+    const { app, paths, js } = installAlone('langgraph', dir, ['@langchain/langgraph@1.7.3']);
     expect(paths).toEqual(
-      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/saver.js', 'README.md']),
+      expect.arrayContaining([
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/saver.js',
+        'README.md',
+        'node_modules/@arbor/client/dist/index.js',
+      ]),
     );
+    expect(fs.existsSync(path.join(app, 'node_modules/@arbor/client'))).toBe(false);
     expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
     expect(js).not.toMatch(/require\("\.\.\/\.\./);
     fs.writeFileSync(path.join(app, 'quick-start.js'), QUICK_START);
@@ -55,8 +61,7 @@ describe('@arbor/langgraph package', () => {
       cwd: app,
       encoding: 'utf8',
       env: {
-        ...process.env,
-        NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
+        PATH: process.env.PATH,
         ARBOR_URL: h.baseUrl,
         ARBOR_KEY: apiKey,
       },
@@ -70,5 +75,5 @@ describe('@arbor/langgraph package', () => {
       'user',
       'assistant',
     ]);
-  }, 300_000); // two builds and two packs on a shared 2-core machine
+  }, 600_000); // a build, a pack and an install on a shared 2-core machine
 });

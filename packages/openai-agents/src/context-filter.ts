@@ -150,7 +150,8 @@ const appendedCount = (input: readonly Json[], expected: readonly Expected[]): n
  * history (as the runner prepares them): those are replaced by Arbor's fitted context. The rest
  * (the draft, the new input, this run's items) go to Arbor as `append`, so they count in the
  * budget, and are passed on as the very items the runner gave (it tracks them by identity to
- * know what to persist).
+ * know what to persist). A run whose session another writer moved meanwhile is sent its own
+ * history instead, and fails at its commit with `StaleSessionError`.
  */
 export const arborContext = (
   session: ArborSession,
@@ -176,6 +177,15 @@ export const arborContext = (
       estimatedTokens: answer.receipt.estimatedTokens,
       tip: answer.tip,
     });
+    // Another writer committed since this run read its history: the fitted context holds turns
+    // the run never saw. The model gets the run's own history instead (unfitted, for this call),
+    // and the run's commit then fails with stale_tip, keeping its turn as a branch.
+    const startedFrom = session.runTip();
+    if (startedFrom !== undefined && answer.tip !== startedFrom)
+      return {
+        input: modelData.input,
+        ...(modelData.instructions !== undefined ? { instructions: modelData.instructions } : {}),
+      };
     const body = answer.body;
     const input = Array.isArray(body.input) ? body.input : [];
     const appended = appendedCount(input, expectedWire(append));

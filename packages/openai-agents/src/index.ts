@@ -9,3 +9,11 @@ export {
   UnsupportedItemError,
 } from './mapping';
 export { arborContext, type ContextFilterOptions, fromResponsesInput } from './context-filter';
+// The client travels inside this package's tarball (bundled): an app takes it from here.
+export {
+  ArborClient,
+  type ArborClientOptions,
+  ArborNetworkError,
+  ArborProblemError,
+  isProblem,
+} from '@arbor/client';

@@ -19,6 +19,7 @@ import {
   ArborProblemError,
   type Block,
   type BranchMessage,
+  isProblem,
   type JsonValue,
   type MessageInput,
 } from '@arbor/client';
@@ -46,6 +47,19 @@ interface Loaded {
   draft: Draft | null;
   /** A draft exists (on the tip or not). */
   anyDraft: boolean;
+}
+
+/**
+ * What the current run read (`getItems`), moved on by its own writes: its commits build on it
+ * and expect its tip, so another writer's commit meanwhile is the server's `stale_tip`.
+ */
+interface View extends Loaded {
+  /** The conversation exists (a session nothing was written to has none yet). */
+  exists: boolean;
+  /** The role of the tip message, when it was read. */
+  tipRole?: string;
+  /** How many leading items of the run's model input are committed history, when known. */
+  committed?: number;
 }
 
 /** How many messages one `?last=` read asks for (the API's page limit). */
@@ -192,10 +206,8 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
   private readonly model?: string;
   private readonly title?: string;
   private conversationId: string | null = null;
-  /** The tip the current run read its history at (getItems), then moved by its own writes. */
-  private runTip: string | null | undefined;
-  /** The run's own open turn as it last saved it (the draft is shared with other writers). */
-  private runOpen: AgentInputItem[] = [];
+  /** The session as the current run read it and wrote it since (undefined: read it first). */
+  private view: View | undefined;
 
   constructor(options: ArborSessionOptions) {
     this.client = options.client;
@@ -251,70 +263,129 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     return all;
   }
 
+  /**
+   * The history and the draft, in two reads (a session never written to: one, and nothing is
+   * created until the first write). The run's later commits expect the tip read here.
+   */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit !== undefined && limit <= 0) return [];
-    const state = await this.load();
-    const pending = state.draft ? draftItems(state.draft) : [];
-    this.runTip = state.tip;
-    this.runOpen = pending;
+    const id = this.sessionId;
+    let answer: { tip: string | null; parentId: string | null; messages: unknown[] } | null = null;
+    try {
+      answer = await this.client.call('getDraft', { path: { id } });
+    } catch (e) {
+      if (isProblem(e, 'conversation_not_found')) {
+        this.view = { conversationId: id, tip: null, draft: null, anyDraft: false, exists: false };
+        this.view.committed = 0;
+        return [];
+      }
+      if (!isProblem(e, 'draft_not_found')) throw e;
+    }
+    this.conversationId = id; // it exists: no need to create it
+    const onTip = answer !== null && answer.parentId === answer.tip;
+    let draft: Draft | null =
+      answer !== null && onTip
+        ? { parentId: answer.parentId, messages: answer.messages as MessageInput[] }
+        : null;
+    let pending = draft ? draftItems(draft) : [];
     // Every message holds at least one item, so `limit` messages hold at least `limit` items.
     const need = limit === undefined ? undefined : Math.max(limit - pending.length, 0);
-    const history =
-      state.tip === null || need === 0
-        ? []
-        : fromArbor((await this.branch(state.conversationId, need)) as MessageInput[]);
-    const items = [...history, ...pending];
-    return limit === undefined ? items : items.slice(-limit);
+    let tip = answer?.tip ?? null;
+    let tipRole: string | undefined;
+    let history: AgentInputItem[] = [];
+    if (need !== 0 && (answer === null || answer.tip !== null)) {
+      const read = await this.branch(id, need);
+      const last = read[read.length - 1];
+      // The branch read is the history the run sees: its last message is the tip it builds on.
+      tip = last?.id ?? null;
+      tipRole = last?.role;
+      if (draft !== null && draft.parentId !== tip) {
+        draft = null;
+        pending = [];
+      }
+      history = fromArbor(read as MessageInput[]);
+    }
+    const all = [...history, ...pending];
+    const items = limit === undefined ? all : all.slice(-limit);
+    this.view = {
+      conversationId: id,
+      tip,
+      draft,
+      anyDraft: answer !== null,
+      exists: true,
+      tipRole,
+      committed: Math.max(items.length - pending.length, 0),
+    };
+    return items;
   }
 
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
     for (const item of items) encodeItem(item); // refuse what cannot be stored before writing
-    const state = await this.load();
-    // The run's commits expect the tip it started from: a run that moved meanwhile is a conflict.
-    if (this.runTip !== undefined && state.tip !== this.runTip) return this.conflict(state, items);
-    if (state.draft === null && state.tip !== null && encodeItem(items[0]).side === 'user') {
-      const tip = await this.client.getMessage(state.conversationId, state.tip);
-      if (tip.role === 'user') {
+    const state: View = this.view ?? { ...(await this.load()), exists: true };
+    if (!state.exists) await this.currentConversationId();
+    const id = state.conversationId;
+    const open = state.draft ? draftItems(state.draft) : [];
+    let base = state.tip;
+    let pending: AgentInputItem[] = [];
+    try {
+      const tipRole =
+        state.draft === null && state.tip !== null && encodeItem(items[0]).side === 'user'
+          ? (state.tipRole ?? (await this.client.getMessage(id, state.tip)).role)
+          : undefined;
+      if (tipRole === 'user') {
         // The last turn ended on tool results (a run stopped on one): the new input belongs in
         // that user message, so the turn is committed again with it, on a new branch from the
         // turn's parent (the old turn stays in the tree).
-        const { turn, parent } = await this.lastTurn(state.conversationId);
-        const pending = [...fromArbor(turn as MessageInput[]), ...items];
+        const { turn, parent } = await this.lastTurn(id);
+        pending = [...fromArbor(turn as MessageInput[]), ...items];
+        base = parent;
         if (parent !== null) {
           await this.store(state, pending, { base: parent });
           return;
         }
-        await this.client.moveTip(state.conversationId, {
-          messageId: null,
-          expectedTip: state.tip,
-        });
+        await this.client.moveTip(id, { messageId: null, expectedTip: state.tip });
         await this.store({ ...state, tip: null, draft: null }, pending);
         return;
       }
+      const refused = refusals(open, items);
+      pending = [...open, ...refused, ...items];
+      const { flushed } = await this.store(state, pending);
+      // The refusals are committed but were never in the run's model input.
+      if (this.view && state.committed !== undefined)
+        this.view.committed =
+          state.committed + flushed - (flushed > open.length ? refused.length : 0);
+    } catch (e) {
+      // The run's first commit expected the tip it read: another writer moved it meanwhile.
+      if (isProblem(e, 'stale_tip')) return this.conflict(id, base, pending, e.problem.tip);
+      throw e;
     }
-    const open = state.draft ? draftItems(state.draft) : [];
-    await this.store(state, [...open, ...refusals(open, items), ...items]);
   }
 
   /** Keeps the run's whole turns as a branch from where it started, then throws. */
-  private async conflict(state: Loaded, items: AgentInputItem[]): Promise<never> {
-    const from = this.runTip ?? null;
-    const pending = [...this.runOpen, ...items];
-    this.runTip = undefined;
-    this.runOpen = [];
+  private async conflict(
+    conversationId: string,
+    from: string | null,
+    pending: AgentInputItem[],
+    tip: string | null,
+  ): Promise<never> {
+    this.view = undefined;
     let branch: string | null = null;
     let rest = pending;
     // A branch needs a parent: a run that started on an empty session keeps its items in the error.
     if (from !== null) {
-      const kept = await this.store({ ...state, draft: null, anyDraft: false }, pending, {
-        base: from,
-        branch: true,
-      });
+      const kept = await this.store(
+        { conversationId, tip, draft: null, anyDraft: false },
+        pending,
+        {
+          base: from,
+          branch: true,
+        },
+      );
       if (kept.tip !== from) branch = kept.tip;
       rest = kept.rest;
     }
-    throw new StaleSessionError(state.tip, from, branch, rest);
+    throw new StaleSessionError(tip, from, branch, rest);
   }
 
   /** The last turn of the branch (the tail sharing the tip's turnId) and its parent. */
@@ -333,10 +404,10 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
    * the draft on the new tip.
    */
   private async store(
-    state: Loaded,
+    state: Loaded & { tipRole?: string },
     pending: readonly AgentInputItem[],
     options: StoreOptions = {},
-  ): Promise<{ tip: string | null; rest: AgentInputItem[] }> {
+  ): Promise<{ tip: string | null; rest: AgentInputItem[]; flushed: number }> {
     const id = state.conversationId;
     // Where the items go on: the tip, or an earlier turn's end (a suffix replaced).
     const base = options.base !== undefined ? options.base : state.tip;
@@ -347,6 +418,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     let anyDraft = state.anyDraft;
     let start = 0;
     let turns = 0;
+    let tipRole = base === state.tip ? state.tipRole : undefined;
     const flush = async (end: number) => {
       const turn = toArbor(pending.slice(start, end), { model: this.model });
       if (options.op) turn[0].clientData = { [CLIENT_KEY]: { op: options.op } };
@@ -379,6 +451,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
       current = tip;
       draft = null;
       start = end;
+      tipRole = turn[turn.length - 1].role;
     };
     // A turn closes after the last assistant-side item of a message that answers (text, no calls).
     const sides = pending.map((item) => encodeItem(item));
@@ -400,20 +473,22 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     if (options.branch) {
       // Each commit moved the tip onto the branch: put it back where the other writer left it.
       if (tip !== base) await this.client.moveTip(id, { messageId: before, expectedTip: tip });
-      return { tip, rest };
+      return { tip, rest, flushed: start };
     }
     // Draft first, then the tip: a crash in between leaves a draft off the tip, which is ignored.
+    let saved: Draft | null = null;
     if (rest.length > 0) {
-      await this.saveDraft(id, tip, rest, options.op);
+      saved = { parentId: tip, messages: await this.saveDraft(id, tip, rest, options.op) };
+      anyDraft = true;
     } else if (anyDraft) {
       await this.client.call('discardDraft', { path: { id } });
+      anyDraft = false;
     }
     if (tip !== current && tip !== null) {
       await this.client.moveTip(id, { messageId: tip, expectedTip: current });
     }
-    this.runTip = tip;
-    this.runOpen = rest;
-    return { tip, rest };
+    this.view = { conversationId: id, tip, draft: saved, anyDraft, exists: true, tipRole };
+    return { tip, rest, flushed: start };
   }
 
   /**
@@ -454,10 +529,11 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
       };
     }
     await this.client.call('saveDraft', { path: { id }, body: { parentId, messages } });
+    return messages;
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    this.runTip = undefined; // acts on the session as it is now
+    this.view = undefined; // acts on the session as it is now
     const state = await this.load();
     const id = state.conversationId;
     if (state.draft !== null) {
@@ -488,7 +564,7 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
 
   /** Empty the session: the tip moves to none and the draft goes; every message stays in the tree. */
   async clearSession(): Promise<void> {
-    this.runTip = undefined; // acts on the session as it is now
+    this.view = undefined; // acts on the session as it is now
     const state = await this.load();
     const id = state.conversationId;
     if (state.anyDraft) await this.client.call('discardDraft', { path: { id } });
@@ -584,8 +660,17 @@ export class ArborSession implements SessionHistoryTransactionAwareSession {
     await this.store(state, pending, { base, op });
   }
 
-  /** How many items the committed history (the branch, without the draft) holds. */
+  /** The tip the current run's history builds on (undefined: not read yet). */
+  runTip(): string | null | undefined {
+    return this.view?.tip;
+  }
+
+  /**
+   * How many leading items of the current run's model input are committed history: what its
+   * `getItems` read plus what it committed since (read afresh when not known).
+   */
   async committedItemCount(): Promise<number> {
+    if (this.view?.committed !== undefined) return this.view.committed;
     const state = await this.load();
     if (state.tip === null) return 0;
     return fromArbor((await this.branch(state.conversationId)) as MessageInput[]).length;

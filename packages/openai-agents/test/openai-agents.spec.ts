@@ -189,6 +189,60 @@ describe('@arbor/openai-agents', () => {
     expect(stale.tip).toBe((await client().getConversation('race-1')).tip);
   });
 
+  it('with the context filter, the run that lost a race fails with stale_tip and keeps its turn', async () => {
+    await runner.run(agent(), 'Weather in Rome?', { session: session('race-ctx') });
+    const startedFrom = (await client().getConversation('race-ctx')).tip;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let otherDone = false;
+    const slowSession = session('race-ctx');
+    const filter = arborContext(slowSession, { budgetTokens: 8000, maxTokens: 512 });
+    let calls = 0;
+    // The slow run's second model call (after its tool ran) waits until the other run is done.
+    const slow = runner.run(agent(), 'Weather in Paris?', {
+      session: slowSession,
+      callModelInputFilter: async (args) => {
+        if (++calls === 2) await gate;
+        return filter(args);
+      },
+    });
+    const other = await runner.run(agent(), 'Weather in Oslo?', { session: session('race-ctx') });
+    otherDone = true;
+    expect(other.finalOutput).toBe('Forecast: Oslo: 12 °C');
+    release();
+    const failed = await slow.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(otherDone).toBe(true);
+    const stale =
+      failed instanceof StaleSessionError ? failed : (failed as { cause?: unknown })?.cause;
+    expect(stale).toBeInstanceOf(StaleSessionError);
+    if (!(stale instanceof StaleSessionError)) return;
+    expect(stale.startedFrom).toBe(startedFrom);
+    expect(stale.tip).toBe((await client().getConversation('race-ctx')).tip);
+    // The active branch is Rome, then Oslo; the slow run's whole turn (its tool result and
+    // answer included) is a branch from the tip it started from.
+    const texts = (await stored('race-ctx')).map((m) => JSON.stringify(m.content));
+    expect(texts.filter((t) => t.includes('Paris'))).toEqual([]);
+    expect(stale.branch).not.toBeNull();
+    const kept: string[] = [];
+    for (let id = stale.branch; id !== null && id !== startedFrom;) {
+      const m = await client().getMessage('race-ctx', id);
+      kept.unshift(`${m.role}:${m.content.map((b) => b.type).join('+')}`);
+      id = m.parentId ?? null;
+    }
+    expect(kept).toEqual([
+      'user:text',
+      'assistant:reasoning+tool_use',
+      'user:tool_result',
+      'assistant:text',
+    ]);
+    const answer = await client().getMessage('race-ctx', stale.branch!);
+    expect(JSON.stringify(answer.content)).toContain('Forecast: Paris: 15 °C');
+    expect(stale.items).toEqual([]);
+  });
+
   it('commits a run that stops on a tool result as a turn; the next input joins it on a new branch', async () => {
     const s = session('stop-1');
     const a = agent({ toolUseBehavior: 'stop_on_first_tool' });

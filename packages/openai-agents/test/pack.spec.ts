@@ -1,39 +1,81 @@
 /**
- * `npm pack` makes a tarball that works outside the repository: built JS and types, and it
- * loads with the packed `@arbor/client` and the installed `@openai/agents` beside it.
+ * `npm pack` makes a tarball that installs alone: into an empty folder, with `@arbor/client`
+ * inside it (bundled) and `@openai/agents` (the peer) from the registry or npm's cache, it runs
+ * the README's quick start against the real app and a local Responses model.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packBesideClient, REPO_ROOT } from '../../../test/support/pack';
+import { promisify } from 'node:util';
+import { type Harness, startHarness } from '../../../test/support/harness';
+import { installAlone } from '../../../test/support/pack';
+import { startMockResponses } from './support';
+
+// The README's quick start (CommonJS), the model at OPENAI_BASE_URL.
+const QUICK_START = `
+const { Agent, Runner } = require('@openai/agents');
+const { ArborClient, ArborSession, arborContext } = require('@arbor/openai-agents');
+const [baseUrl, apiKey, sessionId, question] = process.argv.slice(2);
+const tools = [];
+(async () => {
+  const session = new ArborSession({ client: new ArborClient({ baseUrl, apiKey }), sessionId, model: 'gpt-5-mini' });
+  const agent = new Agent({ name: 'assistant', instructions: 'Be brief.', model: 'gpt-5-mini', tools });
+  const result = await new Runner().run(agent, question, {
+    session,
+    callModelInputFilter: arborContext(session, { budgetTokens: 100_000, maxTokens: 4096 }),
+  });
+  console.log(JSON.stringify({ answer: result.finalOutput, items: (await session.getItems()).length }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
 
 describe('@arbor/openai-agents package', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-agents-pack-'));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let h: Harness;
+  let mock: Awaited<ReturnType<typeof startMockResponses>>;
+  beforeAll(async () => {
+    h = await startHarness();
+    mock = await startMockResponses();
+  });
+  afterAll(async () => {
+    await mock.close();
+    await h.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('packs, and the unpacked package loads beside @arbor/client and @openai/agents', () => {
-    const { app, paths, js } = packBesideClient('openai-agents', dir);
+  it('installs alone from its tarball and runs the quick start', async () => {
+    const { app, paths, js } = installAlone('openai-agents', dir);
     expect(paths).toEqual(
-      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/session.js', 'README.md']),
+      expect.arrayContaining([
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/session.js',
+        'README.md',
+        'node_modules/@arbor/client/dist/index.js',
+        'node_modules/@arbor/client/dist/index.d.ts',
+      ]),
     );
     expect(paths.filter((p) => p.startsWith('src/') || p.includes('test/'))).toEqual([]);
     expect(js).not.toMatch(/require\("\.\.\/\.\./);
-    const loaded = execFileSync(
+    // Nothing beside the package: the client is the one inside it.
+    expect(fs.existsSync(path.join(app, 'node_modules/@arbor/client'))).toBe(false);
+    fs.writeFileSync(path.join(app, 'quick-start.js'), QUICK_START);
+    const { apiKey } = await h.createTenant('pack');
+    // Asynchronously: the server it talks to runs in this process.
+    const { stdout } = await promisify(execFile)(
       process.execPath,
-      [
-        '-e',
-        'const a = require("@arbor/openai-agents"); const { ArborClient } = require("@arbor/client");' +
-          'const s = new a.ArborSession({ client: new ArborClient({ baseUrl: "http://x" }), sessionId: "s" });' +
-          'console.log(typeof s.getItems, typeof a.arborContext, a.toArbor([{ role: "user", content: "hi" }])[0].role)',
-      ],
-      // @openai/agents comes from the repository's install (a peer dependency).
+      ['quick-start.js', h.baseUrl, apiKey, 'pack-1', 'Hello'],
       {
         cwd: app,
         encoding: 'utf8',
-        env: { ...process.env, NODE_PATH: path.join(REPO_ROOT, 'node_modules') },
+        env: {
+          PATH: process.env.PATH,
+          OPENAI_BASE_URL: mock.baseURL,
+          OPENAI_API_KEY: 'mock',
+          OPENAI_AGENTS_DISABLE_TRACING: '1',
+        },
       },
     );
-    expect(loaded.trim()).toBe('function function user');
-  }, 300_000); // two builds and two packs on a shared 2-core machine
+    expect(JSON.parse(stdout.trim())).toEqual({ answer: 'You said: Hello', items: 2 });
+  }, 600_000); // a build, a pack and an install on a shared 2-core machine
 });
