@@ -1,8 +1,8 @@
 // Jest orders suites by their last run's duration, longest first, so that no long suite starts
 // last on a free worker while the other waits. With no timings yet (a clean clone, CI) it orders
 // by file size, and the longest suites are small files: scaled-wire.e2e-spec.ts (39 lines) runs
-// two other suites over the EventStoreDB wire and would start last. These go first then, the
-// longest first (seconds on a 2-core machine, a clean-clone run; only their order matters).
+// two other suites over the EventStoreDB wire and would start among the last. These go first
+// then, the longest first (rough seconds on a 2-core machine; only their order matters).
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
