@@ -57,6 +57,7 @@ module.exports = {
   // band), where what the ~210 suites leave behind (native handles, module caches of spawned
   // tools) added up to V8's 4 GB heap limit 670 s into a clean-clone run, which then aborted.
   workerIdleMemoryLimit: '1536MB',
+  testSequencer: '<rootDir>/test/support/long-first-sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {

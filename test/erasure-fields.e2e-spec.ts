@@ -9,7 +9,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pngHeader } from '@arbor/domain/testing/images';
 import { EVENT_STORE } from '@arbor/application';
 import { type EventStore } from '@arbor/event-store';
 import { buildOpenApiDocument } from '@arbor/contract';
@@ -19,6 +18,7 @@ import {
   startFakeProvider,
 } from '../libs/context/src/summary/testing/fake-provider';
 import { fakeSummarizerEnv, filesWith, needles } from './support/erasure';
+import { everyBlockTurn, everyToolShape } from './support/field-carriers';
 import { ADMIN_KEY, type Harness, type HttpResult, startHarness } from './support/harness';
 import { markedFields, writableFields } from './support/writable-fields';
 
@@ -74,99 +74,14 @@ describe('every client-writable field is erased (markers in every field of every
     return r;
   };
 
-  const png = () =>
-    Buffer.concat([pngHeader(2, 2), Buffer.from(`image bytes ${M()}`)]).toString('base64');
-  const images = () => [
-    {
-      type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: png() },
-      clientData: { n: M() },
-    },
-    { type: 'image', source: { type: 'url', url: `https://example.com/${M()}.png` } },
-    { type: 'image', source: { type: 'file', provider: 'anthropic', file_id: M() } },
-  ];
-  const extras = () => ({ metadata: { n: M() }, clientData: { n: M() } });
-  /** A whole turn with a marker in every free field of every block type. */
-  const markedTurn = (tool: string) => [
-    {
-      role: 'user',
-      content: [{ type: 'text', text: M(), clientData: { n: M() } }, ...images()],
-      ...extras(),
-    },
-    {
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [
-        { type: 'thinking', thinking: M(), signature: M(), clientData: { n: M() } },
-        { type: 'redacted_thinking', data: M(), clientData: { n: M() } },
-        {
-          type: 'reasoning',
-          id: M(),
-          summary: [{ type: 'summary_text', text: M() }],
-          encrypted_content: M(),
-          clientData: { n: M() },
-        },
-        {
-          type: 'provider',
-          provider: 'openai',
-          model: M(),
-          item: { type: 'web_search_call', note: M() },
-          clientData: { n: M() },
-        },
-        { type: 'text', text: M(), clientData: { n: M() } },
-        { type: 'tool_use', id: `${tool}_a`, name: M(), input: { q: M() }, clientData: { n: M() } },
-        { type: 'tool_use', id: `${tool}_b`, name: 'run', input: {} },
-      ],
-      ...extras(),
-    },
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: `${tool}_a`,
-          name: M(),
-          content: M(),
-          clientData: { n: M() },
-        },
-        {
-          type: 'tool_result',
-          tool_use_id: `${tool}_b`,
-          content: [{ type: 'text', text: M(), clientData: { n: M() } }, ...images()],
-        },
-        ...images(),
-      ],
-      ...extras(),
-    },
-    { role: 'assistant', content: [{ type: 'text', text: M() }], ...extras() },
-  ];
+  const markedTurn = (tool: string) => everyBlockTurn(M, tool);
   const plain = (q: string) => [
     { role: 'user', content: [{ type: 'text', text: q }] },
     { role: 'assistant', content: [{ type: 'text', text: `re ${q}` }] },
   ];
   const prose = (i: number) =>
     `Part ${i} of the review, about ${M()}: the log, the projections and the ladder. `.repeat(40);
-  const tools = () => [
-    {
-      name: 'neutral',
-      description: M(),
-      input_schema: { type: 'object', properties: { q: { type: 'string', description: M() } } },
-    },
-    {
-      type: 'function',
-      function: {
-        name: 'chat',
-        description: M(),
-        parameters: { type: 'object', properties: { q: { description: M() } } },
-      },
-    },
-    {
-      type: 'function',
-      name: 'responses',
-      description: M(),
-      parameters: { type: 'object', properties: { q: { description: M() } } },
-    },
-  ];
+  const tools = () => everyToolShape(M);
 
   it('writes a marker into each derived field, erases, and finds it nowhere', async () => {
     // The tenant and its keys.

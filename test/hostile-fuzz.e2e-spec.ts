@@ -13,11 +13,22 @@ import {
   toolUse,
   user,
 } from './support/api';
-import { filesWith } from './support/erasure';
+import { fakeSummarizerEnv, filesWith } from './support/erasure';
 import { ADMIN_KEY, type Harness, startHarness } from './support/harness';
 import { httpCall } from './support/http';
 import { rawRequest } from './support/raw-http';
-import { markedFields, writableFields } from './support/writable-fields';
+import { writableFields } from './support/writable-fields';
+import {
+  type Carried,
+  type Carrier,
+  type CarrierIds,
+  carriers,
+  type Need,
+} from './support/field-carriers';
+import {
+  type FakeProvider,
+  startFakeProvider,
+} from '../libs/context/src/summary/testing/fake-provider';
 
 type Body = Record<string, unknown>;
 type Mutation = (body: Body) => unknown;
@@ -452,132 +463,243 @@ describe('fuzzing the headers: two Authorization headers, content codings', () =
   }, 60_000);
 });
 
-/* ---- markers in every writable field ---- */
+/* ---- markers and control characters in every writable field ---- */
+
+const CARRIERS = carriers();
+/** Kept in clear on purpose (docs/erasure.md): the erasure's own reason. */
+const CLEAR_BY_DESIGN = new Set(['eraseConversation body.reason']);
+/** Only a known value goes there (a page shape): refused, never stored. */
+const KNOWN_VALUES_ONLY = new Set([
+  'buildContext body.capabilities.snapshotShape',
+  'putContextSettings body.models{}.snapshotShape',
+]);
+const refused = (c: Carrier) => c.slots.some((f) => f !== null && KNOWN_VALUES_ONLY.has(f));
+const SUMMARY_KEY = 'sk-ant-test-fuzz-fields';
+
+/** A harness with a summarizer (tip moves summarize), and what each carrier needs in place. */
+const fieldsHarness = () => {
+  const env: { h: Harness; fake: FakeProvider } = {} as never;
+  beforeAll(async () => {
+    env.fake = await startFakeProvider({
+      apiKey: SUMMARY_KEY,
+      provider: 'anthropic',
+      contextWindowTokens: 8192,
+    });
+    env.h = await startHarness(fakeSummarizerEnv(env.fake.url, SUMMARY_KEY));
+  }, 120_000);
+  afterAll(async () => {
+    await env.h?.destroy();
+    await env.fake?.close();
+  });
+  /** A tenant of its own, a conversation with a turn and checkpoint `cp`, and `needs`. */
+  const prepare = async (needs: Need[]): Promise<CarrierIds & { key: string; c: Client }> => {
+    const { h } = env;
+    const t = await h.createTenant('fields');
+    const c = clientFor(h, t.apiKey);
+    const conv = await c.start();
+    let tip = (await c.turn(conv, null, [user('q'), assistant('a')])).tip;
+    await c.post(c.conv(conv, '/checkpoints'), { label: 'cp', messageId: tip });
+    let side = '';
+    let decision = '';
+    if (needs.includes('branch')) {
+      side = (await c.turn(conv, tip, [user('s'), assistant('side')])).tip;
+      tip = (await c.turn(conv, tip, [user('t'), assistant('tip')])).tip;
+    }
+    if (needs.includes('decision')) {
+      for (let i = 0; i < 4; i++)
+        tip = (
+          await c.turn(conv, tip, [
+            user(`read ${i}`),
+            msg('assistant', [toolUse(`toolu_r${i}`, 'read')]),
+            msg('user', [toolResult(`toolu_r${i}`, `line ${i} of the file. `.repeat(400))]),
+            assistant(`read ${i}`),
+          ])
+        ).tip;
+      const r = await c.post(c.conv(conv, '/context'), {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        budgetTokens: 5000,
+        maxTokens: 500,
+        mode: 'shake',
+      });
+      expect([r.status, r.status === 200 ? '' : r.text]).toEqual([200, '']);
+      const rungs = r.body.receipt.rungs as { applied: boolean; decisionIds: string[] }[];
+      decision = rungs.flatMap((g) => (g.applied ? g.decisionIds : []))[0];
+      expect(decision).toBeDefined();
+    }
+    if (needs.includes('draft'))
+      expect(
+        (await c.put(c.conv(conv, '/draft'), { parentId: tip, messages: [user('d')] })).status,
+      ).toBe(200);
+    const fresh = `ens-${randomBytes(4).toString('hex')}`;
+    return { tenantId: t.id, key: t.apiKey, c, conv, tip, fresh, side, decision };
+  };
+  const send = (ids: { key: string }, req: Carried) =>
+    env.h.call(req.method, req.url, {
+      key: req.as === 'admin' ? ADMIN_KEY : ids.key,
+      body: req.body,
+      check: false,
+    });
+  return { env, prepare, send };
+};
 
 describe('fuzzing erasure: any text in any writable field, then erased, is in no file and no answer', () => {
-  let h: Harness;
-  let c: Client;
-  beforeAll(async () => {
-    h = await startHarness();
-    c = clientFor(h, (await h.createTenant('markers')).apiKey);
-  });
-  afterAll(async () => {
-    await h.destroy();
-  });
+  const { env, prepare, send } = fieldsHarness();
 
-  type Carrier = (
-    conv: string,
-    tip: string,
-    v: string,
-  ) => { method: string; url: string; body: unknown };
-  /** Requests that each put `v` in one free field (checked against the derived list below). */
-  const CARRIERS: Record<string, Carrier> = {
-    'startConversation body.title': () => ({
-      method: 'POST',
-      url: '/v1/conversations',
-      body: { title: 'x' },
-    }),
-    'ensureConversation body.metadata': (conv, _t, v) => ({
-      method: 'PUT',
-      url: `/v1/conversations/${conv}`,
-      body: { metadata: { v } },
-    }),
-    'commitTurn body.messages[].content[]<text>.text': (conv, tip, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/turns`,
-      body: { parentId: tip, messages: [user(v), assistant('a')] },
-    }),
-    'commitTurn body.messages[].content[]<tool_use>.input': (conv, tip, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/turns`,
-      body: {
-        parentId: tip,
-        messages: [
-          user('q'),
-          msg('assistant', [toolUse('call_1', 'run', { v })]),
-          msg('user', [toolResult('call_1', v)]),
-          assistant('a'),
-        ],
-      },
-    }),
-    'commitTurn body.messages[].clientData': (conv, tip, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/turns`,
-      body: { parentId: tip, messages: [{ ...user('q'), clientData: { v } }, assistant('a')] },
-    }),
-    'rewind body.digest': (conv, _t, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/checkpoints/cp/rewind`,
-      body: { digest: v },
-    }),
-    'recordFailure body.error': (conv, _t, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/failures`,
-      body: { input: 'i', error: { v } },
-    }),
-    'fork body.title': (conv, _t, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/forks`,
-      body: { title: v.slice(0, 500) },
-    }),
-    'saveDraft body.messages[].content[]<thinking>.thinking': (conv, tip, v) => ({
-      method: 'PUT',
-      url: `/v1/conversations/${conv}/draft`,
-      body: {
-        parentId: tip,
-        messages: [
-          user('q'),
-          msg('assistant', [{ type: 'thinking', thinking: v, signature: 's' }]),
-        ],
-      },
-    }),
-    'buildContext body.system': (conv, _t, v) => ({
-      method: 'POST',
-      url: `/v1/conversations/${conv}/context`,
-      body: { provider: 'anthropic', model: 'claude-sonnet-4-5', budgetTokens: 20_000, system: v },
-    }),
-  };
-
-  it('every carrier writes where it says, into a field the contract lists as writable', () => {
-    const writable = writableFields();
-    for (const [field, carry] of Object.entries(CARRIERS)) {
-      const { method, url, body } = carry('c1', 'm1', 'mk0123456789ab');
-      expect(writable.has(field)).toBe(true);
-      if (field === 'startConversation body.title') continue;
-      expect([field, markedFields(method, url, body, 'mk0123456789ab').has(field)]).toEqual([
-        field,
-        true,
-      ]);
-    }
+  it('the carriers write every field the contract lists as writable', () => {
+    const carried = new Set(CARRIERS.flatMap((c) => c.slots.filter((f) => f !== null)));
+    expect([...writableFields()].filter((f) => !carried.has(f))).toEqual([]);
   });
 
   it('never leaves the text behind, whatever it is', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...Object.keys(CARRIERS)),
-        fc.string({ unit: 'grapheme', maxLength: 60 }),
-        fc.string({ unit: 'binary', maxLength: 30 }),
-        async (field, before, after) => {
-          const token = `mk${randomBytes(6).toString('hex')}`;
-          const v = `${before}${token}${after}`;
-          const conv = await c.start(
-            field === 'startConversation body.title' ? { title: v.slice(-500) } : {},
-          );
-          const tip = (await c.turn(conv, null, [user('q'), assistant('a')])).tip;
-          await c.post(c.conv(conv, '/checkpoints'), { label: 'cp', messageId: tip });
-          const { method, url, body } = CARRIERS[field](conv, tip, v);
-          const r = await h.call(method, url, { key: c.key, body });
-          expect([field, r.status < 300]).toEqual([field, true]);
-          const forks = field === 'fork body.title' ? '?forks=erase' : '';
-          expect((await h.call('DELETE', c.conv(conv) + forks, { key: c.key })).status).toBe(200);
-          expect([field, filesWith(h.dataDir, token)]).toEqual([field, []]);
-          for (const route of ['/events', '/replay?revision=4']) {
-            const read = await c.get(c.conv(conv, route));
-            expect([field, route, read.text.includes(token)]).toEqual([field, route, false]);
-          }
-        },
-      ),
-      { numRuns: 25, interruptAfterTimeLimit: 60_000 },
+    const around = fc.tuple(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
     );
-  }, 120_000);
+    // Every carrier (so every field) in every run of the suite; what surrounds each marker is
+    // fast-check's.
+    for (const carrier of CARRIERS.filter(
+      (c) => !c.slots.every((f) => f === null || CLEAR_BY_DESIGN.has(f)),
+    )) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(around, { minLength: carrier.slots.length, maxLength: carrier.slots.length }),
+          async (texts) => {
+            const { h } = env;
+            const token = `mk${randomBytes(6).toString('hex')}`;
+            const ids = await prepare(carrier.needs);
+            const req = carrier.build(ids, (i) =>
+              carrier.slots[i] === null ? `plain${i}` : `${texts[i][0]}${token}${texts[i][1]}`,
+            );
+            const r = await send(ids, req);
+            const what = carrier.operation;
+            if (refused(carrier)) expect([what, r.status]).toEqual([what, 400]);
+            else
+              expect([what, r.status, r.status < 300 ? '' : r.text]).toEqual([what, r.status, '']);
+            // Each conversation the request may have written to, then the tenants.
+            const made = r.body?.id as string | undefined;
+            await h.call('DELETE', `${ids.c.conv(ids.conv)}?forks=erase`, {
+              key: ids.key,
+              check: false,
+            });
+            if (carrier.operation === 'startConversation' && made !== undefined)
+              await h.call('DELETE', ids.c.conv(made), { key: ids.key });
+            if (carrier.operation === 'ensureConversation')
+              await h.call('DELETE', ids.c.conv(ids.fresh), { key: ids.key });
+            for (const route of ['/events', '/replay?revision=4']) {
+              const read = await ids.c.get(ids.c.conv(ids.conv, route));
+              expect([what, route, read.text.includes(token)]).toEqual([what, route, false]);
+            }
+            const tenants = [ids.tenantId, ...(what === 'createTenant' && made ? [made] : [])];
+            for (const t of tenants)
+              expect((await h.call('DELETE', `/v1/tenants/${t}`, { key: ADMIN_KEY })).status).toBe(
+                200,
+              );
+            expect([what, filesWith(h.dataDir, token)]).toEqual([what, []]);
+          },
+        ),
+        { numRuns: 1 },
+      );
+    }
+  }, 240_000);
+});
+
+/** Terminal controls: C0 (ESC, BEL, NUL…), DEL, C1, and the sequences they start. */
+const controlText = (): fc.Arbitrary<string> =>
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(
+          '\u001b[2J',
+          '\u001b[H',
+          '\u001b]0;owned\u0007',
+          '\u001b]8;;https://example.com\u001b\\link\u001b]8;;\u001b\\',
+          '\u001bP1$r\u001b\\',
+          '\u009b31m',
+          '\u009d0;t\u009c',
+          '\r',
+          '\b\b',
+        ),
+        fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)),
+        fc.integer({ min: 0x7f, max: 0x9f }).map((c) => String.fromCharCode(c)),
+        fc.string({ maxLength: 8 }),
+      ),
+      { minLength: 1, maxLength: 6 },
+    )
+    .map((parts) => parts.join(''));
+
+/** Every string anywhere in a JSON value. */
+const stringsOf = (v: unknown, out: string[] = []): string[] => {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) stringsOf(x, out);
+  return out;
+};
+
+/** Read, never answered back: the provider's raw error is taken for the numbers in it. */
+const NOT_ANSWERED = new Set(['buildContext body.overflow.error']);
+
+describe('fuzzing control characters: in every writable field, stored and answered as JSON data', () => {
+  const { env, prepare, send } = fieldsHarness();
+
+  it('never a 5xx; what is taken is answered escaped, byte for byte what was sent', async () => {
+    for (const carrier of CARRIERS) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(controlText(), {
+            minLength: carrier.slots.length,
+            maxLength: carrier.slots.length,
+          }),
+          async (texts) => {
+            const { h } = env;
+            const ids = await prepare(carrier.needs);
+            // A tag per value, so finding it in an answer means finding that value.
+            const value = (i: number) => `${texts[i]}tag${i}x${texts[i]}`;
+            const req = carrier.build(ids, (i) =>
+              carrier.slots[i] === null ? `plain${i}` : value(i),
+            );
+            const before = (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position;
+            const r = await send(ids, req);
+            const what = carrier.operation;
+            expect([what, r.status < 500]).toEqual([what, true]);
+            if (r.status >= 400) {
+              expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+              expect(isProblemCode(String(r.body.code))).toBe(true);
+              expect(
+                (await h.call('GET', '/v1/admin/log', { key: ADMIN_KEY })).body.position,
+              ).toEqual(before);
+              expect([what, refused(carrier)]).toEqual([what, true]);
+              return;
+            }
+            if (what === 'eraseConversation') return;
+            const made = r.body?.id as string | undefined;
+            const reads = [
+              r,
+              await ids.c.get(ids.c.conv(ids.conv, '/events')),
+              // What the request made: a conversation (started, ensured or forked), a tenant.
+              await ids.c.get(ids.c.conv(typeof made === 'string' ? made : ids.fresh, '/events')),
+              await h.call('GET', '/v1/tenants', { key: ADMIN_KEY }),
+              await h.call('GET', `/v1/tenants/${ids.tenantId}/keys`, { key: ADMIN_KEY }),
+            ].filter((a) => a.status === 200 || a.status === 201);
+            // JSON escapes every C0 control: none reaches the answer's bytes raw.
+            for (const a of reads)
+              expect([what, [...a.text].some((ch) => ch.charCodeAt(0) < 0x20)]).toEqual([
+                what,
+                false,
+              ]);
+            const answered = new Set(reads.flatMap((a) => stringsOf(a.body)));
+            const lost = carrier.slots
+              .map((f, i) => [f, i] as const)
+              .filter(
+                ([f]) => f !== null && !NOT_ANSWERED.has(f) && !f.endsWith('source<base64>.data'),
+              )
+              .filter(([, i]) => ![...answered].some((t) => t.includes(value(i))))
+              .map(([f]) => f);
+            expect(lost).toEqual([]);
+          },
+        ),
+        { numRuns: 3 },
+      );
+    }
+  }, 240_000);
 });
