@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pack } from '../../../test/support/pack';
 
 describe('@arbor/client package', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-client-pack-'));
@@ -10,14 +11,7 @@ describe('@arbor/client package', () => {
 
   it('packs, and the unpacked package loads without the repository', () => {
     const pkg = path.resolve(__dirname, '..');
-    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
-      cwd: pkg,
-      encoding: 'utf8',
-    });
-    const [{ filename, files }] = JSON.parse(out.slice(out.indexOf('['))) as {
-      filename: string;
-      files: { path: string }[];
-    }[];
+    const { filename, files } = pack(pkg, dir);
     const paths = files.map((f) => f.path);
     expect(paths).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'README.md']),
