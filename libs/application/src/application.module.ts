@@ -58,11 +58,7 @@ import { InProcessProjectedSignals, PROJECTED_SIGNALS } from './live/projected-s
 /** Builds the event log from the config; tests pass one to wrap the real store (fault injection). */
 export type StoreFactory = (config: ArborConfig, signal?: HeadSignal) => EventStore;
 
-/**
- * The application layer as one Nest module, with no edge in it: the HTTP app imports it and adds
- * controllers, guards and the problem filter; the embedded CLI boots it alone as an application
- * context. Global, so an edge's controllers can inject its services.
- */
+/** Global, so an edge's controllers can inject its services. */
 @Module({})
 export class ApplicationModule {
   static forRoot(

@@ -1,10 +1,6 @@
 import { type DomainError, type ValidationIssue } from '@arbor/domain';
 
-/**
- * Every error the application layer raises, by stable code. The edges decide what a code means
- * to their caller (apps/api: one code → HTTP status table in its problem catalogue; apps/cli: an
- * exit code and a line); nothing here knows about HTTP.
- */
+/** Stable codes; each edge maps them (apps/api to statuses, apps/cli to exit codes). */
 export const APP_ERROR_CODES = [
   'validation_failed',
   'payload_too_large',
@@ -48,7 +44,6 @@ export const APP_ERROR_CODES = [
 
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
 
-/** An application error: a stable `code`, an optional human `detail`, and structured `details`. */
 export class AppError extends Error {
   override readonly name = 'AppError';
   constructor(
@@ -60,14 +55,10 @@ export class AppError extends Error {
   }
 }
 
-/**
- * A conversation this tenant does not have, with the same detail wherever it is found out (the
- * decider says it in these words too), so every route answers it alike.
- */
+/** One detail wherever it is found out (the decider uses these words too), so routes answer alike. */
 export const conversationNotFound = (): AppError =>
   new AppError('conversation_not_found', 'no such conversation');
 
-/** An error as data, for answers that report one without failing (a reproduction's mismatch). */
 export interface AppErrorValue {
   code: AppErrorCode;
   detail?: string;
@@ -77,7 +68,7 @@ export interface AppErrorValue {
 const isAppErrorCode = (code: string): code is AppErrorCode =>
   (APP_ERROR_CODES as readonly string[]).includes(code);
 
-/** A domain error value becomes the application error with the same stable code. */
+/** A domain error becomes the application error with the same stable code. */
 export const fromDomainError = (error: DomainError): AppError => {
   const details = error.details ? { ...error.details } : {};
   if (error.code === 'invalid_command')
@@ -86,20 +77,18 @@ export const fromDomainError = (error: DomainError): AppError => {
   return new AppError('internal_error');
 };
 
-/** One invalid input field, located by a path such as `body.messages[0].content`. */
 export interface FieldError {
   path: string;
   code: string;
   message: string;
 }
 
-/** Field errors as one `validation_failed`, every path listed. */
 export const validationFailed = (errors: readonly FieldError[]): AppError =>
   new AppError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
     errors,
   });
 
-/** Message validation issues: payload_too_large when an image is over the cap, else validation_failed. */
+/** payload_too_large when an image is over the cap, else validation_failed. */
 export const messagesError = (issues: readonly ValidationIssue[]): AppError => {
   const errors = issues.map((i) => ({ path: `body.${i.path}`, code: i.code, message: i.message }));
   const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');

@@ -2,13 +2,8 @@ import { type z } from 'zod';
 import { type MessageInput, parseMessages } from '@arbor/domain';
 import { type FieldError, messagesError, validationFailed } from './errors';
 
-/**
- * Input checks both edges share: a zod schema (the wire contract's, `@arbor/contract`) applied to
- * a request part, its issues as one `validation_failed` application error listing every path.
- */
 export type InputPart = 'body' | 'query' | 'params' | 'headers';
 
-/** `a.b[2].c` from zod's path segments. */
 export const formatPath = (segments: readonly PropertyKey[], root = ''): string =>
   segments.reduce<string>(
     (acc, s) =>
@@ -36,13 +31,7 @@ export const parseOrThrow = <T extends z.ZodType>(
   throw issuesError(result.error.issues, root);
 };
 
-/**
- * A turn body by its schema (the contract's `CommitTurnBody`). Inside `messages` the domain parser
- * speaks first: its errors are precise (`unknown_block_type`, `image_too_large` →
- * payload_too_large, …) and it checks what JSON Schema cannot (strict base64, the image's real
- * type and size, blocks per role); the schema still has the last word, so nothing the document
- * refuses gets through.
- */
+/** Inside `messages` the domain parser speaks first (precise codes); the schema has the last word. */
 export const parseTurnBody = <T extends z.ZodType<{ messages: unknown[] }>>(
   schema: T,
   body: unknown,
@@ -61,11 +50,6 @@ export const parseTurnBody = <T extends z.ZodType<{ messages: unknown[] }>>(
   return { ...result.data, messages: parsed.value };
 };
 
-/**
- * A body with an optional list of messages under `field` (the context call's `append`): the same
- * order as a turn body — the envelope's issues, then the domain parser inside the list, then the
- * schema's last word — so the list's errors are as precise as a turn's.
- */
 export const parseBodyWithMessages = <T extends z.ZodType, K extends string>(
   schema: T,
   body: unknown,

@@ -7,12 +7,9 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { GetConversation } from '../conversations/queries';
 import { auditSecretOf, EVENT_STORE, SEALED_EVENT_STORE } from '../store/store.provider';
 
-/** Events read from the stream per page while verifying. */
 const PAGE = 1000;
-/** Findings listed in the answer (the totals count every one). */
 const MAX_FINDINGS = 100;
 
-/** The hash-chain verdict of one conversation's stream (the contract's `ConversationVerify`). */
 export interface ConversationVerdict {
   conversationId: string;
   ok: boolean;
@@ -30,12 +27,7 @@ export interface ConversationVerdict {
   }[];
 }
 
-/**
- * Every event of the conversation's stream recomputed from its fields with the audit secret (the
- * verifier of `arbor verify`, over this one stream, as sealed in the log). It sees edits,
- * insertions and reorderings inside the stream and removals before its last event; an event
- * removed from the very end of a stream shows only to the whole-log `arbor verify`.
- */
+/** Sees edits and reorderings in the stream; a removal at its very end shows only to `arbor verify`. */
 export class VerifyConversation extends Query<ConversationVerdict> {
   constructor(
     readonly caller: Caller,
@@ -45,7 +37,6 @@ export class VerifyConversation extends Query<ConversationVerdict> {
   }
 }
 
-/** The log's head (its last global `$all` position): operators only. */
 export class GetLogHead extends Query<{ kind: string; position: string | null }> {}
 
 @QueryHandler(VerifyConversation)
@@ -59,7 +50,6 @@ export class VerifyConversationHandler implements IQueryHandler<VerifyConversati
   ) {}
 
   async execute({ caller, conversationId: id }: VerifyConversation): Promise<ConversationVerdict> {
-    // 404 conversation_not_found for an unknown id and for another tenant's, alike.
     await this.queries.execute(new GetConversation(caller, id));
     this.secret ??= auditSecretOf(this.config);
     const verifier = createVerifier(this.secret, { maxFindings: MAX_FINDINGS });

@@ -10,60 +10,44 @@ export type Synchronous = (typeof SYNC)[number];
 
 export type KeyStoreKind = 'sqlite' | 'esdb';
 
-/**
- * Everything the service reads from its environment, parsed once at start-up. Each field's
- * variable is beside it in ENV_SCHEMA (below); what it means is in docs/configuration.md.
- */
+/** Parsed once at start-up; each variable's meaning is in docs/configuration.md. */
 export interface ArborConfig {
   port: number;
   host: string;
   dataDir: string;
-  /** Without it, admin calls are refused. */
   adminKey: string | null;
   eventStoreConnectionString: string | null;
-  /** The read models in Redis (one node or a cluster), else SQLite beside the log. */
   redis: RedisTarget | null;
   redisPrefix: string;
-  /** In the scaled shape: whether this process joins the projector pool. */
   projector: boolean;
   partitions: number;
   leaseMs: number;
   workerId: string;
   synchronous: Synchronous;
   groupCommit: boolean;
-  /** 0 = SQLite's own autocheckpoint. */
   checkpointIntervalMs: number;
-  /** 0 = off. */
   branchCacheMiB: number;
   bodyLimitBytes: number;
   maxImageBytes: number;
   readYourWritesTimeoutMs: number;
   logLevel: string;
   stateCacheMessages: number;
-  /** 0 = no write-side snapshots. */
   stateSnapshotEvery: number;
-  /** Unset → `<dataDir>/audit.key`, created once. */
   auditSecret: string | null;
   encryption?: boolean;
-  /** Unset → `<dataDir>/master.key`, created once. */
   masterKey?: string | null;
   keyStore?: KeyStoreKind;
-  /** 0 = never. */
   retentionSweepMs?: number;
   limits: LimitsConfig;
-  /** The default per-tenant rate (0 = unlimited) and burst. */
   rateLimits: { ratePerSecond: number; burst: number };
   metricsPort: number | null;
   streams: StreamsConfig;
-  /** Heavy work (context assembly, snapshot rendering): worker threads, per-tenant cap, rate charge. */
   heavy: HeavyWorkConfig;
-  /** Without a key and a model the summary rung is unavailable. */
   summary: SummaryEnvConfig & { contextWindowTokens: number; maxSummaryTokens: number };
 }
 
 export class ConfigError extends Error {}
 
-/** The summary rung's connection: where to send and as whom. */
 export interface SummaryEnvConfig {
   provider: SummaryProviderName;
   baseUrl?: string;
@@ -71,27 +55,21 @@ export interface SummaryEnvConfig {
   model?: string;
 }
 
-/** Live streams (`GET …/stream`): open streams per tenant, heartbeat period. */
 export interface StreamsConfig {
   maxPerTenant: number;
   heartbeatMs: number;
 }
 
 export interface HeavyWorkConfig {
-  /** Worker threads off the request loop; 0 runs the work in the request loop. */
   threads: number;
-  /** A tenant's heavy calls at once; one more is `429 heavy_work_busy`. */
   perTenant: number;
-  /** One more rate-limit token per this many bytes assembled (and one per page rendered). */
   contextChargeBytes: number;
 }
 
-/** Every bound on what a client may send or be sent; each one's refusal is in docs/api.md. */
 export interface LimitsConfig {
   jsonMaxDepth: number;
   jsonMaxBytes: number;
   pageMaxBytes: number;
-  /** An answer that is not a page (tree, replay) is refused above this. */
   answerMaxBytes: number;
   maxHeaderBytes: number;
   headersTimeoutMs: number;
@@ -110,12 +88,9 @@ const wholeNumber = (min: number) => {
   const wanted = `must be an integer ≥ ${min}`;
   return z.coerce.number({ error: wanted }).int({ error: wanted }).min(min, { error: wanted });
 };
-/** A whole number ≥ min; unset or blank → the default. */
 const int = (fallback: number, min = 0) => z.preprocess(blank, wholeNumber(min).default(fallback));
-/** A whole number ≥ min, or nothing. */
 const maybeInt = (min = 0) => z.preprocess(blank, wholeNumber(min).optional());
 
-/** on/off (or true/false, 1/0), any case. */
 const onOff = (fallback: boolean) =>
   z.preprocess(
     (v) => (typeof blank(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
@@ -125,16 +100,11 @@ const onOff = (fallback: boolean) =>
       .transform((v) => (v === undefined ? fallback : v === 'on' || v === 'true' || v === '1')),
   );
 
-/** A string, blank meaning unset. */
 const text = () => z.preprocess(blank, z.string().optional());
 const trimmed = () =>
   z.preprocess((v) => (typeof v === 'string' ? blank(v.trim()) : v), z.string().optional());
 
-/**
- * REDIS_CLUSTER_URLS: the seed nodes of a Redis Cluster, `redis://host:port` or `rediss://…`
- * (TLS), comma-separated; node-redis discovers the other masters from them. Credentials and TLS of
- * the first apply to every node. No database index: a cluster has only database 0.
- */
+/** REDIS_CLUSTER_URLS: seed nodes, comma-separated; the first's credentials and TLS apply to all. */
 const clusterUrls = z.preprocess(
   blank,
   z
@@ -176,7 +146,6 @@ const clusterUrls = z.preprocess(
     .optional(),
 );
 
-/** Every variable the service reads, with its default; docs/configuration.md lists the same. */
 export const ENV_SCHEMA = z
   .object({
     PORT: int(3000),
@@ -268,7 +237,6 @@ export const ENV_SCHEMA = z
     }
   });
 
-/** The variables of ENV_SCHEMA, for the docs check. */
 export const CONFIG_ENV_VARS: readonly string[] = Object.keys(ENV_SCHEMA.shape);
 
 /** Never echoed in an error: start-up errors end up in logs. */
@@ -279,7 +247,6 @@ const SECRETS = new Set([
   'ARBOR_SUMMARY_API_KEY',
 ]);
 
-/** One line per bad variable: its name, what it must be, what it was. */
 const explain = (error: z.ZodError, env: NodeJS.ProcessEnv): string =>
   error.issues
     .map((issue) => {

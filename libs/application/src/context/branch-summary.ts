@@ -17,19 +17,13 @@ import { ReadModelsService } from '../conversations/read-models.service';
 import { AppError, conversationNotFound } from '../errors';
 import { SUMMARIZE_BRANCH, type SummarizeBranch } from './context.providers';
 
-/** What the summarizer is asked to keep of a path being left, before the caller's instruction. */
 export const BRANCH_SUMMARY_INSTRUCTIONS = [
   'This transcript is a branch of the conversation that is being left: the user goes back to an',
   'earlier point and continues on another branch. Summarize what this branch tried, what it',
   'found out and what did not work, so the new branch can use it without repeating it.',
 ].join(' ');
 
-/**
- * `PUT …/tip` with `summarize`: the path being left, from the common ancestor of the old and the
- * new tip (exclusive) to the old tip, is summarized by the configured summarizer, then one append
- * records `TipMoved` and `BranchSummarized`. The tip moves only with its summary: no summarizer
- * → `summarizer_not_configured`, a summarizer failure → `summarizer_failed`, nothing moved.
- */
+/** The tip moves only with its summary: with no summarizer, or a failed one, nothing moves. */
 export class MoveTipWithSummary extends Command<{
   tip: string | null;
   revision: number;
@@ -44,7 +38,6 @@ export class MoveTipWithSummary extends Command<{
     readonly input: {
       messageId: string;
       expectedTip?: string | null;
-      /** The caller's instruction, added to the built-in one. */
       instruction?: string;
     },
   ) {
@@ -149,7 +142,6 @@ export class MoveTipWithSummaryHandler implements ICommandHandler<MoveTipWithSum
     };
   }
 
-  /** The abandoned path's messages, whole: the active branch (still the old tip's) past the ancestor. */
   private async abandonedMessages(
     caller: Caller,
     conversationId: string,

@@ -14,10 +14,6 @@ import { ConversationRepository } from '../conversations/conversation.repository
 import { conversationNotFound } from '../errors';
 import { type ContextRequest, ContextService } from './context.service';
 
-/**
- * The next request for a conversation, built and recorded (`ContextAssembled`, with the
- * compaction decisions it made) in one append.
- */
 export class BuildContext extends Command<Awaited<ReturnType<ContextService['build']>>> {
   constructor(
     readonly caller: Caller,
@@ -28,7 +24,6 @@ export class BuildContext extends Command<Awaited<ReturnType<ContextService['bui
   }
 }
 
-/** Undo a compaction decision (`CompactionRevoked`): later contexts leave it out. */
 export class RevokeCompaction extends Command<{
   decisionId: string;
   status: 'revoked';
@@ -58,7 +53,6 @@ export class GetContextReport extends Query<Awaited<ReturnType<ContextService['r
   }
 }
 
-/** Every decision recorded, oldest first, with whether later contexts still apply it. */
 export class ListCompactions extends Query<{
   items: { decision: CompactionDecision; status: 'revoked' | 'in_force' }[];
 }> {

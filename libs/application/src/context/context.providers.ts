@@ -8,16 +8,11 @@ export const RENDER_PAGES = Symbol('RENDER_PAGES');
 export const SUMMARIZE = Symbol('SUMMARIZE');
 export const SUMMARIZE_BRANCH = Symbol('SUMMARIZE_BRANCH');
 
-/** Summarizes an abandoned path with instructions (`PUT …/tip` with `summarize`). */
 export type SummarizeBranch = (request: {
   messages: readonly Message[];
   instructions: string;
 }) => Promise<{ summary: string; model: string; windows: number }>;
 
-/**
- * The snapshot renderer: text → PNG pages in the provider's page shape (@arbor/snapshots,
- * @napi-rs/canvas, async PNG encoding off the event loop). Always re-renders from source text.
- */
 export const renderPagesProvider: Provider = {
   provide: RENDER_PAGES,
   useFactory: (): RenderPages => (text, shape) => renderPages(text, shape),
@@ -33,7 +28,6 @@ export const summarizeProvider: Provider = {
   },
 };
 
-/** The same summary client, for branch summaries (they carry their own instructions). */
 export const summarizeBranchProvider: Provider = {
   provide: SUMMARIZE_BRANCH,
   inject: [ARBOR_CONFIG],

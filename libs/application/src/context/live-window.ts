@@ -1,32 +1,18 @@
 import { LRUCache } from 'lru-cache';
 import { type Block, type Message } from '@arbor/domain';
 
-/**
- * The live windows (active branch from the resume cut to the tip) of the conversations most
- * recently asked for a context, so the next call does not read and parse thousands of messages
- * again: messages are immutable (an id names its content for good), so a window whose tip did
- * not move is reused as is, one whose tip moved back along it is cut, and one whose tip moved on
- * is extended with only the messages past the old tip. Bounded by an estimate of the bytes held
- * (text and base64 lengths); least recently used windows go first.
- *
- * The read model may attach `digests` (checkpoint rewinds) to a message after it was cached;
- * context assembly reads only role, content and model, so a cached copy without them gives the
- * same context.
- */
+/** Live windows cached by tip: messages are immutable, so a window is reused, cut or extended. */
 export interface CachedWindow {
-  /** Depth of the first message (the resume cut, else 0). */
   readonly from: number;
   readonly tip: string | null;
   readonly messages: readonly Message[];
   readonly bytes: number;
 }
 
-/** Reads the active branch from a depth to its tip. */
 export type ReadBranch = (fromDepth: number) => Message[] | Promise<Message[]>;
 
 export const DEFAULT_LIVE_WINDOW_BYTES = 64 * 1024 * 1024;
 
-/** Bytes a message holds, roughly: its strings' lengths plus a little per block. */
 export function messageBytes(message: Message): number {
   let bytes = 256;
   const block = (b: Block): number => {
@@ -73,7 +59,6 @@ export function messageBytes(message: Message): number {
 }
 
 export class LiveWindowCache {
-  /** A window larger than the whole bound is not kept (lru-cache refuses it). */
   private readonly windows: LRUCache<string, CachedWindow>;
 
   constructor(maxBytes = DEFAULT_LIVE_WINDOW_BYTES) {
@@ -87,11 +72,7 @@ export class LiveWindowCache {
     return this.windows.calculatedSize;
   }
 
-  /**
-   * The window of `key` from depth `from` to `tip`: from the cache when it can be, else (in part)
-   * through `read`. The result ends at `tip` when the read model has reached it; the caller
-   * checks.
-   */
+  /** Ends at `tip` only when the read model has reached it; the caller checks. */
   async window(
     key: string,
     from: number,
@@ -102,8 +83,7 @@ export class LiveWindowCache {
     const reused =
       cached !== undefined && cached.from === from ? await this.reuse(cached, tip, read) : null;
     const next = reused ?? (await this.fresh(from, tip, read));
-    // Kept only when complete: a read model behind the tip gives a shorter window, which the
-    // caller refuses, and which must not pass for the window of that tip next time.
+    // Kept only when complete: a read model behind the tip must not pass for that tip's window.
     const last = next.messages[next.messages.length - 1]?.id ?? null;
     if (last === tip) this.windows.set(key, next);
     else this.windows.delete(key);
@@ -123,8 +103,6 @@ export class LiveWindowCache {
     }
     if (cached.tip === null) return null;
     const more = await read(cached.from + cached.messages.length);
-    // The message right after the old tip on the active branch has it as its parent only if the
-    // branch still runs through it: then everything before is the same path.
     if (more.length === 0 || more[0].parentId !== cached.tip) return null;
     return {
       from: cached.from,

@@ -23,12 +23,6 @@ import { ConversationRepository, type Executed } from './conversation.repository
 import { ReadModelsService } from './read-models.service';
 import { MetricsService } from '../metrics/metrics.service';
 
-/**
- * The conversation write use cases, one command and one handler each. An edge (an HTTP route,
- * the embedded CLI) builds the command; its handler turns it into the domain command and runs it
- * through the repository's one write path (load → decide → append at the revision → retry on a
- * conflict), then records the position so the caller's next read waits for it.
- */
 export type Fields<C extends DomainCommand> = Omit<C, 'type'>;
 
 export abstract class ConversationWrite<R> extends Command<Executed<R>> {
@@ -75,7 +69,6 @@ export class ForkConversation extends ConversationWrite<ResultOf<'fork'>> {
   constructor(
     caller: Caller,
     conversationId: string,
-    /** The path's content is loaded by the handler; the caller names only its end. */
     readonly input: Omit<Fields<ForkCommand>, 'path'>,
   ) {
     super(caller, conversationId);
@@ -122,7 +115,6 @@ export class RecordFailure extends ConversationWrite<ResultOf<'recordFailure'>> 
   }
 }
 
-/** The repository's write path plus read-your-writes bookkeeping, shared by every handler. */
 @Injectable()
 export class ConversationWriter {
   constructor(
@@ -130,7 +122,6 @@ export class ConversationWriter {
     private readonly readModels: ReadModelsService,
   ) {}
 
-  /** Every edge's ids meet the one id rule before anything is read or written. */
   private checkId(conversationId: string): void {
     if (!isId(conversationId))
       throw validationFailed([{ path: 'conversationId', code: 'invalid_id', message: ID_RULE }]);
@@ -190,9 +181,7 @@ export class CommitTurnHandler implements ICommandHandler<CommitTurn> {
     const { parentId, ...turn } = input;
     if (parentId !== undefined)
       return this.writer.write(caller, conversationId, { type: 'commitTurn', ...turn, parentId });
-    // Without a parent the turn chains from the tip — but a retry of a committed turnId chains
-    // from the tip it had then, not the tip it made: otherwise the same request would hash
-    // differently and answer turn_id_conflict.
+    // A retried turnId chains from the tip it had then, or the same request would hash differently.
     return this.writer.write(caller, conversationId, (state) => {
       const known = turn.turnId === undefined ? undefined : getTurn(state, turn.turnId);
       return {

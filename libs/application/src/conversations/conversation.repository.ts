@@ -42,7 +42,6 @@ export const erasedError = (erasure: ErasureRecord): AppError =>
     reason: erasure.reason,
   });
 
-/** What a fork writes to its own new stream, before the source records the fork. */
 export interface ForkOpening {
   conversationId: string;
   events: readonly ConversationEvent[];
@@ -50,36 +49,23 @@ export interface ForkOpening {
 
 export interface Executed<R> {
   result: R;
-  /** Global position of the last event written, or null when nothing was written (a replay). */
   position: bigint | null;
 }
 
 const deps: DecideDeps = { newId: () => randomUUID(), now: () => new Date().toISOString() };
 
-/** Derived ids are scoped by tenant: equal requests in two tenants name different forks. */
 const depsFor = (tenantId: string): DecideDeps => ({
   ...deps,
   stableId: (name) => stableId([tenantId, ...name]),
 });
 
-/** A fork's opening is identified by its first two events: lineage, title, metadata, id map. */
 const OPENING = 2;
 
-/**
- * The write side: each conversation's state is cached (bounded by messages held) and caught up
- * from its last revision; a command is decided over it and its events appended in one call that
- * expects that revision. A concurrent writer elsewhere makes the append fail; the state is then
- * reloaded and the command decided again. Commands on one conversation are serialized in process.
- * A state not in the cache is loaded from its write-side snapshot plus the events after it
- * (state-snapshots.ts), and a new snapshot is written every `stateSnapshotEvery` events.
- */
+/** The write side: cached states caught up from their revision, commands serialized per conversation. */
 @Injectable()
 export class ConversationRepository implements OnApplicationShutdown {
-  /** Write-side states by stream, bounded by messages held (not by conversations). */
   private readonly cache: LRUCache<string, ConversationState>;
-  /** Commands on one conversation run one at a time in this process. */
   private readonly queue = createKeyedQueue();
-  /** Null when ARBOR_STATE_SNAPSHOT_EVERY=0. */
   private readonly snapshots: StateSnapshots | null;
 
   constructor(
@@ -90,8 +76,7 @@ export class ConversationRepository implements OnApplicationShutdown {
     const maxSize = config.stateCacheMessages;
     this.cache = new LRUCache({
       maxSize,
-      // Capped at the bound: a conversation larger than the whole cache is still kept (alone),
-      // rather than re-read from its first event on every command.
+      // Capped at the bound: a conversation larger than the cache is kept alone, not re-read per command.
       sizeCalculation: (state) => Math.min(messageCount(state) + 1, maxSize),
     });
     this.snapshots =
@@ -115,7 +100,6 @@ export class ConversationRepository implements OnApplicationShutdown {
     }
   }
 
-  /** The conversation's current state, caught up with the log. */
   async load(tenantId: string, conversationId: string): Promise<ConversationState> {
     const stream = conversationStream(tenantId, conversationId);
     const cached = this.cache.get(stream);
@@ -148,7 +132,6 @@ export class ConversationRepository implements OnApplicationShutdown {
     else this.cache.delete(stream);
   }
 
-  /** The full messages of a conversation by id (for forks, which copy content). */
   async messagesById(
     tenantId: string,
     conversationId: string,
@@ -169,12 +152,7 @@ export class ConversationRepository implements OnApplicationShutdown {
     });
   }
 
-  /**
-   * Writes a fork's own stream (`no_stream`). If the stream exists and opens exactly as `events`
-   * do (same ConversationStarted and ForkedFrom: same lineage, title, metadata and id map), it is
-   * this fork, written by an earlier attempt whose source-side append failed: it is kept as it is
-   * and null returned, so the caller completes the source side. Anything else is a taken id.
-   */
+  /** An existing stream that opens exactly as `events` is this fork from an earlier attempt: null. */
   private async openFork(
     tenantId: string,
     { conversationId: forkId, events }: ForkOpening,
@@ -231,12 +209,7 @@ export class ConversationRepository implements OnApplicationShutdown {
     }));
   }
 
-  /**
-   * Decides `command` for the conversation and appends what it decides, atomically, expecting the
-   * revision it decided on. `command` may be a function of the state, for what only the state
-   * knows when the command runs (the tip to chain from). Domain errors become application errors
-   * with the same code.
-   */
+  /** `command` may be a function of the state, for what only it knows when run (the tip). */
   execute<C extends Exclude<Command, ForkCommand>>(
     caller: Caller,
     conversationId: string,
@@ -251,11 +224,6 @@ export class ConversationRepository implements OnApplicationShutdown {
     );
   }
 
-  /**
-   * A fork: two streams. Its path's content is loaded here (the write-side state holds no
-   * content); the new stream is opened first, then the source records the fork. A fork whose
-   * opening an earlier attempt already wrote keeps its id when the source moved under it.
-   */
   fork(
     caller: Caller,
     conversationId: string,
@@ -284,11 +252,7 @@ export class ConversationRepository implements OnApplicationShutdown {
     );
   }
 
-  /**
-   * Erasure as a command: decided like any other (refused for an unknown or erased
-   * conversation), with `destroyKey` as the step before the append. It runs even when the key's
-   * tombstone is already there (a crash between the key and the event), to append the event.
-   */
+  /** Runs even when the tombstone exists (a crash between key and event), to append the event. */
   erase(
     caller: Caller,
     conversationId: string,
@@ -304,18 +268,11 @@ export class ConversationRepository implements OnApplicationShutdown {
     );
   }
 
-  /**
-   * Under the conversation's in-process lock, `handleCommand`: load the cached state caught up
-   * with the log, decide, write a fork's opening (or destroy an erasure's key) when there is one,
-   * then append the source's events expecting the revision decided on; on a conflict, forget the
-   * cached state and decide again.
-   */
   private write<R>(
     caller: Caller,
     conversationId: string,
     decideOn: (state: ConversationState) => Promise<Decision<R>>,
     openingOf: (result: R) => ForkOpening | null,
-    /** An erasure's key destruction: the tombstone check is skipped, the step runs last. */
     destroyKey: (() => Promise<void>) | null = null,
   ): Promise<Executed<R>> {
     const tenantId = caller.tenantId;

@@ -2,7 +2,6 @@ import { type ReadModelBackend } from '@arbor/projections';
 
 type ErasureListener = (tenantId: string, conversationId: string) => void;
 
-/** Empties every process's caches of an erased conversation: this one's now, others' by pub/sub. */
 export class ErasureFanOut {
   private readonly listeners: ErasureListener[] = [];
 
@@ -16,10 +15,7 @@ export class ErasureFanOut {
     for (const l of this.listeners) l(tenantId, conversationId);
   }
 
-  /**
-   * A dropped message only leaves content in one replica's memory, never in an answer: every
-   * route checks the shared key store's tombstone before any cache.
-   */
+  /** A lost message leaves content only in memory: every route checks the tombstone first. */
   async announce(tenantId: string, conversationId: string): Promise<void> {
     this.heard(tenantId, conversationId);
     await this.backend()?.publishErasure(tenantId, conversationId);

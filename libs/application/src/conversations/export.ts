@@ -1,14 +1,9 @@
 import { type Block, decodedLength, imageSourceLabel, type Message } from '@arbor/domain';
 
-/** JSON Lines: one message per line, as stored (ids, parentId, role, content, metadata). */
 export const toJsonl = (messages: readonly Message[]): string =>
   messages.map((m) => JSON.stringify(m)).join('\n') + (messages.length ? '\n' : '');
 
-/**
- * Characters that change how text reads without showing themselves: C0/C1 controls (but tab and
- * newline), DEL, and the bidirectional controls (U+061C, U+200E/F, U+202A–E, U+2066–9), which can
- * make `exe.txt` display as `txt.exe`. In an export they are written as `\u{202E}`, visibly.
- */
+// Controls and bidi overrides (which make `exe.txt` read `txt.exe`) are written as `\u{…}`.
 const HIDDEN =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -18,17 +13,13 @@ const visible = (text: string): string =>
     (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}}`,
   );
 
-/**
- * A fenced block longer than any backtick run inside: whatever the text holds (a `## assistant`
- * line, `<script>`, a fence of its own) it renders as literal text, never as markdown or HTML.
- */
+/** Longer than any backtick run inside, so no content renders as markdown or HTML. */
 const fence = (text: string): string => {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((s) => s.length));
   const f = '`'.repeat(longest + 1);
   return `${f}\n${visible(text)}\n${f}`;
 };
 
-/** One-line inline code for an id or a name: newlines shown as `\n`, delimiter longer than any run. */
 const code = (text: string): string => {
   const line = visible(text.replace(/\r/g, '\\r').replace(/\n/g, '\\n'));
   const longest = Math.max(0, ...(line.match(/`+/g) ?? []).map((s) => s.length));
@@ -37,7 +28,6 @@ const code = (text: string): string => {
   return `${d}${pad}${line}${pad}${d}`;
 };
 
-/** Text on one line with every ASCII punctuation backslash-escaped (CommonMark): a title. */
 const plain = (text: string): string =>
   visible(text.replace(/[\r\n]+/g, ' ')).replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
 
@@ -71,11 +61,7 @@ const blockToMarkdown = (b: Block): string => {
   }
 };
 
-/**
- * A readable transcript of a branch for people. Only the headings (`## role · \`id\``, ids being
- * `[A-Za-z0-9_-]`) are markdown of ours: every text, tool input and output is fenced, ids and
- * names are inline code, the title is escaped, so no content can forge a message or inject HTML.
- */
+/** Only our headings are markdown: all content is fenced or code, so none can forge a message. */
 export function* markdownChunks(
   title: string | null,
   messages: readonly Message[],
@@ -87,6 +73,5 @@ export function* markdownChunks(
   }
 }
 
-/** The whole transcript at once: the chunks of `markdownChunks`, joined. */
 export const toMarkdown = (title: string | null, messages: readonly Message[]): string =>
   Array.from(markdownChunks(title, messages)).join('');

@@ -2,7 +2,6 @@ import { type EventStore } from '@arbor/event-store';
 import { type ProjectionProgress } from '@arbor/projections';
 import { type PartitionLag } from '../metrics/metrics.service';
 
-/** Positions behind the head, and the age of the oldest event not applied. */
 const lagOf = async (
   store: EventStore,
   head: bigint | null,

@@ -18,15 +18,12 @@ import { ReadModelsService } from './read-models.service';
 
 export interface Page<T> {
   items: T[];
-  /** Where the next page starts; absent on the last page. */
   nextAt: number | null;
-  /** `resumeAt[i]`: the cursor value that starts a page at `items[i]` (to cut a page short). */
   resumeAt: (index: number) => number;
   /** A page that must not be cut (it has no cursor to continue from). */
   whole?: boolean;
 }
 
-/** Reads of one conversation; every one scoped to the caller's tenant. */
 abstract class ConversationQuery<R> extends Query<R> {
   constructor(
     readonly caller: Caller,
@@ -46,7 +43,6 @@ export class ListConversations extends Query<Page<ConversationRow>> {
     super();
   }
 }
-/** The tenant's conversations in another order than creation, or filtered by a title prefix. */
 export class ListConversationsBy extends Query<ConversationListPage> {
   constructor(
     readonly caller: Caller,
@@ -61,7 +57,6 @@ export class GetActiveBranch extends ConversationQuery<Page<Message>> {
     conversationId: string,
     readonly fromDepth: number,
     readonly limit: number,
-    /** The tail instead: the last N messages, root → tip. */
     readonly last?: number,
   ) {
     super(caller, conversationId);
@@ -100,10 +95,7 @@ export class GetBranchOrTree extends ConversationQuery<{
     super(caller, conversationId);
   }
 }
-/**
- * An event as a tenant sees it: its stream revision, never its global (`$all`) position, which
- * would tell the tenant how much every other tenant writes.
- */
+/** Stream revision only: a global position would tell a tenant how much the others write. */
 export interface AuditEvent {
   revision: number;
   type: string;
@@ -123,7 +115,6 @@ export class ListEvents extends ConversationQuery<Page<AuditEvent>> {
 
 const notFound = (): AppError => conversationNotFound();
 
-/** Waits for the caller's writes, then checks the conversation exists in the caller's tenant. */
 const existing = async (
   readModels: ReadModelsService,
   q: ConversationQuery<unknown>,
@@ -177,8 +168,7 @@ export class GetActiveBranchHandler implements IQueryHandler<GetActiveBranch> {
       q.last !== undefined
         ? await queries.activeBranchTail(q.caller.tenantId, q.conversationId, q.last)
         : await queries.activeBranchPage(q.caller.tenantId, q.conversationId, q.fromDepth, q.limit);
-    // The active branch is one root → tip path: depths are consecutive. A tail (`last`) is one
-    // page by definition: a byte cut there has no cursor to continue, so it keeps every item.
+    // A tail (`last`) is one page by definition: a byte cut has no cursor to continue, so keep all.
     return {
       items: page.items,
       nextAt: page.nextDepth,

@@ -8,10 +8,8 @@ import {
 } from '@nestjs/cqrs';
 import { ReadModelsService } from './read-models.service';
 
-/** Rebuilds every read model from the log, then switches to the new generation. */
 export class RebuildReadModels extends Command<{ position: string | null }> {}
 
-/** Where the projectors are in the log, and how they are doing. */
 export class GetReadModelStatus extends Query<ReturnType<ReadModelsService['status']>> {}
 
 @CommandHandler(RebuildReadModels)

@@ -2,7 +2,6 @@ import { type EventStore } from '@arbor/event-store';
 import { type BackendLog, type ReadModelBackendOptions } from '@arbor/projections';
 import { type ArborConfig } from '../config/config';
 
-/** The read-model backend's options from the service's configuration (server and CLI alike). */
 export const readModelOptions = (
   config: ArborConfig,
   store: EventStore,

@@ -25,10 +25,6 @@ export {
   type ProjectionProgress,
 } from '@arbor/projections';
 
-/**
- * The read side as the use cases see it: which read models to ask and when a read must wait.
- * Storage (SQLite or Redis, pub/sub, rebuilds) is the backend's, in libs/projections.
- */
 @Injectable()
 export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
@@ -82,12 +78,10 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     await backend?.close();
   }
 
-  /** The read models as last seen live (no wait). */
   get queries(): ReadModelQueries {
     return this.open().queries();
   }
 
-  /** `listener` runs for every erasure, this process's and (with Redis) every other's. */
   onErasure(listener: (tenantId: string, conversationId: string) => void): void {
     this.erasures.on(listener);
   }
@@ -96,7 +90,6 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     return this.erasures.announce(tenantId, conversationId);
   }
 
-  /** After the erasure was projected: what other generations still hold of it. */
   dropErasedRows(tenantId: string, conversationId: string): Promise<number> {
     return this.backend?.dropErasedRows(tenantId, conversationId) ?? Promise.resolve(0);
   }
@@ -114,12 +107,10 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     return this.writes.noteWrite(keyId, position);
   }
 
-  /** Waits for the caller's last write to be visible, or answers 503. */
   consistentFor(keyId: string): Promise<ReadModelQueries> {
     return this.writes.forCaller(keyId);
   }
 
-  /** Waits until the read models hold everything the stream held when called. */
   async upToDateWith(streamName: string): Promise<ReadModelQueries> {
     let last;
     try {
@@ -147,7 +138,6 @@ export class ReadModelsService implements OnModuleInit, OnModuleDestroy {
     return this.open().rebuild();
   }
 
-  /** Canonical dump of every read model (rebuild-equality checks). */
   dump(): Promise<string> {
     return this.open().dump();
   }

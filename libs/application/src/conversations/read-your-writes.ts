@@ -10,9 +10,7 @@ const answer = (wait: ReadWait): ReadModelQueries => {
   );
 };
 
-/** A caller's reads wait until the read models hold that caller's last write, or answer 503. */
 export class ReadYourWrites {
-  /** One entry per API key. */
   private readonly lastWrite = new Map<string, bigint>();
 
   constructor(
@@ -38,7 +36,6 @@ export class ReadYourWrites {
     return answer(await this.backend().waitFor(written, keyId, this.timeoutMs));
   }
 
-  /** Up to `position` (null: only that the read models can answer). */
   async upTo(position: bigint | null): Promise<ReadModelQueries> {
     return answer(await this.backend().waitFor(position, null, this.timeoutMs));
   }

@@ -1,6 +1,5 @@
 import { type ConversationRow, type ForkRow } from '@arbor/projections';
 
-/** The answer of `GET /v1/conversations/{id}` (and of replay, which answers the same way). */
 export const conversationView = (c: ConversationRow & { forks: ForkRow[] }) => ({
   id: c.id,
   title: c.title,

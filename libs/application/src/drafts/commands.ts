@@ -16,11 +16,6 @@ import { ConversationRepository } from '../conversations/conversation.repository
 import { ConversationWrite, ConversationWriter, type Fields } from '../conversations/commands';
 import { AppError, conversationNotFound } from '../errors';
 
-/**
- * Open turns: the turn in progress kept as events (`DraftSaved` / `DraftDiscarded`) in the
- * conversation's own stream, committed as one turn in one append. Never history, a context or a
- * resume.
- */
 export class SaveDraft extends ConversationWrite<ResultOf<'saveDraft'>> {
   constructor(
     caller: Caller,

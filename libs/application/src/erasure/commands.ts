@@ -10,10 +10,8 @@ import {
   type SweepResult,
 } from './erasure.service';
 
-/** (done, total) after each conversation erased; the total grows as a lineage is found. */
 export type ErasureProgress = (done: number, total: number) => void;
 
-/** Erase one conversation of the caller's tenant (and, with `forks: 'erase'`, its lineage). */
 export class EraseConversation extends Command<ErasureResult> {
   constructor(
     readonly caller: Caller,
@@ -26,7 +24,6 @@ export class EraseConversation extends Command<ErasureResult> {
   }
 }
 
-/** Erase every conversation of a tenant, revoke its keys, record `TenantErased`. */
 export class EraseTenant extends Command<{
   tenantId: string;
   erased: number;
@@ -42,7 +39,6 @@ export class EraseTenant extends Command<{
   }
 }
 
-/** Erase what each tenant's retention policy says is due. */
 export class SweepRetention extends Command<SweepResult> {
   constructor(
     readonly actor: string,
@@ -52,7 +48,6 @@ export class SweepRetention extends Command<SweepResult> {
   }
 }
 
-/** Set (or clear, null) a tenant's retention policy. */
 export class SetRetention extends Command<{ retentionDays: number | null }> {
   constructor(
     readonly tenantId: string,

@@ -24,21 +24,17 @@ import { TenantDirectoryService, tenantStream } from '../tenants/tenant-director
 
 export { CONVERSATION_ERASED };
 
-/** What `forks` does when a conversation is erased: keep them (default) or erase the lineage. */
 export type ForkPolicy = 'keep' | 'erase';
 
 export interface ErasedConversation {
   conversationId: string;
   erasedAt: string;
   reason: string;
-  /** Revision of the `ConversationErased` event in the conversation's stream. */
   revision: number;
 }
 
 export interface ErasureResult extends ErasedConversation {
-  /** Forks erased with it (`forks=erase`), depth first. */
   erasedForks: ErasedConversation[];
-  /** Forks left as they are (`forks=keep`): separate conversations, with keys of their own. */
   keptForks: string[];
 }
 
@@ -50,15 +46,7 @@ export interface SweepResult {
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PAGE = 5000;
 
-/**
- * Erasure by crypto-shredding. A conversation's content is sealed in the log under its own data
- * key; erasing destroys that key first (then the content is unreadable everywhere at once: log,
- * exports, replays), appends `ConversationErased` (actor, time, reason — no content), drops the
- * read-model rows (the projector does, on that event), empties the in-process caches, and
- * checkpoints the read models' WAL. The log stays append-only and its hash chain still verifies.
- * If the process dies between the key and the event, the conversation already reads as erased
- * (410 from the key store's tombstone) and erasing it again appends the missing event.
- */
+/** Crypto-shredding: the key first, then the event; a crash between them already reads as erased. */
 @Injectable()
 export class ErasureService {
   constructor(
@@ -69,8 +57,7 @@ export class ErasureService {
     private readonly context: ContextService,
     private readonly directory: TenantDirectoryService,
   ) {
-    // Any process's erasure (this one's, or another replica's over Redis) empties this
-    // process's caches that may hold the conversation's content.
+    // Any replica's erasure empties this process's caches of the conversation's content.
     this.readModels.onErasure((tenantId, conversationId) => {
       this.repository.forget(tenantId, conversationId);
       this.context.forgetCaches();
@@ -98,7 +85,6 @@ export class ErasureService {
     }
   }
 
-  /** The forks of a conversation, from the read models (before its rows are dropped). */
   private async forksOf(caller: Caller, conversationId: string): Promise<string[]> {
     const queries = await this.readModels.upToDateWith(
       conversationStream(caller.tenantId, conversationId),
@@ -113,13 +99,11 @@ export class ErasureService {
     options: {
       reason: string;
       forks?: ForkPolicy;
-      /** After each conversation of the lineage: (done, total), the source counted. */
       onProgress?: (done: number, total: number) => void;
     },
   ): Promise<ErasureResult> {
     const forks = await this.forksOf(caller, conversationId);
-    // The whole lineage first (from the read models, before any row is dropped), so progress
-    // has a total: forks of forks, breadth first, each once.
+    // The whole lineage first (before any row is dropped), so progress has a total.
     const lineage: string[] = [];
     if (options.forks === 'erase') {
       const pending = [...forks];
@@ -146,12 +130,7 @@ export class ErasureService {
     return { ...(erased as ErasedConversation), erasedForks, keptForks };
   }
 
-  /**
-   * Erases one conversation. `strict`: an unknown id is 404 and an erased one 410; otherwise
-   * (forks, tenants, the sweeper) those are skipped and null returned. The erasure is the domain's
-   * `erase` command through the repository's write path; the key's destruction is its step before
-   * the append, so from then on nothing of the content can be read, even if the process dies.
-   */
+  /** `strict`: unknown is 404, erased 410; otherwise (forks, tenants, sweeper) skipped as null. */
   private async eraseOne(
     caller: Caller,
     conversationId: string,
@@ -191,19 +170,12 @@ export class ErasureService {
     const position = erased.position as bigint;
     this.readModels.noteWrite(caller.keyId, position);
     await this.readModels.reach(position);
-    // Projected: the live generation holds only the `:erased` marker; now the rows of any
-    // other generation, and every process's caches once more (a read between the key and
-    // the event may have filled one with `[erased]` stand-ins or, before the key, content).
+    // A read between the key and the event may have cached content or stand-ins: drop them again.
     await this.readModels.dropErasedRows(tenantId, conversationId);
     await this.forgetEverywhere(tenantId, conversationId);
     return { ...erased.result, reason: why };
   }
 
-  /**
-   * A conversation whose stream already ends in `ConversationErased`: 410 when strict, else its
-   * key is made sure of (the event without a tombstone: another process erased it before its key
-   * store was shared, or the file was restored) and every copy of its rows and caches dropped.
-   */
   private async completeErased(
     caller: Caller,
     last: RecordedEvent,
@@ -228,17 +200,14 @@ export class ErasureService {
     return null;
   }
 
-  /** This process's caches now, every other process's through the erasure announcement. */
   private async forgetEverywhere(tenantId: string, conversationId: string): Promise<void> {
     try {
       await this.readModels.announceErasure(tenantId, conversationId);
     } catch {
-      // Redis unreachable: this process's caches were emptied (announceErasure runs the local
-      // listeners first); the others cannot answer from theirs (the tombstone is checked first).
+      // Redis unreachable: local caches are emptied; other replicas check the tombstone first.
     }
   }
 
-  /** Every conversation stream of a tenant in the log (erased ones included). */
   private async conversationsOf(tenantId: string): Promise<string[]> {
     const prefix = tenantStreamPrefix('conv', tenantId);
     const ids = new Set<string>();
@@ -259,10 +228,7 @@ export class ErasureService {
     return [...ids];
   }
 
-  /**
-   * Erases every conversation of a tenant, then revokes all its API keys and records
-   * `TenantErased` on its stream. Safe to run again after a crash (erased ones are skipped).
-   */
+  /** Erases every conversation of a tenant, then its keys; safe to rerun (erased ones are skipped). */
   async eraseTenant(
     tenantId: string,
     options: { reason: string; actor: string; onProgress?: (done: number, total: number) => void },
@@ -292,21 +258,16 @@ export class ErasureService {
     return { tenantId, erased, conversations: ids.length, reason: options.reason };
   }
 
-  /**
-   * Retention: for each tenant with `retentionDays`, erases the conversations whose last event
-   * is older than that (idle time), through the same path, with reason `retention: N days`.
-   */
+  /** Retention: erases the conversations idle longer than their tenant's `retentionDays`. */
   async sweep(
     options: {
       now?: Date;
       actor?: string;
       onProgress?: (done: number, total: number) => void;
-      /** While finding what is due: (conversations checked, conversations of those tenants). */
       onScan?: (done: number, total: number) => void;
     } = {},
   ): Promise<SweepResult> {
     const now = (options.now ?? new Date()).getTime();
-    // Policies set through another replica count too (scaled shape: the directory catches up).
     await this.directory.fresh();
     const policies = this.directory.retentionPolicies();
     const due: { tenantId: string; conversationId: string; idleDays: number; days: number }[] = [];

@@ -2,10 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { IdempotencyStore } from '@arbor/tenancy/sqlite/idempotency-store';
 import { type ArborConfig } from '../config/config';
 
-/**
- * The memos of `Idempotency-Key` answers, as the write use cases see them: what an erasure or a
- * key revocation must forget, because a stored answer may quote erased content or name a key.
- */
+/** What an erasure or a key revocation must forget: a stored answer may quote content or a key. */
 export interface IdempotencyMemos {
   forgetTenant(tenantId: string): void;
   forgetConversation(tenantId: string, conversationId: string): void;
@@ -13,7 +10,6 @@ export interface IdempotencyMemos {
 }
 
 export const IDEMPOTENCY_MEMOS = Symbol('IDEMPOTENCY_MEMOS');
-/** The whole store (claims and answers), for the HTTP edge that takes the keys. */
 export const IDEMPOTENCY_STORE = Symbol('IDEMPOTENCY_STORE');
 
 export const createIdempotencyStore = (config: ArborConfig): IdempotencyStore =>

@@ -9,38 +9,21 @@ import { EVENT_STORE } from '../store/store.provider';
 import { TenantDirectoryService } from '../tenants/tenant-directory.service';
 import { PROJECTED_SIGNALS, type ProjectedSignals } from './projected-signal';
 
-/** Events read from the log per wake-up at most (a long replay is read in such pages). */
 const READ_PAGE = 100;
-/** After a resync that failed (read models unavailable), the next try. */
 const RESYNC_RETRY_MS = 1000;
 
-/** An open live stream: its events in revision order, until `close()` or the server stops. */
 export interface LiveStream {
-  /** The conversation's last revision when the stream opened (what "no Last-Event-ID" starts after). */
+  /** The last revision when the stream opened: where "no Last-Event-ID" starts after. */
   readonly head: number;
   events(): AsyncGenerator<AuditEvent>;
-  /** Aborted when the stream is closed: by its reader, or for all streams on shutdown. */
   readonly signal: AbortSignal;
   close(): void;
 }
 
-/**
- * Live streams of a conversation's events as they are projected (`GET …/stream`). A stream
- * replays from the log what follows the client's last revision, then waits for the projection's
- * signal (`ProjectedSignals`) for each new revision and reads the new events from the log — the
- * log stays the one source of every event sent, and an event is sent only once the read models
- * hold it (a read after receiving it sees it). With Redis the signals come from whichever worker
- * projected the conversation, so a stream on a `--projector off` replica is woken too. Each
- * stream keeps a cursor (the last revision sent) and only ever reads after it: an event is sent
- * once, in revision order, however many signals (duplicated, late, replayed by a rebuild) arrive.
- * Open streams are bounded per tenant. A stream hears only while its key may: revoking the key or
- * erasing the tenant closes it at once (on every replica: each folds the revocation from the
- * log), and each event is sent only after the key is checked again.
- */
+/** Live streams: replay from the log after the cursor, then wake on projection signals; each revision once. */
 @Injectable()
 export class ConversationStreamsService implements OnModuleDestroy {
   private readonly perTenant = new Map<string, number>();
-  /** Each open stream, with whose key opened it. */
   private readonly open = new Map<AbortController, { tenantId: string; keyId: string }>();
   private readonly stopListening: () => void;
 
@@ -60,16 +43,11 @@ export class ConversationStreamsService implements OnModuleDestroy {
     });
   }
 
-  /** Open streams of a tenant (for metrics and tests). */
   openFor(tenantId: string): number {
     return this.perTenant.get(tenantId) ?? 0;
   }
 
-  /**
-   * Opens a stream after revision `after` (null: after the conversation's current last revision).
-   * Throws `conversation_not_found` (also for another tenant's id), `too_many_streams`, or
-   * `projection_lagging` when the read models cannot catch up with the stream in time.
-   */
+  /** Throws `conversation_not_found`, `too_many_streams` or `projection_lagging`. */
   async follow(caller: Caller, conversationId: string, after: number | null): Promise<LiveStream> {
     const max = this.config.streams.maxPerTenant;
     const tenant = caller.tenantId;
@@ -99,7 +77,6 @@ export class ConversationStreamsService implements OnModuleDestroy {
     };
 
     const streamName = conversationStream(tenant, conversationId);
-    /** The highest revision the projection has applied for this stream, as far as we know. */
     let projected = -1;
     let wakeUp: (() => void) | null = null;
     const wake = (): void => {
@@ -107,7 +84,6 @@ export class ConversationStreamsService implements OnModuleDestroy {
       wakeUp = null;
       w?.();
     };
-    /** Signals may have been lost (pub/sub reconnected): find the projected revision again. */
     let resync = false;
     // Subscribed before the head is read, so a revision projected in between is not missed.
     const unsubscribe = this.signals.subscribe(streamName, (revision) => {
@@ -118,10 +94,7 @@ export class ConversationStreamsService implements OnModuleDestroy {
 
     const store = this.store;
     const readModels = this.readModels;
-    /**
-     * The stream's last revision now, once the read models hold it: read first, then waited
-     * for (the wait covers at least that event), so it is never ahead of the projection.
-     */
+    // Read the head, then wait for the projection to reach it, so it is never ahead of the read models.
     const projectedHead = async (): Promise<number> => {
       const last = await store.readStream(streamName, {
         direction: 'backwards',
@@ -134,9 +107,7 @@ export class ConversationStreamsService implements OnModuleDestroy {
 
     let head: number;
     try {
-      // Revoked between the guard and here: nothing is read.
       if (!allowed()) throw new AppError('unauthorized', 'The API key is not valid.');
-      // Everything the stream holds now is in the read models before anything is sent.
       head = await projectedHead();
     } catch (e) {
       release();
@@ -156,7 +127,6 @@ export class ConversationStreamsService implements OnModuleDestroy {
               const now = await projectedHead();
               if (now > projected) projected = now;
             } catch {
-              // The read models cannot answer now (Redis unreachable): look again shortly.
               setTimeout(() => {
                 if (signal.aborted) return;
                 resync = true;
@@ -178,7 +148,6 @@ export class ConversationStreamsService implements OnModuleDestroy {
             maxCount: Math.min(READ_PAGE, upTo - cursor),
           });
           if (page.length === 0) {
-            // The signal ran ahead of what this store returns (it cannot on one log): wait again.
             projected = cursor;
             continue;
           }
@@ -196,7 +165,6 @@ export class ConversationStreamsService implements OnModuleDestroy {
     return { head, events, signal, close: release };
   }
 
-  /** Shutdown: every open stream ends (its reader sees the generator finish), then the app closes. */
   onModuleDestroy(): void {
     this.stopListening();
     for (const c of [...this.open.keys()]) c.abort();

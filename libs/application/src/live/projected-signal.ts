@@ -1,40 +1,24 @@
 import { type RecordedEvent } from '@arbor/event-store';
 import { lastRevisions } from '@arbor/projections';
 
-/** "Stream `streamName` is projected up to `revision`": what a live stream waits for. */
 export interface ProjectedSignal {
   streamName: string;
   revision: bigint;
 }
 
-/**
- * The port between the projection and the live streams (`GET …/stream`). The projector publishes
- * the last revision it applied per stream; a stream follower subscribes to one stream name and,
- * when woken, reads the new events from the log itself — so a signal carries no event data and a
- * duplicated signal costs nothing but a read. In one process the projector publishes here
- * directly; with Redis every process's `InProcessProjectedSignals` is fed by the workers'
- * `applied` messages (Redis pub/sub, see `ReadModelsService`), so a stream on any replica is
- * woken by whichever worker projected its conversation. Pub/sub may lose messages (a subscriber
- * that reconnects): then `resync()` tells every follower to look for itself.
- */
+/** Projection → live streams: signals carry no data, so a duplicate costs only a log read. */
 export interface ProjectedSignals {
   publish(signals: readonly ProjectedSignal[]): void;
-  /**
-   * Calls `listener` for every signal of `streamName` until the returned function is called;
-   * `null`: signals may have been lost, the follower finds the projected revision itself.
-   */
+  /** `null`: signals may have been lost; the follower finds the projected revision itself. */
   subscribe(streamName: string, listener: (revision: bigint | null) => void): () => void;
-  /** Every follower is called with `null` (after a pub/sub reconnect). */
   resync(): void;
 }
 
 export const PROJECTED_SIGNALS = Symbol('PROJECTED_SIGNALS');
 
-/** One signal per stream: the last revision of that stream in a projected batch. */
 export const signalsOf = (events: readonly RecordedEvent[]): ProjectedSignal[] =>
   lastRevisions(events);
 
-/** The single-process fan-out: listeners by stream name, each called synchronously. */
 export class InProcessProjectedSignals implements ProjectedSignals {
   private readonly listeners = new Map<string, Set<(revision: bigint | null) => void>>();
 
@@ -74,7 +58,6 @@ export class InProcessProjectedSignals implements ProjectedSignals {
     };
   }
 
-  /** Streams with at least one follower (for tests and metrics). */
   followedStreams(): number {
     return this.listeners.size;
   }

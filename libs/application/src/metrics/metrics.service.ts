@@ -1,29 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** How far one projector partition is behind the log's head. */
 export interface PartitionLag {
-  /** Log positions between the partition's applied position and the head (SQLite: events). */
   events: number;
-  /** Age of the oldest event not yet applied (0 when caught up). */
   seconds: number;
 }
 
-/**
- * Reads every partition's lag at scrape time, by partition name: the single in-process projector
- * is "0"; with Redis every process (an API replica too) reads each partition's checkpoint in
- * Redis against the log's head.
- */
 export type LagSource = () => Promise<ReadonlyMap<string, PartitionLag>>;
 
-/** Leases granted so far per partition (with Redis: the fencing token, one `INCR` per grant). */
 export type LeaseSource = () => Promise<ReadonlyMap<string, number>>;
 
-/**
- * Every Prometheus metric of the process, in one registry of its own (not prom-client's global
- * one, so two apps in one process — tests — never share counters). Served as text by `GET
- * /metrics` (admin key) and on ARBOR_METRICS_PORT when set.
- */
+/** A registry of its own (not prom-client's global one), so two apps in one process never share. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -121,13 +108,11 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry, prefix: 'arbor_process_' });
   }
 
-  /** Every partition's lag, read at each scrape (`ReadModelsService` registers one). */
   registerLagSource(source: LagSource): () => void {
     this.lagSources.add(source);
     return () => this.lagSources.delete(source);
   }
 
-  /** Leases granted per partition, read at each scrape. */
   registerLeaseSource(source: LeaseSource): () => void {
     this.leaseSources.add(source);
     return () => this.leaseSources.delete(source);

@@ -2,7 +2,6 @@ import { LRUCache } from 'lru-cache';
 import { type BucketTaken, type RateBucketStore } from './rate-bucket-store';
 import { type BucketLimit, type BucketState, chargeTokens, takeToken } from './token-bucket';
 
-/** This process's buckets (bounded: the least recently used tenants' go first). */
 export class InProcessBucketStore implements RateBucketStore {
   private readonly buckets = new LRUCache<string, BucketState>({ max: 100_000 });
 

@@ -8,7 +8,6 @@ import { type BucketTaken, type RateBucketStore } from './rate-bucket-store';
 import { RefusalMemory } from './refusal-memory';
 import { type BucketAnswer, type BucketLimit, bucketAnswer } from './token-bucket';
 
-/** How long a shared bucket call may take before this request is decided locally. */
 const REDIS_TIMEOUT_MS = 250;
 
 export interface RateDecision {
@@ -16,13 +15,7 @@ export interface RateDecision {
   answer: BucketAnswer;
 }
 
-/**
- * Per-tenant request rate limits: the tenant's own limit or the service default (unset:
- * unlimited). Buckets are shared by every replica when REDIS_URL is set, else this process's.
- * When the shared store does not answer, this process's bucket decides (fail over, not open:
- * a flood is still bounded per replica). After a refusal the tenant is refused in process until
- * its bucket holds a token again, so a flood costs no round trip per request.
- */
+/** If the shared store does not answer, this process's bucket decides (a flood stays bounded). */
 @Injectable()
 export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
@@ -53,7 +46,6 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
     await s?.close();
   }
 
-  /** The limit applied to a tenant, or null (unlimited). */
   limitFor(tenantId: string): BucketLimit | null {
     const own = this.directory.rateLimitOrNull(tenantId);
     if (own !== null) return own;
@@ -61,7 +53,6 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
     return ratePerSecond > 0 ? { ratePerSecond, burst } : null;
   }
 
-  /** Takes one token for a request of `tenantId`; null when the tenant is unlimited. */
   async take(tenantId: string): Promise<RateDecision | null> {
     const limit = this.limitFor(tenantId);
     if (limit === null) return null;
@@ -80,10 +71,7 @@ export class RateLimiterService implements OnModuleInit, OnModuleDestroy {
     return { limit, answer: bucketAnswer(limit, allowed, tokens) };
   }
 
-  /**
-   * Takes `cost` more tokens for work already done (a context call, by what it assembled); the
-   * bucket may go below zero. No-op for an unlimited tenant or a cost ≤ 0.
-   */
+  /** Charges work already done (a context call): the bucket may go below zero. */
   async charge(tenantId: string, cost: number): Promise<void> {
     const limit = this.limitFor(tenantId);
     if (limit === null || cost <= 0) return;

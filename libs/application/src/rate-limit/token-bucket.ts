@@ -1,4 +1,3 @@
-/** A tenant's bucket as stored: tokens left and when they were counted (ms). */
 export interface BucketState {
   tokens: number;
   atMs: number;
@@ -11,15 +10,11 @@ export interface BucketLimit {
 
 export interface BucketAnswer {
   allowed: boolean;
-  /** Whole tokens left after this request. */
   remaining: number;
-  /** When refused: ms until one token is back. 0 when allowed. */
   retryAfterMs: number;
-  /** Ms until the bucket is full again. */
   fullInMs: number;
 }
 
-/** What a bucket holding `tokens` after deciding answers a request of `cost`. */
 export const bucketAnswer = (
   limit: BucketLimit,
   allowed: boolean,
@@ -35,7 +30,6 @@ export const bucketAnswer = (
   };
 };
 
-/** Refill by elapsed time (capped at `burst`), then take `cost` tokens if there are that many. */
 export const takeToken = (
   state: BucketState | undefined,
   limit: BucketLimit,

@@ -4,7 +4,6 @@ import { type ReplayAnswer } from './replay-view';
 import { type ContextSummary, ReplayService } from './replay.service';
 import { type ContextReproduction } from './reproduce';
 
-/** The conversation as of its event at `revision`, with one page of its active branch. */
 export class ReplayConversation extends Query<ReplayAnswer> {
   constructor(
     readonly caller: Caller,
@@ -17,7 +16,6 @@ export class ReplayConversation extends Query<ReplayAnswer> {
   }
 }
 
-/** The contexts handed out (`ContextAssembled` receipts), from a revision on. */
 export class ListContexts extends Query<{ items: ContextSummary[]; nextAt: number | null }> {
   constructor(
     readonly caller: Caller,
@@ -29,7 +27,6 @@ export class ListContexts extends Query<{ items: ContextSummary[]; nextAt: numbe
   }
 }
 
-/** A past context rebuilt from the log and compared with its recorded hash. */
 export class ReproduceContext extends Query<ContextReproduction> {
   constructor(
     readonly caller: Caller,

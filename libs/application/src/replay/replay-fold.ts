@@ -1,9 +1,4 @@
-/**
- * Replay = the live fold stopped at a revision. The conversation's events up to N go through the
- * very projections the live read side runs (same `prepare` handlers, same batch applier) into a
- * fresh in-memory read-model database, and through the domain's `evolve`; the answer is then read
- * with the same query functions the live reads use. No Nest here: the CLI can reuse it.
- */
+// Replay = the live fold stopped at a revision: the same projections, into an in-memory database.
 import { type RecordedEvent } from '@arbor/event-store';
 import { type ConversationState, evolve, initialState } from '@arbor/domain';
 import {
@@ -18,27 +13,17 @@ import {
 } from '@arbor/projections';
 
 export interface ReplayFold {
-  /** Applies the next events of the conversation's stream (in order), and, before each, every
-   * pending event of another stream (a fork's `ConversationStarted`) recorded earlier in `$all`. */
+  /** Applies the next own events, each after the foreign events recorded before it in `$all`. */
   apply(events: readonly RecordedEvent[]): void;
-  /** Adds events of other streams, to be applied where their global position falls. */
   addForeign(events: readonly RecordedEvent[]): void;
-  /** The read models as of the last applied event, queried like the live ones. */
   readonly queries: ConversationQueries;
-  /** The domain state of the conversation as of the last applied event. */
   state(): ConversationState;
-  /** The last event of the conversation's stream applied, or null. */
   last(): RecordedEvent | null;
-  /** Canonical dump of the replayed read models (as `dumpReadModels`). */
   dump(): string;
   close(): void;
 }
 
-/**
- * Interleaves `foreign` events into `own` by global position: every foreign event recorded before
- * an own event comes before it. Foreign events after the last own event are left out (they did
- * not exist yet when it was written) and returned as `rest`.
- */
+/** Foreign events after the last own event did not exist yet: left out, returned as `rest`. */
 export const mergeByPosition = (
   own: readonly RecordedEvent[],
   foreign: readonly RecordedEvent[],
@@ -53,7 +38,6 @@ export const mergeByPosition = (
   return { merged, rest: pending.slice(k) };
 };
 
-/** A fresh fold into an in-memory read-model database built from `projections`. */
 export const createReplayFold = (projections: readonly Projection[]): ReplayFold => {
   const db = openReadModelDb(':memory:', 4 * 1024);
   migrateAll(db, projections);
@@ -62,7 +46,6 @@ export const createReplayFold = (projections: readonly Projection[]): ReplayFold
   const bodies = eventMessages();
   const queries = createConversationQueries(db, undefined, bodies);
   let foreign: RecordedEvent[] = [];
-  /** Ids of every foreign event ever added: each is applied once at most. */
   const added = new Set<string>();
   let state = initialState();
   let last: RecordedEvent | null = null;

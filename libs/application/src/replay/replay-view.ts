@@ -1,8 +1,3 @@
-/**
- * What "the conversation as of revision N" answers, read from a replayed fold with the same query
- * functions the live reads use, in the same shapes as the live endpoints (`GET .../{id}`,
- * `.../tree`, `.../checkpoints`, `.../messages`, `.../retry`). Pure: no Nest, no store.
- */
 import { analyzeWindow, planView } from '@arbor/context';
 import {
   type CompactionDecision,
@@ -16,7 +11,6 @@ import { conversationView } from '../conversations/views';
 
 export { conversationView };
 
-/** Same shape as `GET /v1/conversations/{id}/tree`. */
 export const treeView = (
   queries: ConversationQueries,
   tenantId: string,
@@ -37,11 +31,9 @@ export const treeView = (
   };
 };
 
-/** The first message of the live window: the resume cut while the tip is the one it cut at. */
 export const windowCut = (state: ConversationState): string | null =>
   state.resume !== null && state.resume.tip === state.tip ? state.resume.cutAt : null;
 
-/** The active branch from `fromDepth` to the tip, every page. */
 export const readBranch = async (
   queries: ConversationQueries,
   tenantId: string,
@@ -58,15 +50,11 @@ export const readBranch = async (
 };
 
 export interface CompactionsView {
-  /** Every decision recorded up to N, oldest first. */
   decisions: readonly CompactionDecision[];
-  /** Ids of the decisions that apply to the live window at N (a snapshot also needs a page
-   * renderer and a model that reads images when a context is assembled). */
   inForce: string[];
   notInForce: { decisionId: string; reason: string }[];
 }
 
-/** Which recorded decisions apply to a window, by the ladder's own rules (`planView`). */
 export const compactionsFor = (
   conversationId: string,
   window: readonly Message[],
@@ -105,7 +93,6 @@ export const compactionsFor = (
   };
 };
 
-/** Stream revision only: tenant answers carry no global positions. */
 export interface ReplayEventRef {
   revision: number;
   type: string;
@@ -138,7 +125,6 @@ export interface ReplayAnswerInput {
   lastContext: { contextId: string; revision: number } | null;
 }
 
-/** The whole answer for revision N from a fold stopped there. */
 export const replayAnswer = async (input: ReplayAnswerInput): Promise<ReplayAnswer> => {
   const { tenantId, conversationId: id, queries, state } = input;
   const row = queries.getConversation(tenantId, id);

@@ -29,7 +29,6 @@ import {
   reproduceContext,
 } from './reproduce';
 
-/** Events read from the store per call while folding. */
 const CHUNK = 1000;
 
 export interface ContextSummary {
@@ -46,9 +45,7 @@ export interface ContextSummary {
   estimatedTokens: number;
   decisionIds: readonly string[];
   newDecisionIds: readonly string[];
-  /** The model capabilities it was assembled with (shape by name); null before they were recorded. */
   capabilities: ContextCapabilitiesRecord | null;
-  /** The ladder's rungs with their reasons; null on receipts before version 2. */
   rungs: readonly RecordedRung[] | null;
 }
 
@@ -59,10 +56,6 @@ const isType = <T extends 'ContextAssembled' | 'CompactionApplied' | 'Conversati
 
 const notFound = () => conversationNotFound();
 
-/**
- * Replay and reproduction over the log itself: a conversation's stream, folded up to a revision
- * through the live projections into a throwaway in-memory read model (see replay-fold.ts).
- */
 @Injectable()
 export class ReplayService {
   private readonly logger = new Logger('Replay');
@@ -74,7 +67,6 @@ export class ReplayService {
     private readonly pool: AssemblyPool,
   ) {}
 
-  /** The ladder of a reproduction, in the worker pool (the same bytes as in process). */
   private assembler(tenantId: string, conversationId: string) {
     return async (input: AssembleInput): Promise<AssembleResult> => {
       const outcome = await this.pool.run({
@@ -86,7 +78,6 @@ export class ReplayService {
     };
   }
 
-  /** The stream from revision `from` to `to` (inclusive; default: its end), in chunks. */
   private async *read(
     stream: string,
     from: number,
@@ -109,7 +100,6 @@ export class ReplayService {
     }
   }
 
-  /** Checks the stream has an event at `revision`; else 404 (conversation or revision). */
   private async eventAt(stream: string, revision: number): Promise<RecordedEvent> {
     try {
       const [event] = await this.store.readStream(stream, {
@@ -133,7 +123,6 @@ export class ReplayService {
     }
   }
 
-  /** The first event (`ConversationStarted`) of each fork stream: where forks enter `$all`. */
   private async forkStarts(tenantId: string, forkIds: Iterable<string>): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     for (const forkId of forkIds) {
@@ -149,7 +138,6 @@ export class ReplayService {
     return out;
   }
 
-  /** The conversation as of its event at `revision`. */
   async replay(
     caller: Caller,
     id: string,
@@ -158,9 +146,7 @@ export class ReplayService {
   ): Promise<ReplayAnswer> {
     const stream = conversationStream(caller.tenantId, id);
     const at = await this.eventAt(stream, revision);
-    // Forks are listed from their own streams' first event, as on the live side: those the read
-    // model knows (also when the source's back-reference was never written), plus any named by
-    // a ConversationForked in the replayed range.
+    // Forks from their own streams' first event, as on the live side (back-reference or not).
     const live = await (
       await this.readModels.consistentFor(caller.keyId)
     ).getConversation(caller.tenantId, id);
@@ -204,7 +190,6 @@ export class ReplayService {
     }
   }
 
-  /** The contexts handed out (their `ContextAssembled` receipts), from a revision on. */
   async listContexts(
     caller: Caller,
     id: string,
@@ -232,7 +217,6 @@ export class ReplayService {
           decisionIds: d.decisionIds,
           newDecisionIds: d.newDecisionIds,
           capabilities: d.request.capabilities ?? null,
-          // Receipts before version 2 did not record the rungs: null, not an empty ladder.
           rungs: d.rungs ?? null,
         });
       }
@@ -240,10 +224,6 @@ export class ReplayService {
     return { items, nextAt: null };
   }
 
-  /**
-   * Folds the stream up to the revision a context was built on (its own CompactionApplied
-   * events held back) and returns the record with the fold.
-   */
   private async foldToContext(
     stream: string,
     contextId: string,
@@ -278,7 +258,6 @@ export class ReplayService {
     }
   }
 
-  /** Reproduces the body a past `ContextAssembled` recorded, and compares hashes. */
   async reproduce(caller: Caller, id: string, contextId: string): Promise<ContextReproduction> {
     const found = await this.foldToContext(conversationStream(caller.tenantId, id), contextId);
     if (found === null) {
@@ -291,7 +270,6 @@ export class ReplayService {
       const state = fold.state();
       const tip = q.getConversation(tenantId, id)?.tip ?? null;
       const { tip: recordedTip, cutAt: recordedCut } = record.data;
-      // The window as the live rule would cut it at that revision, compared with the record.
       const cut = windowCut(state);
       const ruleDepth = cut === null ? 0 : (q.depthOf(tenantId, id, cut) ?? 0);
       const ruleCut = (await q.activeBranchPage(tenantId, id, ruleDepth, 1)).items[0]?.id ?? null;
@@ -308,7 +286,6 @@ export class ReplayService {
         {
           conversationId: id,
           record,
-          // Revoked before the context was built: it did not apply them.
           decisionsBefore: compactionsInForce(state),
           window,
           renderPages: this.renderPages,
@@ -329,7 +306,6 @@ export class ReplayService {
     }
   }
 
-  /** The recorded cut → the recorded tip on the replayed active branch, or why not. */
   private async recordedWindow(
     fold: ReplayFold,
     tenantId: string,
@@ -341,7 +317,6 @@ export class ReplayService {
     if (tip !== recordedTip) {
       return { problem: `the replayed tip is ${tip}, the recorded one ${recordedTip}` };
     }
-    // No tip (an empty conversation, or the tip moved to none): the context had no history.
     if (recordedTip === null) return [];
     if (recordedCut === null) {
       return { problem: `the context names tip ${recordedTip} but no cut` };

@@ -1,10 +1,4 @@
-/**
- * Reproducing a context handed out in the past: the recorded request, the live window it was built
- * from, the decisions in force then plus the ones it added, run through the ladder in replay mode
- * (nothing new may be decided), encoded, hashed and compared with the recorded `bodyHash`.
- * Anything that keeps the reproduction from being exact is a mismatch, said loudly, never papered
- * over. Pure apart from the injected renderer: no Nest, no store.
- */
+// Reproduces a past context in replay mode (nothing new decided); any inexactness is a mismatch.
 import { createHash } from 'node:crypto';
 import {
   assembleContext,
@@ -29,14 +23,11 @@ import { type AppErrorValue } from '../errors';
 export type ContextAssembledData = EventDataOf<'ContextAssembled'>;
 
 export interface ContextRecord {
-  /** Stream revision of the `ContextAssembled` event. */
   revision: number;
   data: ContextAssembledData;
-  /** The decisions of the `CompactionApplied` events written with it (its new ones), in order. */
   newDecisions: readonly CompactionDecision[];
 }
 
-/** Why a reproduction is not exact. */
 export type MismatchReason =
   | 'body_differs'
   | 'snapshot_renderer_unavailable'
@@ -66,20 +57,15 @@ export interface Check {
 
 export interface ContextReproduction {
   contextId: string;
-  /** Revision of the `ContextAssembled` event. */
   revision: number;
-  /** The revision the context was built on (before its `CompactionApplied` events). */
   basedOnRevision: number;
   provider: string;
   model: string;
-  /** The reproduced body, or null when it could not be reproduced exactly. */
   body: unknown;
   bodyHash: string | null;
   recordedHash: string;
   match: boolean;
-  /** Receipt fields recomputed and compared (informational; `match` is the body hash). */
   checks: Check[];
-  /** Why `match` is false (`code: context_mismatch`, `reason`); the HTTP edge answers it as a problem body. */
   mismatch?: AppErrorValue;
 }
 
@@ -94,7 +80,6 @@ const check = (name: string, recorded: unknown, reproduced: unknown): Check => (
   equal: JSON.stringify(recorded) === JSON.stringify(reproduced),
 });
 
-/** Turns what the reproduction produced into the answer, comparing it with the record. */
 export const judgeReproduction = (
   record: ContextRecord,
   outcome: ReproductionOutcome,
@@ -131,7 +116,6 @@ export const judgeReproduction = (
     check('decisionIds', d.decisionIds, outcome.appliedIds),
     check('estimatedTokens', d.estimatedTokens, outcome.estimatedTokens),
     check('rawTokens', d.rawTokens, outcome.rawTokens),
-    // With new decisions the recorded prefix hash covers only the unchanged prefix.
     ...(record.newDecisions.length === 0
       ? [check('prefixHash', d.prefixHash, outcome.prefixHash)]
       : []),
@@ -169,21 +153,13 @@ const isProvider = (p: string): p is ProviderName =>
 export interface ReproduceArgs {
   conversationId: string;
   record: ContextRecord;
-  /** Every decision recorded before the context's own `CompactionApplied` events. */
   decisionsBefore: readonly CompactionDecision[];
-  /** The live window it was built from (recorded cut → recorded tip), or why it cannot be had. */
   window: readonly Message[] | { problem: string };
   renderPages: RenderPages | null;
-  /** Every branch summary recorded before the context (the record names the ones it carried). */
   branchSummaries?: readonly BranchSummary[];
-  /**
-   * Runs the ladder (default: `assembleContext` here, with `renderPages`); the replay service
-   * passes its worker pool's, which renders with the same renderer off the request loop.
-   */
   assemble?: (input: AssembleInput) => Promise<AssembleResult>;
 }
 
-/** Runs the ladder in replay mode over the recorded inputs; never decides anything new. */
 export const reproduceOutcome = async (args: ReproduceArgs): Promise<ReproductionOutcome> => {
   const { record } = args;
   const d = record.data;
@@ -214,9 +190,7 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
   if (!isProvider(request.provider)) {
     return fail('unknown_request', `provider ${request.provider} is not one Arbor encodes`);
   }
-  // A snapshot the record did not apply was left out for want of a renderer (or a failed
-  // render) at the time; leaving it out again keeps the past conditions. Every other decision's
-  // fate depends on the window alone, so it stays in and a divergence shows in the checks.
+  // A snapshot the record did not apply was left out then (no renderer); leaving it out keeps that.
   const applied = new Set(d.decisionIds);
   const decisions = [...args.decisionsBefore, ...record.newDecisions].filter(
     (x) => x.rung !== 'snapshot' || applied.has(x.id),
@@ -238,9 +212,7 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
     );
   }
   try {
-    // The capabilities recorded then, not the tenant's settings (or the default table) now: a
-    // snapshot applied under vision must not be left out because the model lost it since.
-    // Absent on contexts recorded before there were settings: those ran with the default table.
+    // The capabilities recorded then, not the tenant's settings now (absent on old records: default).
     const capabilities =
       request.capabilities !== undefined ? toModelCapabilities(request.capabilities) : undefined;
     const assemble = args.assemble ?? assembleContext;
@@ -248,7 +220,6 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       conversationId: args.conversationId,
       provider: request.provider,
       model: request.model,
-      // The call's `append` (not history) goes back after the window, as it was handed out.
       messages: [...window, ...(request.append ?? [])],
       decisions,
       budgetTokens: request.budgetTokens,
@@ -266,7 +237,6 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
       replayOnly: true,
       // Contexts recorded before encoding 2 carry no version: they were built with version 1.
       encoding: request.encoding === 2 ? 2 : 1,
-      // Prompt caching as recorded: absent (before caching) or null (turned off) → no hints.
       ...(request.cache != null
         ? {
             cache: { key: request.cache.key },
@@ -277,8 +247,7 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
         : {}),
     });
     const notApplied = new Set(result.receipt.notApplied.map((n) => n.decisionId));
-    // As the receipt counts them: every decision this call made built it, even one a later
-    // rung of the same call superseded (a snapshot's source text depends on it).
+    // As the receipt counts them: even a decision a later rung superseded built the context.
     const made = new Set(newIds);
     return {
       ok: true,
@@ -299,7 +268,6 @@ export const reproduceOutcome = async (args: ReproduceArgs): Promise<Reproductio
   }
 };
 
-/** Reproduces and judges: the answer of `GET .../contexts/{contextId}`. */
 export const reproduceContext = async (
   args: ReproduceArgs,
   extraChecks: readonly Check[] = [],

@@ -1,19 +1,10 @@
 import { type AppendResult, type EventStore } from '@arbor/event-store';
 
-/**
- * "The log grew", across processes. Several processes on one SQLite log each poll the file
- * (100 ms); with Redis, every append is also published (`<prefix>:head`, the new head
- * position) and every process's subscriptions are woken on it at once. Without Redis the
- * signal stays in-process and nothing changes.
- */
+/** "The log grew", across processes: with Redis each append is published, else polling alone. */
 export interface HeadSignal {
-  /** Called after every acknowledged append of this process. */
   appended(position: bigint): void;
-  /** The store registers how to wake its subscriptions. */
   register(wake: () => void): void;
-  /** Wakes the registered subscriptions (a message from another process). */
   wake(): void;
-  /** Where `appended` publishes (set once Redis is connected). */
   publishTo(publish: ((position: bigint) => Promise<unknown>) | null): void;
 }
 
@@ -38,7 +29,6 @@ export const createHeadSignal = (): HeadSignal => {
   };
 };
 
-/** The store, announcing each acknowledged append on the signal. */
 export const withAppendSignal = (store: EventStore, signal: HeadSignal): EventStore => ({
   ...store,
   appendToStream: async (streamName, events, options): Promise<AppendResult> => {

@@ -18,14 +18,9 @@ import { type HeadSignal } from './head-signal';
 export const EVENT_STORE = Symbol('EVENT_STORE');
 /** The log as stored (sealed content, hash chain): what the verifier recomputes. */
 export const SEALED_EVENT_STORE = Symbol('SEALED_EVENT_STORE');
-/** The per-conversation data keys (`<dataDir>/keys.sqlite`, or streams in EventStoreDB). */
 export const KEY_STORE = Symbol('KEY_STORE');
 
-/**
- * The embedded SQLite log by default; EventStoreDB when a connection string is configured. Every
- * append goes through the hash chain (keyed with ARBOR_AUDIT_SECRET or `<dataDir>/audit.key`),
- * so every writer's events are tamper-evident (`arbor verify`).
- */
+/** SQLite by default, EventStoreDB when configured; every append goes through the hash chain. */
 export const createEventStore = (config: ArborConfig, signal?: HeadSignal): EventStore => {
   const store = config.eventStoreConnectionString
     ? openEventStoreDbStore(config.eventStoreConnectionString)
@@ -39,11 +34,6 @@ export const createEventStore = (config: ArborConfig, signal?: HeadSignal): Even
   return withHashChain(store, auditSecretOf(config));
 };
 
-/**
- * The key store, its keys wrapped by ARBOR_MASTER_KEY or `<dataDir>/master.key`: in EventStoreDB
- * (`ARBOR_KEY_STORE=esdb`, the default when the log is EventStoreDB: every machine shares it), or
- * `<dataDir>/keys.sqlite` beside the log (one machine).
- */
 export const createKeyStore = (config: ArborConfig): KeyStore => {
   const masterKey = loadMasterKey(config.dataDir, {
     [MASTER_KEY_ENV]: config.masterKey ?? undefined,
@@ -58,7 +48,6 @@ export const createKeyStore = (config: ArborConfig): KeyStore => {
   return openSqliteKeyStore(keyStoreDataPath(config.dataDir), masterKey);
 };
 
-/** The log readers and writers use: `sealed` with content keys from `keys` (closed with it). */
 export const withContentEncryption = (
   sealed: EventStore,
   keys: KeyStore,

@@ -10,10 +10,6 @@ import { type Caller } from '../caller';
 import { ErasureService } from '../erasure/erasure.service';
 import { AdminReadsService } from './admin-reads.service';
 
-/**
- * The admin's read of one tenant's data, recorded (`AdminDataRead`) before it is answered;
- * answers the tenant caller the read's queries then run as.
- */
 export class RecordAdminRead extends Command<Caller> {
   constructor(
     readonly tenantId: string,
@@ -25,7 +21,6 @@ export class RecordAdminRead extends Command<Caller> {
   }
 }
 
-/** 410 `conversation_erased` when the tenant erased the conversation; nothing otherwise. */
 export class CheckNotErased extends Query<void> {
   constructor(
     readonly tenantId: string,

@@ -6,11 +6,6 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { type BucketLimit } from '../rate-limit/token-bucket';
 import { type ActorContext, TenantDirectoryService } from './tenant-directory.service';
 
-/**
- * The tenancy write use cases, one command and one handler each. Tenants are not conversations:
- * each handler runs the directory's write path on the tenant's own stream (load → decide → append
- * at the revision), which waits until the directory has folded the write.
- */
 export class CreateTenant extends Command<{ id: string; apiKey: string; keyId: string }> {
   constructor(
     readonly name: string | null,
@@ -40,13 +35,11 @@ export class RevokeApiKey extends Command<void> {
   }
 }
 
-/** The tenant's own limit (null: none) and the one in effect (null: unlimited). */
 export interface TenantLimits {
   limit: TenantRateLimit | null;
   effective: BucketLimit | null;
 }
 
-/** Sets (or, with null, clears) the tenant's rate limit. */
 export class SetTenantRateLimit extends Command<TenantLimits> {
   constructor(
     readonly tenantId: string,
@@ -62,7 +55,6 @@ export interface ContextSettings {
   version: number;
 }
 
-/** Replaces the tenant's context capability overrides by model-name prefix. */
 export class SetContextSettings extends Command<ContextSettings> {
   constructor(
     readonly tenantId: string,

@@ -3,10 +3,7 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { type ContextSettings, tenantLimits, type TenantLimits } from './commands';
 import { TenantDirectoryService } from './tenant-directory.service';
 
-/**
- * Reads of the tenant directory. Each first lets the directory catch up with the log's head, so a
- * write made through another replica a moment ago is seen (a no-op in the embedded shape).
- */
+/** Each read first lets the directory catch up with the log, so other replicas' writes show. */
 export class ListTenants extends Query<
   { id: string; name: string | null; keys: number; activeKeys: number }[]
 > {}

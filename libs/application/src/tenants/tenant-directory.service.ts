@@ -54,11 +54,7 @@ export interface ActorContext {
   correlationId?: string;
 }
 
-/**
- * Tenants and keys: written as events to `tenant-<id>.profile`, read back through a subscription
- * into an in-memory directory (one small record per key). Own writes wait for the subscription,
- * so there is one way in and no double application.
- */
+/** Tenants and keys: written as events, read back through a subscription (own writes wait for it). */
 @Injectable()
 export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('TenantDirectory');
@@ -135,17 +131,12 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * Calls `listener` with each key revoked (`keyId`) or tenant erased (`null`: all its keys), as
-   * this process's directory folds it from the log — so on every replica, whichever one wrote it.
-   * Returns the function that stops it.
-   */
+  /** Calls `listener` per key revoked (`null`: tenant erased) as this replica folds it from the log. */
   onRevoked(listener: (tenantId: string, keyId: string | null) => void): () => void {
     this.revoked.add(listener);
     return () => this.revoked.delete(listener);
   }
 
-  /** The key is one of the tenant's, not revoked, and the tenant is not erased. */
   keyActive(tenantId: string, keyId: string): boolean {
     const key = this.dir.keys.get(keyId);
     return (
@@ -160,25 +151,14 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return authenticate(this.dir, header);
   }
 
-  /**
-   * As `authenticate`, but a key this process does not know yet is looked up again once the
-   * directory has caught up with the log's head (bounded by 2 s): a key issued through another
-   * replica a moment ago is known here too, not 401 until the next poll of the shared log. Only
-   * in the scaled shape: the embedded process answers an unknown key at once.
-   */
+  /** Scaled shape: an unknown key is retried once the directory reaches the log's head (≤ 2 s). */
   async authenticateFresh(header: string | undefined): Promise<Authentication> {
     const first = authenticate(this.dir, header);
     if (first.ok || first.reason === 'missing') return first;
     return (await this.fresh()) ? authenticate(this.dir, header) : first;
   }
 
-  /**
-   * Waits (bounded by 2 s) until this process's directory has caught up with the log's head, so
-   * a directory read on one replica sees a write just made through another (a key issued, a limit
-   * or a setting changed). Only in the scaled shape (REDIS_URL / REDIS_CLUSTER_URLS): one process
-   * alone writes everything it knows, and its own writes already wait for its directory. True
-   * when it waited (the directory may have changed).
-   */
+  /** Scaled shape: waits (≤ 2 s) for the directory to reach the log's head; true when it waited. */
   async fresh(): Promise<boolean> {
     if (this.config.redis === null) return false;
     const head = await this.store.headPosition();
@@ -198,10 +178,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return this.dir.tenants.has(tenantId);
   }
 
-  /**
-   * The tenant's own stream folded fresh (a handful of events: one per key and per settings
-   * change), so every write decides on what the log holds, not on the subscription's view.
-   */
+  /** Folded fresh, so every write decides on what the log holds, not on the subscription's view. */
   private async loadTenant(tenantId: string): Promise<TenantState> {
     try {
       const events = await this.store.readStream(tenantStream(tenantId));
@@ -212,11 +189,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * The write path of every tenant command (the same as a conversation's): load the tenant's
-   * stream, decide, append at the revision decided on, and on a concurrent append decide again on
-   * fresh state. Own writes then wait for the subscription, so the directory has them.
-   */
+  /** The write path of every tenant command; own writes then wait for the subscription. */
   private async write(command: TenantCommand, ctx: ActorContext): Promise<void> {
     const { tenantId } = command;
     await handleCommand(this.store, {
@@ -262,14 +235,12 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     await this.write({ type: 'revokeKey', tenantId, keyId }, ctx);
   }
 
-  /** The tenant's retention in days (null: conversations are kept). */
   retention(tenantId: string): { retentionDays: number | null; erased: boolean } {
     const tenant = this.dir.tenants.get(tenantId);
     if (!tenant) throw new AppError('tenant_not_found');
     return { retentionDays: tenant.retentionDays ?? null, erased: tenant.erased === true };
   }
 
-  /** Sets the tenant's retention: one `TenantRetentionSet` (nothing when unchanged). */
   async setRetention(
     tenantId: string,
     retentionDays: number | null,
@@ -279,7 +250,6 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return { retentionDays: this.retention(tenantId).retentionDays };
   }
 
-  /** Revokes every key of the tenant and records `TenantErased` (its conversations go first). */
   async recordTenantErased(
     tenantId: string,
     reason: string,
@@ -289,14 +259,12 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     await this.write({ type: 'eraseTenant', tenantId, reason, conversations }, ctx);
   }
 
-  /** Every tenant with a retention policy, and its days. */
   retentionPolicies(): { tenantId: string; retentionDays: number }[] {
     return [...this.dir.tenants.values()]
       .filter((t) => t.erased !== true && typeof t.retentionDays === 'number')
       .map((t) => ({ tenantId: t.tenantId, retentionDays: t.retentionDays as number }));
   }
 
-  /** The tenant's context capability overrides by model-name prefix, and how often they were set. */
   contextSettings(tenantId: string): {
     models: Readonly<Record<string, ContextCapabilityOverride>>;
     version: number;
@@ -306,10 +274,7 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return { models: tenant.contextModels, version: tenant.contextSettingsVersion };
   }
 
-  /**
-   * Replaces the tenant's context settings: one `TenantContextSettingsSet` (nothing appended when
-   * they are unchanged). Contexts already handed out keep the capabilities they recorded.
-   */
+  /** Contexts already handed out keep the capabilities they recorded. */
   async setContextSettings(
     tenantId: string,
     models: Record<string, ContextCapabilityOverride>,
@@ -319,19 +284,16 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     return this.contextSettings(tenantId);
   }
 
-  /** The admin's rate limit for the tenant; null: the service default (ARBOR_RATE_LIMIT_*). */
   rateLimit(tenantId: string): TenantRateLimit | null {
     const tenant = this.dir.tenants.get(tenantId);
     if (!tenant) throw new AppError('tenant_not_found');
     return tenant.rateLimit;
   }
 
-  /** The tenant's own rate limit, null when it has none or does not exist (never throws). */
   rateLimitOrNull(tenantId: string): TenantRateLimit | null {
     return this.dir.tenants.get(tenantId)?.rateLimit ?? null;
   }
 
-  /** Sets (or, with null, clears) the tenant's rate limit: one `TenantRateLimitSet` event. */
   async setRateLimit(
     tenantId: string,
     limit: TenantRateLimit | null,
@@ -350,13 +312,11 @@ export class TenantDirectoryService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** Whether the tenant exists (and is not erased): the admin's reads of its data need one. */
   tenantExists(tenantId: string): boolean {
     const t = this.dir.tenants.get(tenantId);
     return t !== undefined && t.erased !== true;
   }
 
-  /** Every tenant with its key counts (never a secret or a hash), in creation order. */
   tenants(): { id: string; name: string | null; keys: number; activeKeys: number }[] {
     return [...this.dir.tenants.values()].map((t) => ({
       id: t.tenantId,

@@ -7,22 +7,13 @@ import {
   trace,
 } from '@opentelemetry/api';
 
-/**
- * OpenTelemetry traces, on only when the standard `OTEL_*` variables ask for them: an OTLP
- * endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or
- * `OTEL_TRACES_EXPORTER=otlp`; never with `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
- * Off, the SDK is not even loaded and every helper here is one boolean test. On, spans go through
- * a batch processor (`OTEL_BSP_*`) to the OTLP/HTTP exporter, which reads the endpoint, headers
- * and timeout variables itself; it speaks `http/json`. Spans carry ids, routes, statuses and
- * counts — never message content.
- */
+// Traces only when the standard OTEL_* variables ask; off, the SDK is not even loaded. No content.
 
 const TRACER = 'arbor';
 let enabled = false;
 
 export const tracingEnabled = (): boolean => enabled;
 
-/** Whether the environment asks for traces (the OTel SDK's own variables). */
 export const tracesWanted = (env: NodeJS.ProcessEnv): boolean => {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
   const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
@@ -34,11 +25,7 @@ export const tracesWanted = (env: NodeJS.ProcessEnv): boolean => {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 };
 
-/**
- * Starts the tracer provider when `tracesWanted(env)`; returns its shutdown (flushes what is
- * buffered), or null when traces are off. `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` name
- * the resource (default service name `arbor`).
- */
+/** Starts tracing when `tracesWanted(env)`; returns its flushing shutdown, or null when off. */
 export const startTracing = async (
   env: NodeJS.ProcessEnv,
   warn: (line: string) => void = () => undefined,
@@ -89,9 +76,7 @@ export const inSpan = async <T>(
   });
 };
 
-/** An HTTP server span, for the edge's request hooks (null when traces are off). */
 export interface RequestSpan {
-  /** Runs the rest of the request's handling with the span active (child spans attach to it). */
   run(next: () => void): void;
   end(route: string, status: number, tenantId: string | null): void;
 }

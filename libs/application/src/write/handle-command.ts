@@ -8,15 +8,10 @@ import {
 } from '@arbor/event-store';
 import { AppError } from '../errors';
 
-/** The revision an append expects, from the revision the state was decided on (-1: no stream). */
 export const expectedRevisionOf = (revision: number): ExpectedRevision =>
   revision < 0 ? 'no_stream' : BigInt(revision);
 
-/**
- * How a lost race is retried: bounded attempts, and between them an exponential backoff with full
- * jitter (a random wait in [0, min(maxDelayMs, startingDelayMs · 2^(n-1))] before attempt n+1),
- * so writers that collided once do not collide again in lockstep.
- */
+/** Exponential backoff with full jitter, so writers that collided once do not collide in lockstep. */
 export interface RetryPolicy {
   readonly maxAttempts: number;
   readonly startingDelayMs: number;
@@ -29,20 +24,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 200,
 };
 
-/** What a command decided: the events to append (none: nothing to write) and the answer. */
 export interface Decided<R> {
   readonly events: readonly EventData[];
   readonly result: R;
 }
 
-/** One command on one stream, as the write path runs it. */
 export interface CommandHandling<S, R> {
   readonly stream: string;
-  /** The stream's state, fresh from the log (or a cache caught up with it). */
   load(): Promise<S>;
-  /** What the append expects, from the state decided on. */
   expectedRevision(state: S): ExpectedRevision;
-  /** Throws an AppError to refuse. */
   decide(state: S): Decided<R> | Promise<Decided<R>>;
   /** The step before the append (a fork's own stream, an erasure's key destruction). */
   beforeAppend?(state: S, decided: Decided<R>): Promise<void>;
@@ -53,7 +43,6 @@ export interface CommandHandling<S, R> {
 
 export interface Handled<R> {
   readonly result: R;
-  /** The append's result, or null when nothing was written. */
   readonly appended: AppendResult | null;
 }
 
@@ -69,12 +58,7 @@ const attempt = async <S, R>(store: EventStore, h: CommandHandling<S, R>): Promi
   return { result: decided.result, appended };
 };
 
-/**
- * The one write path of every stream (conversations, tenants, keys, settings, erasure, admin
- * reads): load → decide → append at the revision decided on. When another writer appended first
- * the store answers WrongExpectedVersionError, and the command is decided again on fresh state
- * after a jittered backoff; after `maxAttempts` lost races it is `concurrency_conflict`.
- */
+/** The one write path: load → decide → append at that revision; a lost race is decided again. */
 export const handleCommand = async <S, R>(
   store: EventStore,
   handling: CommandHandling<S, R>,
