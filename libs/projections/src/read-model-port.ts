@@ -70,6 +70,23 @@ export interface ReadModelSink {
   dump(): string | Promise<string>;
 }
 
+/** JSON texts read at once can be megabytes: parsed a slice at a time, the loop free between. */
+const PARSE_SLICE_CHARS = 256 * 1024;
+
+export const parseInSlices = async <T>(texts: readonly string[]): Promise<T[]> => {
+  const out: T[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    out.push(JSON.parse(text) as T);
+    chars += text.length;
+    if (chars >= PARSE_SLICE_CHARS) {
+      chars = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  return out;
+};
+
 /** The synchronous SQLite queries seen through the async port. */
 export const asyncQueries = (q: ConversationQueries): ReadModelQueries => ({
   getConversation: async (t, id) => q.getConversation(t, id),
@@ -80,7 +97,7 @@ export const asyncQueries = (q: ConversationQueries): ReadModelQueries => ({
   depthOf: async (t, id, m) => q.depthOf(t, id, m),
   getMessage: async (t, id, m) => q.getMessage(t, id, m),
   tree: async (t, id) => q.tree(t, id),
-  allMessages: async (t, id) => q.allMessages(t, id),
+  allMessages: async (t, id) => parseInSlices<Message>(q.allMessageTexts(t, id)),
   checkpoints: async (t, id) => q.checkpoints(t, id),
   pendingFailure: async (t, id) => q.pendingFailure(t, id),
 });

@@ -398,10 +398,12 @@ export const createConversationQueries = (
     return [...nodes.values()];
   };
 
+  /** Every message's stored JSON text, in creation order (parsed by the caller, in slices). */
+  const allMessageTexts = (tenantId: string, id: string): string[] =>
+    (q.allMessages.all(tenantId, id) as { body: string }[]).map((r) => r.body);
+
   const allMessages = (tenantId: string, id: string): Message[] =>
-    (q.allMessages.all(tenantId, id) as { body: string }[]).map(
-      (r) => JSON.parse(r.body) as Message,
-    );
+    allMessageTexts(tenantId, id).map((body) => JSON.parse(body) as Message);
 
   const checkpoints = (tenantId: string, id: string): CheckpointRow[] =>
     (
@@ -441,6 +443,7 @@ export const createConversationQueries = (
     getMessage,
     tree,
     allMessages,
+    allMessageTexts,
     checkpoints,
     pendingFailure,
   };
