@@ -18,8 +18,10 @@ import {
   ListEvents,
   markdownChunks,
   type Page,
+  HeavyWorkGate,
 } from '@arbor/application';
 import * as S from '@arbor/contract';
+import { type z } from 'zod';
 import { type Caller } from '../auth/caller';
 import { assertAnswerWithin } from '../limits/answer-bytes';
 import { capPageBytes, itemsWithinBytes, jsonLines } from '../limits/page-bytes';
@@ -37,6 +39,7 @@ export class ConversationReads {
     private readonly queries: QueryBus,
     @Inject(ARBOR_CONFIG) private readonly config: ArborConfig,
     private readonly cursors: Cursors,
+    private readonly gate: HeavyWorkGate,
   ) {}
 
   /**
@@ -136,8 +139,27 @@ export class ConversationReads {
     );
   }
 
+  /**
+   * Heavy work of the tenant's (`HeavyWorkGate`) from the read to the stream's end: the read is
+   * parsed in slices and the answer streamed a chunk at a time, so the loop stays free meanwhile.
+   */
   async export(id: string, query: unknown, caller: Caller, reply: FastifyReply) {
     const q = parseOrThrow(S.ExportQuery, query, 'query');
+    await this.gate.run(caller.tenantId, async () => {
+      const stream = await this.exportStream(id, q, caller, reply);
+      await new Promise<void>((done) => {
+        stream.once('close', done);
+        reply.raw.once('close', done);
+      });
+    });
+  }
+
+  private async exportStream(
+    id: string,
+    q: z.infer<typeof S.ExportQuery>,
+    caller: Caller,
+    reply: FastifyReply,
+  ): Promise<Readable> {
     const scope = q.scope ?? (q.format === 'markdown' ? 'branch' : 'tree');
     const { conversation, messages } = await this.queries.execute(
       new GetBranchOrTree(caller, id, scope),
@@ -147,23 +169,28 @@ export class ConversationReads {
     if (q.format === 'claude-code' || q.format === 'pi') {
       const checkpoints = await this.queries.execute(new ListCheckpoints(caller, id));
       const out = exportSession(q.format, exportSource(conversation, messages, checkpoints));
+      const stream = Readable.from(out.chunks());
       void reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${out.fileName}"`)
         .header('arbor-export-report', reportHeader(out.report))
-        .send(Readable.from(out.chunks()));
-      return;
+        .send(stream);
+      return stream;
     }
     // Every format is streamed chunk by chunk (a line, a message): the answer is never one
     // string, so its size is bounded by neither V8's longest string nor a second copy in memory.
-    if (q.format === 'jsonl') {
-      void reply
-        .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .send(Readable.from(jsonLines(messages)));
-    } else {
-      void reply
-        .header('content-type', 'text/markdown; charset=utf-8')
-        .send(Readable.from(markdownChunks(conversation.title, messages)));
-    }
+    const stream =
+      q.format === 'jsonl'
+        ? Readable.from(jsonLines(messages))
+        : Readable.from(markdownChunks(conversation.title, messages));
+    void reply
+      .header(
+        'content-type',
+        q.format === 'jsonl'
+          ? 'application/x-ndjson; charset=utf-8'
+          : 'text/markdown; charset=utf-8',
+      )
+      .send(stream);
+    return stream;
   }
 }

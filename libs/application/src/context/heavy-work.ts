@@ -3,7 +3,7 @@ import { ARBOR_CONFIG, type ArborConfig } from '../config/config';
 import { AppError } from '../errors';
 
 /**
- * A tenant's heavy calls at once (context assembly, the context report), at most
+ * A tenant's heavy calls at once (context assembly, the context report, exports), at most
  * `ARBOR_HEAVY_PER_TENANT` in this process: one more is refused at once (`429 heavy_work_busy`,
  * `Retry-After: 1`) instead of queueing ahead of other tenants' work in the pool.
  */
@@ -26,7 +26,7 @@ export class HeavyWorkGate {
     if (n >= this.cap) {
       throw new AppError(
         'heavy_work_busy',
-        `This tenant already runs ${n} heavy calls (context assembly, snapshot rendering) ` +
+        `This tenant already runs ${n} heavy calls (context assembly, snapshot rendering, exports) ` +
           `at once, the most it may; retry after 1 s.`,
         { limit: this.cap, retryAfterSeconds: 1 },
       );

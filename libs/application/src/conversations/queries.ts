@@ -243,6 +243,8 @@ export class GetBranchOrTreeHandler implements IQueryHandler<GetBranchOrTree> {
       const page = await queries.activeBranchPage(q.caller.tenantId, q.conversationId, from, 1000);
       messages.push(...page.items);
       from = page.nextDepth;
+      // A long branch is read in pages, other requests served between two.
+      if (from !== null) await new Promise((r) => setImmediate(r));
     }
     return { conversation, messages };
   }

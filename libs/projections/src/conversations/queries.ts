@@ -174,6 +174,8 @@ const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOption
   };
 };
 
+const BODY_SLICE_BYTES = 256 * 1024;
+
 /** A message row: where its body is in the log, and how long it is. */
 interface BodyRef {
   revision: number;
@@ -195,24 +197,36 @@ export const createConversationQueries = (
     if (source === undefined) throw new Error('read models: no log to read message bodies from');
     return source;
   };
-  /** The bodies of `refs`, in their order, from the log. */
+  /**
+   * The bodies of `refs`, in their order, from the log; a read of megabytes goes in slices of
+   * about BODY_SLICE_BYTES with a loop turn between, so other requests are served meanwhile.
+   */
   const bodiesOf = async (
     tenantId: string,
     id: string,
     refs: readonly BodyRef[],
   ): Promise<Message[]> => {
-    if (refs.length === 0) return [];
-    const found = await sourceOf().messagesAt(
-      tenantId,
-      id,
-      refs.map((r) => r.revision),
-    );
-    return refs.map((r) => {
-      const m = found.get(r.revision);
-      if (m === undefined)
-        throw new Error(`read models: no message at revision ${r.revision} of ${tenantId}/${id}`);
-      return m;
-    });
+    const out: Message[] = [];
+    for (let start = 0; start < refs.length;) {
+      let end = start;
+      for (let bytes = 0; end < refs.length && (end === start || bytes < BODY_SLICE_BYTES); end++)
+        bytes += refs[end].bytes;
+      if (start > 0) await new Promise((r) => setImmediate(r));
+      const slice = refs.slice(start, end);
+      const found = await sourceOf().messagesAt(
+        tenantId,
+        id,
+        slice.map((r) => r.revision),
+      );
+      for (const r of slice) {
+        const m = found.get(r.revision);
+        if (m === undefined)
+          throw new Error(`read models: no message at revision ${r.revision} of ${tenantId}/${id}`);
+        out.push(m);
+      }
+      start = end;
+    }
+    return out;
   };
   const q = {
     stamp: db.prepare(
