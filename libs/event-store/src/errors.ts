@@ -1,6 +1,5 @@
 import { type CurrentRevision, type ExpectedRevision } from './types';
 
-/** Base class so callers can tell store errors from everything else. */
 export class EventStoreError extends Error {
   constructor(message: string) {
     super(message);
@@ -27,13 +26,10 @@ export class StreamNotFoundError extends EventStoreError {
   }
 }
 
-/** A stream name that cannot be used (empty, reserved, or not tenant-scoped). */
 export class InvalidStreamNameError extends EventStoreError {}
 
-/** An event that cannot be stored: an id that is not a UUID, an empty type, or data that is not JSON. */
 export class InvalidEventError extends EventStoreError {}
 
-/** The store is closed or could not perform the operation for a reason outside the rules above. */
 export class StoreUnavailableError extends EventStoreError {}
 
 /** The disk or database is full (SQLite's SQLITE_FULL): retrying only helps once space is freed. */

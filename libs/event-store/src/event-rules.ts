@@ -1,8 +1,4 @@
-/**
- * The rules every adapter applies to an event before writing it, so both stores refuse the same
- * events with the same error: EventStoreDB requires UUID ids (stored lower-case, as it prints
- * them), and data and metadata must be JSON.
- */
+/** Rules both stores apply before writing: UUID ids (lower-case, as EventStoreDB), JSON data and metadata. */
 import { randomUUID } from 'node:crypto';
 import { InvalidEventError } from './errors';
 
@@ -10,7 +6,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (id: string): boolean => UUID.test(id);
 
-/** The id to store for event `index` of an append: the given UUID, or a new one. */
 export const eventIdOf = (id: string | undefined, index: number): string => {
   if (id === undefined) return randomUUID();
   if (typeof id !== 'string' || !isUuid(id)) {
@@ -19,7 +14,6 @@ export const eventIdOf = (id: string | undefined, index: number): string => {
   return id.toLowerCase();
 };
 
-/** `value` as JSON text, or InvalidEventError naming the event and the part. */
 export const jsonTextOf = (value: unknown, what: string, index: number): string => {
   let text: string | undefined;
   try {
@@ -37,7 +31,6 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   !Array.isArray(value) &&
   !ArrayBuffer.isView(value);
 
-/** A non-empty type and object metadata, or InvalidEventError naming the event. */
 export const assertEventShape = (
   event: { type: unknown; metadata: unknown },
   index: number,

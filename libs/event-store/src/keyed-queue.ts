@@ -1,10 +1,6 @@
-/**
- * Runs tasks one at a time per key, in call order; different keys run concurrently. A key's entry
- * is dropped when its last task settles, so memory is bounded by the keys in flight.
- */
+/** Runs tasks one at a time per key; different keys run concurrently. */
 export interface KeyedQueue {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;
-  /** Keys with a task queued or running. */
   readonly size: number;
 }
 

@@ -1,11 +1,7 @@
 import { ID_PATTERN, ID_RULE, ID_SOURCE } from '@arbor/domain/ids';
 import { InvalidStreamNameError } from './errors';
 
-/**
- * Stream names put the tenant in every stream id: `<category>-<tenantId>.<entityId>`.
- * Ids are restricted to `[A-Za-z0-9_-]`, so the `.` separator can never appear inside an id and
- * two different (tenant, entity) pairs can never produce the same stream name.
- */
+/** `<category>-<tenantId>.<entityId>`; ids exclude `.`, so two (tenant, entity) pairs never collide. */
 const CATEGORY = /^[a-z][a-z0-9]{0,31}$/;
 const STREAM_NAME = new RegExp(`^([a-z][a-z0-9]{0,31})-(${ID_SOURCE})\\.(${ID_SOURCE})$`);
 
@@ -40,6 +36,5 @@ export const parseStreamName = (name: string): StreamNameParts | null => {
 export const tenantStreamPrefix = (category: string, tenantId: string): string =>
   `${category}-${assertValidId(tenantId, 'tenant id')}.`;
 
-/** A conversation's stream. */
 export const conversationStream = (tenantId: string, conversationId: string): string =>
   streamName({ category: 'conv', tenantId, entityId: conversationId });

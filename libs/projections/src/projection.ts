@@ -4,17 +4,14 @@ import { type AllFilter, type RecordedEvent } from '@arbor/event-store';
 /** `apply` reads only the event and the tables (no clock): a rebuild writes the same bytes. */
 export interface Projection {
   readonly name: string;
-  /** Creates the tables and indexes (idempotent: `CREATE ... IF NOT EXISTS`). */
   migrate(db: Database.Database): void;
   /** Drops everything the projection owns; `migrate` is called again after. */
   drop(db: Database.Database): void;
   /** The tables (and their key columns) a canonical dump orders by, for rebuild comparison. */
   readonly tables: readonly { name: string; orderBy: string }[];
-  /** Prepares statements once per database; returns the per-event handler. */
   prepare(db: Database.Database): (event: RecordedEvent) => void;
 }
 
-/** The `$all` filter a set of projections needs (the union of their streams). */
 export interface ProjectionSet {
   projections: readonly Projection[];
   filter?: AllFilter;

@@ -30,14 +30,12 @@ export interface Projector {
 export interface ProjectorOptions {
   name?: string;
   store: EventStore;
-  /** The SQLite read models (the embedded default)… */
   db?: Database.Database;
-  /** …or any other read-model sink (e.g. Redis); exactly one of `db` and `sink`. */
+  /** Or any other read-model sink (e.g. Redis); exactly one of `db` and `sink`. */
   sink?: ReadModelSink;
   set: ProjectionSet;
   /** Events not accepted (another partition's) only move the checkpoint. */
   accept?: (event: RecordedEvent) => boolean;
-  /** Events applied per transaction at most. */
   batchSize?: number;
   /** Ms received events wait to be batched (default 5); a `waitFor` applies them at once. */
   flushDelayMs?: number;
@@ -66,7 +64,6 @@ export const migrateAll = (db: Database.Database, projections: readonly Projecti
   for (const p of projections) p.migrate(db);
 };
 
-/** Rows and checkpoint in one transaction: they move together or not at all. */
 export const createBatchApplier = (
   db: Database.Database,
   name: string,
@@ -127,7 +124,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
   const initial = sink.readCheckpoint();
   let position: bigint | null = isPromise(initial) ? null : initial;
   let checkpointRead: Promise<bigint | null> | null = isPromise(initial) ? initial : null;
-  /** Batches handed to an asynchronous sink, applied one after another. */
   let applying: Promise<void> | null = null;
   /** Which run a queued batch belongs to: one queued by a failed run is never applied. */
   let runId = 0;
@@ -167,7 +163,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     }
   };
 
-  /** Synchronous sinks apply now; asynchronous ones queue behind the batches in flight. */
   const flush = (batch: RecordedEvent[], upTo: bigint): void => {
     if (applying === null) {
       const result = sink.apply(batch, upTo);
@@ -202,7 +197,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     applying = link;
   };
 
-  /** Ends a failed run (its subscription and loop) and starts again from `position`. */
   const restart = async (): Promise<void> => {
     const old = { subscription, loop };
     subscription = null;
@@ -237,7 +231,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     scheduleRestart();
   };
 
-  /** Received, not yet applied: the events, and the position they (and skipped ones) reach. */
   let batch: RecordedEvent[] = [];
   let pendingUpTo: bigint | null = null;
   let scheduled: { cancel(): void } | null = null;
@@ -253,7 +246,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
     flush(events, upTo);
   };
 
-  /** A flush from a timer: a failure stops the projector as one in the loop would. */
   const flushLater = (): void => {
     if (scheduled !== null || pendingUpTo === null) return;
     const run = () => {
@@ -346,7 +338,6 @@ export const createProjector = (options: ProjectorOptions): Projector => {
 
   const waitFor = (target: bigint, timeoutMs: number): Promise<boolean> => {
     if (pendingUpTo !== null && pendingUpTo >= target && (position === null || position < target)) {
-      // Already received, waiting for its batch: apply it now rather than after the delay.
       try {
         flushPending();
       } catch (error) {

@@ -44,7 +44,6 @@ export const readModelDataPath = (dataDir: string): string => {
   return path.join(dataDir, DEFAULT_FILE);
 };
 
-/** A new file name for a rebuild, next to the live one. */
 export const nextReadModelPath = (dataDir: string): string =>
   path.join(dataDir, `readmodels-${Date.now().toString(36)}.sqlite`);
 

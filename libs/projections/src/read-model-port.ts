@@ -24,10 +24,8 @@ export interface ReadModelQueries {
   ): Promise<{
     items: ConversationRow[];
     nextSeq: number | null;
-    /** Each item's own seq: a page cut short before item i continues after `seqs[i - 1]`. */
     seqs: number[];
   }>;
-  /** The list in one of its orders (keyset pages; see ConversationListOptions). */
   listConversationsBy(
     tenantId: string,
     options: ConversationListOptions,
@@ -38,7 +36,6 @@ export interface ReadModelQueries {
     fromDepth: number,
     limit: number,
   ): Promise<{ items: Message[]; nextDepth: number | null }>;
-  /** The last `last` messages of the active branch, root → tip. */
   activeBranchTail(
     tenantId: string,
     id: string,
@@ -65,7 +62,6 @@ export interface ReadModelSink {
   bindLog?(store: EventStore): void;
 }
 
-/** The synchronous SQLite queries seen through the async port. */
 export const asyncQueries = (q: ConversationQueries): ReadModelQueries => ({
   getConversation: async (t, id) => q.getConversation(t, id),
   listConversations: async (t, after, limit) => q.listConversations(t, after, limit),

@@ -26,16 +26,13 @@ export interface StateSnapshots {
   load(store: EventStore, stream: string): Promise<LoadedState>;
   /** The stream's newest state; snapshotted soon once `every` events have passed. */
   advanced(stream: string, state: ConversationState, lastEventId: string): void;
-  /** Deletes the stream's snapshot (after an erasure). */
   drop(stream: string): void;
   close(): Promise<void>;
 }
 
 export interface LoadedState {
   state: ConversationState;
-  /** Id of the state's last event (null for a stream with none). */
   lastEventId: string | null;
-  /** How many events were folded (from the snapshot's revision, or from the first). */
   folded: number;
 }
 
@@ -93,9 +90,7 @@ export const openStateSnapshots = (
     ),
     drop: db.prepare('DELETE FROM state_snapshots WHERE stream = ?'),
   };
-  /** Revision of the newest snapshot written or read, by stream. */
   const snapshotAt = new LRUCache<string, number>({ max: 10_000 });
-  /** Newest state waiting to be written, by stream. */
   const pending = new Map<string, { state: ConversationState; eventId: string }>();
   /** Set by close(): the file stays open until the pending snapshots are written. */
   let closed = false;
@@ -160,7 +155,6 @@ export const openStateSnapshots = (
     }
   };
 
-  /** One writer at a time: a flush waits for the one in progress. */
   const flush = (): Promise<void> => {
     scheduled = false;
     const run = (flushing ?? Promise.resolve()).then(writePending);

@@ -4,11 +4,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/**
- * Nonces come from a pool of CSPRNG bytes, 12 at a time, each slice used once: the same random
- * nonces as `randomBytes(12)` per seal, without a call into OpenSSL for every event (it showed as
- * 2% of the append path's CPU). The pool is zeroed as it is handed out.
- */
+/** Nonces sliced from a CSPRNG pool, each used once: a per-seal randomBytes call cost 2 % of append CPU. */
 const POOL_BYTES = IV_BYTES * 512;
 let pool = Buffer.alloc(0);
 let poolAt = POOL_BYTES;
@@ -28,13 +24,11 @@ export const seal = (key: Buffer, plaintext: Buffer, aad: Buffer): Buffer => {
   const iv = freshIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
-  // GCM is a stream mode: update() returns every byte and final() none (it computes the tag).
   const body = cipher.update(plaintext);
   cipher.final();
   return Buffer.concat([iv, cipher.getAuthTag(), body], IV_BYTES + TAG_BYTES + body.length);
 };
 
-/** Throws when the key is wrong, the bytes were changed or the associated data differs. */
 export const open = (key: Buffer, sealed: Buffer, aad: Buffer): Buffer => {
   if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('sealed value too short');
   const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));

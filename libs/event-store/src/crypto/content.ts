@@ -1,18 +1,7 @@
-/**
- * Which fields of an event are conversation content, and how they are sealed. The content fields
- * are taken out of `data`, serialized together as one JSON object, encrypted with the stream's
- * data key (AES-256-GCM, a fresh 12-byte nonce, associated data = stream name + revision), and
- * stored as `data.sealed`. Everything else (ids, parents, roles, usage, times, decision ids and
- * token counts) stays readable, so the tree can be projected without any key.
- *
- * Format version 1: `data.sealed = { v: 1, alg: 'A256GCM', fields: [paths], box: base64 }`.
- * Events without `sealed` (written before this version, or with encryption off) are read as
- * they are; erasure cannot remove their content from the log.
- */
+/** Which event fields are content, sealed under the stream's key (format: README, Content sealing). */
 import { open, seal } from './aead';
 
 export const SEALED_VERSION = 1;
-/** What an erased content field reads as. */
 export const ERASED = '[erased]';
 
 type Json = unknown;
@@ -20,18 +9,12 @@ type Path = readonly string[];
 
 interface ContentField {
   path: Path;
-  /** The value that stands in for it after erasure (keeps the event's shape). */
   erased: Json;
 }
 
 const field = (path: string, erased: Json): ContentField => ({ path: path.split('.'), erased });
 
-/**
- * Conversation (and tenant) content, by event type: every field a client writes that is not an
- * id, a label, a model name or a number, each bounded to its shape by the contract. Types not
- * listed carry none. A field added here is sealed from then on; events written before keep it in
- * clear and are read as they are. Stand-in `undefined`: the field is absent once erased.
- */
+/** Content fields by event type; a field added here is sealed from then on (older events stay clear). */
 export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> = {
   ConversationStarted: [field('title', ERASED), field('metadata', {})],
   MessageAppended: [
@@ -51,7 +34,6 @@ export const CONTENT_FIELDS: Readonly<Record<string, readonly ContentField[]>> =
     field('request.append', []),
   ],
   DraftSaved: [field('messages', [])],
-  // The tenant's stream (`tenant-<id>.profile`), under the tenant's own key: gone with it.
   TenantCreated: [field('name', ERASED)],
   ApiKeyIssued: [field('label', ERASED)],
 };
@@ -75,11 +57,7 @@ const getAt = (root: unknown, path: Path): unknown => {
   return at;
 };
 
-/**
- * Sets `value` at `path` in `root`, which the caller owns: objects along the path are copied
- * the first time this call's `owned` set meets them (so the input is never changed, and two
- * fields under one parent copy it once), then written in place.
- */
+/** Sets `value` at `path`, copying each object on the path once so the input is never changed. */
 const setOwned = (
   root: Record<string, unknown>,
   path: Path,
@@ -101,10 +79,6 @@ const setOwned = (
   else at[path[path.length - 1]] = value;
 };
 
-/**
- * What a sealed field holds in clear: its key stays where it was, so opening writes the value
- * back in place and the data reads back with its keys in the order they were written.
- */
 const SEALED_HERE = null;
 
 export const aadOf = (streamName: string, revision: bigint): Buffer =>
@@ -120,7 +94,6 @@ export const sealedBoxOf = (data: unknown): SealedBox | null => {
     : null;
 };
 
-/** `data` with its content fields sealed; unchanged when it has none. */
 export const sealData = (
   type: string,
   data: unknown,
@@ -149,11 +122,7 @@ export const sealData = (
   return { ...rest, sealed };
 };
 
-/**
- * `data` as it was written, or, without a key (`null`: erased), with each sealed field set to
- * its erased stand-in. Throws when the box does not open with this key at this stream and
- * revision (moved or altered ciphertext).
- */
+/** `data` opened; with a null key (erased) each sealed field reads as its stand-in. */
 export const openData = (
   type: string,
   data: unknown,

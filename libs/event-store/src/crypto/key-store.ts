@@ -1,22 +1,4 @@
-/**
- * The key store: one data key per stream, wrapped by the master key, in a mutable SQLite file
- * beside the log (`<dataDir>/keys.sqlite`). It is the one place Arbor deletes: erasing a stream
- * deletes its wrapped key (with `secure_delete`, so SQLite overwrites the freed bytes, and a
- * rollback journal that is removed at commit) and keeps a content-free tombstone (who, when, why).
- * Unwrapped keys live only in memory (a bounded LRU), never in a file.
- *
- * Shared by every process on one data dir (replicas, workers, the CLI): a rollback journal with a
- * busy timeout (a writer waits for another's transaction instead of failing). A lookup answers
- * from this process's cache only while the file's change counter (the 4 bytes at offset 24 of
- * the header, which SQLite bumps on every committed write in rollback-journal mode) is what it
- * was when the row was read; any commit by any process, an erasure included, makes the next
- * lookup read the row again. So an erasure committed by one process is seen by the next read of
- * any other, and a steady lookup costs one 4-byte pread instead of a SELECT (measured: ~25 µs
- * per SELECT between the log's commits, see bench/README.md).
- *
- * The `KeyStore` interface is asynchronous so that a store on another machine can implement it
- * (`@arbor/event-store/esdb`'s `openEventStoreDbKeyStore`); the SQLite store answers at once.
- */
+/** Per-stream data keys wrapped by the master key, in `<dataDir>/keys.sqlite` (README: Key stores). */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -37,10 +19,7 @@ export class ContentErasedError extends Error {
   }
 }
 
-/**
- * A stored data key could not be unwrapped: the master key is not the one it was wrapped with
- * (another machine's `master.key`, a wrong `ARBOR_MASTER_KEY`), or the stored bytes were altered.
- */
+/** A stored data key could not be unwrapped: wrong master key, or altered bytes. */
 export class KeyUnwrapError extends Error {
   constructor(
     readonly streamName: string,
@@ -61,20 +40,11 @@ export interface ErasureRecord {
   reason: string;
 }
 
-/**
- * One data key per stream, wrapped by the master key, outside the log. Asynchronous where a
- * lookup may go to the network; callers ask once per stream per read call, never per event.
- */
+/** One data key per stream, outside the log; async so a networked store can implement it. */
 export interface KeyStore {
   /** The stream's data key, created on first use; ContentErasedError once erased. */
   keyFor(stream: string): Promise<Buffer>;
-  /**
-   * The key if there is one, `erased` after erasure, null when the stream never had one. A
-   * cached key may answer only while the store can tell nothing changed since it was read (the
-   * SQLite store: the file's change counter; the EventStoreDB store reads its stream): another
-   * process's erasure is seen on the next call. KeyUnwrapError when the master key does not
-   * open the stored key.
-   */
+  /** The key, `erased`, or null (never created); sees another process's erasure next call. */
   existingKey(stream: string): Promise<Buffer | 'erased' | null>;
   /** Destroys the key (idempotent) and records why; true for the one call that recorded it. */
   erase(stream: string, record: Omit<ErasureRecord, 'stream'>): Promise<boolean>;
@@ -88,7 +58,7 @@ export interface KeyStore {
   close(): Promise<void>;
 }
 
-/** Associated data of a wrapped key: bound to its stream, so a wrapped key cannot be moved. */
+/** Binds a wrapped key to its stream, so it cannot be moved to another. */
 export const wrapAad = (stream: string): Buffer => Buffer.from(`arbor-key/1|${stream}`, 'utf8');
 
 /** A fresh data key's wrapped form (the raw key is zeroed before returning). */
@@ -112,12 +82,7 @@ export const unwrapKey = (masterKey: Buffer, stream: string, wrapped: Buffer): B
   }
 };
 
-/**
- * The database header's file change counter (big-endian u32 at offset 24), read with one pread
- * of an fd kept open. SQLite increments it in every transaction that commits a change when the
- * database uses a rollback journal (the key store refuses any other mode). null when it cannot
- * be read (a file shorter than its header): the caller then reads the row.
- */
+/** SQLite's file change counter (u32 at offset 24), bumped by every rollback-journal commit. */
 export const fileChangeCounter = (
   file: string,
 ): { read: () => number | null; close: () => void } => {
@@ -149,10 +114,8 @@ export const openSqliteKeyStore = (
   if (masterKey.length !== KEY_BYTES) throw new TypeError('the master key must be 32 bytes');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
-  // A rollback journal (deleted at commit) rather than a WAL that would keep old pages around,
-  // and secure_delete so a deleted key's bytes are overwritten in the file, freelist included.
+  // Rollback journal + secure_delete: a deleted key's bytes are overwritten, no WAL copy left.
   const journal = db.pragma('journal_mode = DELETE', { simple: true });
-  // Erasure and the change counter below both rest on the rollback journal.
   if (journal !== 'delete') {
     db.close();
     throw new Error(`key store ${file}: journal_mode is ${String(journal)}, not delete`);
@@ -183,10 +146,6 @@ export const openSqliteKeyStore = (
     ),
     live: db.prepare('SELECT COUNT(*) AS n FROM content_keys WHERE wrapped IS NOT NULL'),
   };
-  /**
-   * A stream as this process last read it: its row (undefined: none), the file's change counter
-   * read just before that row was, and the key unwrapped from it (only while the row is live).
-   */
   interface Seen {
     row: Row | undefined;
     counter: number | null;
@@ -194,8 +153,7 @@ export const openSqliteKeyStore = (
   }
   const seen = new LRUCache<string, Seen>({
     max: options.cacheKeys ?? 10_000,
-    // Zeroed when dropped on purpose (dropCached, close); an evicted key may still be in use by
-    // the read call that asked for it, and is left to the GC.
+    // Only deliberate drops zero the key: an evicted one may still be in use by its read call.
     dispose: (entry, _stream, reason) => {
       if (reason === 'delete') entry.key?.fill(0);
     },
@@ -208,11 +166,8 @@ export const openSqliteKeyStore = (
     seen.delete(stream);
   };
 
-  // Several processes share this file (replicas, projector workers, the CLI), and a key another
-  // process erased must stop opening content here at once. A row seen before answers only while
-  // the change counter is what it was before that row was read (read first, so a commit between
-  // the two reads leaves the entry stale, never wrongly fresh); otherwise the row is read again.
-  // Entries are updated in place, never replaced (a replaced entry's key would be disposed).
+  // A cached row answers only while the change counter (read before the row) is unchanged.
+  // Entries are updated in place: a replaced entry's key would be disposed.
   const entryOf = (stream: string): Seen => {
     const counter = changeCounter.read();
     const entry = seen.get(stream);
@@ -241,8 +196,6 @@ export const openSqliteKeyStore = (
     return entry.key;
   };
 
-  // The SQLite store answers synchronously; the methods are async for the interface's sake
-  // (one settled promise per call, and callers ask once per stream per read call).
   return {
     async keyFor(stream) {
       const existing = existingKeyNow(stream);

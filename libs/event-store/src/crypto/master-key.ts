@@ -1,9 +1,4 @@
-/**
- * The master key wraps every conversation's data key. `ARBOR_MASTER_KEY` (hex or base64, 32
- * bytes) or `<dataDir>/master.key`, created on first start (32 random bytes, hex, mode 0600), the
- * way the audit key is. Losing it makes every wrapped data key, and so every sealed event,
- * unreadable for good.
- */
+/** The master key wraps every data key; losing it makes every sealed event unreadable for good. */
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,10 +34,7 @@ export const parseMasterKey = (text: string, where: string): Buffer => {
 const isCode = (error: unknown, code: string): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 
-/**
- * A file of `bytes` random bytes (hex, 0600), whole or not at all: a private temporary file
- * hard-linked into place (the first writer wins). Also the audit key's.
- */
+/** A random key file (hex, 0600), written whole via a hard-linked temp file: the first writer wins. */
 export const createKeyFile = (path: string, bytes = KEY_BYTES): boolean => {
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temporary, `${randomBytes(bytes).toString('hex')}\n`, {

@@ -1,14 +1,6 @@
 /**
- * `withContentKeys(store, keys, { encrypt })`: an EventStore that seals the content of every
- * conversation event it appends with that conversation's own data key, and opens it on every
- * read. It sits outside the hash chain, so the chain covers the stored (sealed) bytes and still
- * verifies after a key is destroyed. Reads of an erased stream give the structure with each
- * content field set to its `[erased]` stand-in.
- *
- * The associated data binds each box to its stream and revision, so the revision must be known
- * before the append: exact expectations give it; a loose one (`any`, `stream_exists`) on a stream
- * with content is turned into the exact revision of the head read now (another writer in between
- * makes it fail with WrongExpectedVersion, never store a box bound to the wrong revision).
+ * Seals content on append and opens it on read. Outside the hash chain, so the chain still
+ * verifies after erasure. A loose expected revision is pinned to the head: the box binds it.
  */
 import {
   type EventData,
@@ -23,17 +15,13 @@ import { hasContent, openData, sealData, sealedBoxOf } from './content';
 import { ContentErasedError, type KeyStore } from './key-store';
 
 export interface ContentKeysOptions {
-  /** Seal new events (default true). Off: new events are stored in clear; sealed ones still open. */
   encrypt?: boolean;
-  /** Which streams carry content (default: categories `conv` and `tenant`). */
   isContentStream?: (streamName: string) => boolean;
 }
 
-/** Conversations, and tenants (their name and key labels, erased with the tenant). */
 const isConversationStream = (name: string): boolean =>
   name.startsWith('conv-') || name.startsWith('tenant-');
 
-/** Key lookups in flight at once for one read call (matters for a key store on the network). */
 const LOOKUPS_AT_ONCE = 32;
 
 export const withContentKeys = (
@@ -44,12 +32,7 @@ export const withContentKeys = (
   const encrypt = options.encrypt ?? true;
   const isContentStream = options.isContentStream ?? isConversationStream;
 
-  /**
-   * Opens events with their streams' keys, asked of the key store once per stream per read call
-   * (before the events are opened, so the per-event loop stays synchronous): the key store reads
-   * its row (or its server) each time, so a key erased by any process stops opening content from
-   * the next read call on. A remote key store's lookups run a few at a time.
-   */
+  /** Asks the key store once per stream per read call, so another process's erasure is seen next call. */
   const openEvents = async (events: readonly RecordedEvent[]): Promise<RecordedEvent[]> => {
     let streams: Set<string> | null = null;
     for (const event of events) {
@@ -135,7 +118,6 @@ export const withContentKeys = (
         next: async (): Promise<IteratorResult<SubscriptionMessage>> => {
           const r = await it.next();
           if (r.done === true || r.value.kind !== 'event') return r;
-          // Events without content (and logs written in clear) pass without a key lookup.
           if (sealedBoxOf(r.value.event.data) === null) return r;
           const [event] = await openEvents([r.value.event]);
           return { done: false, value: { kind: 'event', event } };

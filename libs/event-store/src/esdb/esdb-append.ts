@@ -1,25 +1,4 @@
-/**
- * `appendToStream` on EventStoreDB. The server checks the expected revision and applies its own
- * idempotency rules (re-appending stored event ids), which are the rules the port adopts.
- *
- * The result's `position` must be the position of the append's LAST event. The server's reply
- * carries a position, but which record it names (first or last event of the append, and for an
- * idempotent retry the original write or something else) is not documented and differs between
- * server code paths; we could not check it against a live server. So we read the event at
- * `nextExpectedRevision` back and take its position: one extra round trip per append, exact in
- * every case (that event never changes once written). Worth revisiting after a live run.
- *
- * Deadlines. The client gives a BatchAppend no deadline of its own (its stream has none, and a
- * reply that never comes leaves the append pending for good), so the adapter bounds every append
- * by `deadlineMs`. A timed-out append may have been applied; it is sent once more with the SAME
- * event ids (generated ids included: they were made before the first try), which the server
- * answers from its idempotency rules: the original result if it was applied, a write if not.
- * A second timeout fails with StoreUnavailableError.
- *
- * An empty append writes nothing; the server would not report a usable revision for a missing
- * stream, so it is answered here: check the expected revision against the stream's last event,
- * then report where the stream is (-1 / -1 when it does not exist), as the SQLite store does.
- */
+/** `appendToStream` on EventStoreDB (position read-back, deadline retry: README). */
 import {
   DeadlineExceededError as EsdbDeadlineExceededError,
   type AppendResult as EsdbAppendResult,
@@ -56,7 +35,6 @@ const appendNothing = async (
     : { nextExpectedRevision: last.revision, position: last.position };
 };
 
-/** The position of the append's last event (see the module comment). */
 const lastPositionOf = async (
   client: EventStoreDBClient,
   streamName: string,
@@ -72,7 +50,6 @@ const lastPositionOf = async (
   return last.position;
 };
 
-/** One append, bounded by `deadlineMs` (the client's own deadline too, for the Append path). */
 const appendOnce = (
   client: EventStoreDBClient,
   streamName: string,

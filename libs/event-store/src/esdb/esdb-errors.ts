@@ -1,14 +1,4 @@
-/**
- * Client errors → the port's errors. Pure.
- * - the client's WrongExpectedVersionError → ours, with the revision WE asked for as `expected`
- *   and the server's current revision (`'no_stream'` when it reports none) as `actual`;
- * - the client's StreamNotFoundError → ours;
- * - the client's MaxAppendSizeExceededError → AppendTooLargeError (an InvalidEventError: retrying
- *   the same append cannot succeed);
- * - errors that are already the port's pass through;
- * - anything else (unavailable, timeouts, access denied, append too large, ...) →
- *   StoreUnavailableError, keeping the client's message.
- */
+/** Client errors → the port's; anything unrecognised becomes StoreUnavailableError. */
 import {
   MaxAppendSizeExceededError as EsdbMaxAppendSizeExceededError,
   StreamNotFoundError as EsdbStreamNotFoundError,
@@ -53,7 +43,6 @@ export const toStoreError = (error: unknown, context: ErrorContext = {}): Error 
   return Object.assign(mapped, { cause: error });
 };
 
-/** No answer within the operation's deadline (the call is cancelled; an append may have been applied). */
 export class EsdbDeadlineError extends Error {
   constructor(
     readonly operation: string,
@@ -64,5 +53,4 @@ export class EsdbDeadlineError extends Error {
   }
 }
 
-/** The default deadline of every call (the client's own default for unary calls). */
 export const DEFAULT_DEADLINE_MS = 10_000;

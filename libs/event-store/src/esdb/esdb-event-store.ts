@@ -1,7 +1,3 @@
-/**
- * The EventStoreDB adapter of the event-log port (`@eventstore/db-client` v6, gRPC).
- * See README.md in this folder for the mapping and for what has (and has not) been verified.
- */
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { StoreUnavailableError } from '../errors';
 import { type EventStore, type Subscription } from '../types';
@@ -15,11 +11,7 @@ export interface EventStoreDbStore extends EventStore {
 }
 
 export interface EventStoreDbStoreOptions {
-  /**
-   * How long an append or a read may take before it fails with StoreUnavailableError (default
-   * 10 s). The client bounds neither streaming reads nor BatchAppend itself. Subscriptions are
-   * not bounded: they wait for events by design.
-   */
+  /** Append/read deadline (default 10 s): the client bounds neither; subscriptions are unbounded. */
   deadlineMs?: number;
 }
 
@@ -31,10 +23,7 @@ const connect = (connectionString: string): EventStoreDBClient => {
   }
 };
 
-/**
- * Opens a client for `connectionString` (e.g. `esdb://localhost:2113?tls=false`). The connection
- * is made lazily by the first call; an unreachable server surfaces as StoreUnavailableError.
- */
+/** Opens a client for `connectionString`; the connection is made by the first call. */
 export const openEventStoreDbStore = (
   connectionString: string,
   storeOptions: EventStoreDbStoreOptions = {},

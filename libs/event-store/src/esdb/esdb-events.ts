@@ -1,7 +1,3 @@
-/**
- * Events in and out of EventStoreDB. Pure: our `EventData` → the client's JSON event (validated the
- * way the SQLite store validates), and the client's recorded event → our `RecordedEvent`.
- */
 import {
   jsonEvent,
   type EventData as EsdbEventData,
@@ -23,10 +19,6 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   !Array.isArray(value) &&
   !ArrayBuffer.isView(value);
 
-/**
- * One event to append, as the client's JSON event (content type `application/json`: the server
- * marks it `isJson`). The client serializes `data` and `metadata` with `JSON.stringify`.
- */
 export const toEsdbEventData = (event: EventData, index: number): EsdbEventData => {
   assertEventShape(event, index);
   assertJson(event.data, 'data', index);
@@ -34,8 +26,7 @@ export const toEsdbEventData = (event: EventData, index: number): EsdbEventData 
   return jsonEvent({
     id: eventIdOf(event.id, index),
     type: event.type,
-    // The client's JSONType omits JSON scalars, but it only ever passes data to JSON.stringify,
-    // which handles every JSON value; assertJson has checked that it is one.
+    // The client's JSONType omits scalars, but it only passes data to JSON.stringify.
     data: event.data as JSONType,
     metadata: event.metadata,
   });
@@ -49,7 +40,6 @@ export const toEsdbEvents = (events: readonly EventData[]): EsdbEventData[] => {
 const describe = (event: EsdbRecordedEvent): string =>
   `event ${event.id} (${event.streamId}@${event.revision})`;
 
-/** The client parses JSON metadata; if that failed it hands back the raw bytes. */
 const toMetadata = (event: EsdbRecordedEvent): EventMetadata => {
   let metadata: unknown = event.metadata;
   if (metadata instanceof Uint8Array) {
@@ -62,11 +52,9 @@ const toMetadata = (event: EsdbRecordedEvent): EventMetadata => {
   if (!isPlainObject(metadata)) {
     throw new EventStoreError(`${describe(event)}: metadata is not a JSON object`);
   }
-  // Stored verbatim from an EventMetadata on append; read back as such, like the SQLite store.
   return metadata as EventMetadata;
 };
 
-/** The event's commit position; see `toEsdbPosition` for why the commit position is enough. */
 const toPosition = (event: EsdbRecordedEvent): bigint => {
   const position = event.position?.commit;
   if (position === undefined || !isValidLogPosition(position)) {
@@ -77,7 +65,6 @@ const toPosition = (event: EsdbRecordedEvent): bigint => {
   return position;
 };
 
-/** A recorded event from `readStream`, `readAll` or a subscription, in the port's shape. */
 export const toRecordedEvent = (event: EsdbRecordedEvent): RecordedEvent => {
   if (!event.isJson) throw new EventStoreError(`${describe(event)}: not a JSON event`);
   return {

@@ -1,17 +1,4 @@
-/**
- * Our `$all` filter (`{ streamPrefixes, eventTypes }`, both must match) against EventStoreDB's
- * server-side filter, which looks at ONE field: the stream name or the event type, not both.
- *
- * The plan: one part goes to the server, and `accepts` re-checks everything on the client, so the
- * result is exact whatever the server did:
- * - stream prefixes given → the server filters on stream-name prefixes; event types (if any) are
- *   checked client-side (prefixes are the selective part in Arbor: they carry the tenant);
- * - only event types given → the server filters on the event type with an anchored regex;
- * - nothing given, or an empty list (which matches nothing) → the server only excludes system
- *   events (types starting with `$`), which still gives us checkpoints.
- * System events (type or stream starting with `$`) are always dropped: the port's log has none.
- * Pure.
- */
+/** The port's `$all` filter split between EventStoreDB's one-field server filter and `accepts`. */
 import { EVENT_TYPE, STREAM_NAME, type Filter } from '@eventstore/db-client';
 import { EventStoreError } from '../errors';
 import { type AllFilter } from '../types';
@@ -21,7 +8,6 @@ export type ServerFilter =
 
 export interface FilterPlan {
   server: ServerFilter;
-  /** The exact port filter, system events excluded. */
   accepts(event: { streamName: string; type: string }): boolean;
 }
 
@@ -31,7 +17,6 @@ export const NON_SYSTEM_TYPE_REGEX = '^[^$].*';
 export const isSystemEvent = (event: { streamName: string; type: string }): boolean =>
   event.type.startsWith('$') || event.streamName.startsWith('$');
 
-/** Escapes regex metacharacters; the result means the same in .NET (the server) and JS. */
 export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const exactTypesRegex = (types: readonly string[]): string =>
@@ -60,14 +45,8 @@ export const planFilter = (filter: AllFilter | undefined): FilterPlan => {
   };
 };
 
-/** EventStoreDB's default filter search window, and the unit its checkpoint interval counts in. */
 export const DEFAULT_SEARCH_WINDOW = 32;
 
-/**
- * The server sends a checkpoint every `checkpointIntervalMultiplier × maxSearchWindow` events
- * scanned. Our interval is in events: up to 32 it is exact (window = interval, multiplier 1);
- * above, it is rounded up to a multiple of 32 (window 32, multiplier = ceil(interval / 32)).
- */
 export const checkpointSettings = (
   interval: number,
 ): { maxSearchWindow: number; checkpointInterval: number } => {

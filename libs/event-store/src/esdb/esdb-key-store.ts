@@ -1,38 +1,4 @@
-/**
- * The key store on EventStoreDB, for the shape with several machines: every replica and worker
- * talks to the same server, so they share one key per conversation and see each other's erasures
- * on their next lookup. **Not run against a live EventStoreDB here** (no server on the machines
- * Arbor is developed on); the logic is tested against an in-memory model of the few server
- * operations it uses (`testing/memory-key-streams.ts`), and the same contract suite is wired
- * against a live server in `esdb-key-store.esdb.spec.ts`.
- *
- * Streams (`<ns>` = namespace, default `arbor`; every name starts with `$`, so these are system
- * streams: the event-log adapter never shows them in `$all` — not to projectors, exports or the
- * verifier — and the server's default ACL lets only `$admins` read or write them):
- *
- * - `$<ns>-key-<stream>`: one event, the data key wrapped by the master key (AES-256-GCM, bound
- *   to the stream name), written with expected revision "no stream": of two replicas creating it
- *   at once one wins and the other reads the winner's key back. Erasure **hard-deletes**
- *   (tombstones) it: it can never be written again, and a scavenge removes its bytes from disk.
- * - `$<ns>-erased-<stream>`: one event, the erasure record (stream, when, who, why; no content),
- *   written with "no stream" too (exactly one record wins). It is never deleted: it is what
- *   survives the key's tombstone, and what `erasure()` answers from.
- * - `$<ns>-keys` / `$<ns>-erasures`: indexes (a stream name per event) written *before* the key /
- *   the record, so a crash can leave an entry with nothing behind it but never a key or a record
- *   without its entry. Only `liveKeys()` and `erasures()` read them.
- * - `$<ns>-master`: a check value sealed with the master key when the store is first used; every
- *   process opens it on its first call, so a machine with another master key (its own
- *   `master.key`, a wrong `ARBOR_MASTER_KEY`) fails at once and clearly, before it makes keys no
- *   other machine can unwrap.
- *
- * Erasure order: the record first (from then on every lookup anywhere answers `erased`), then the
- * tombstone. A crash between the two leaves the wrapped key until the next lookup of that stream,
- * which finds the record and tombstones the key itself (so does erasing again).
- *
- * Lookups: `existingKey` reads the key stream and the record stream (two reads in parallel, one
- * round trip) on every call; the in-process LRU only spares the unwrap. An erasure is permanent,
- * so erased streams are remembered (bounded) and answered without a read.
- */
+/** The key store on EventStoreDB, shared by every machine (stream layout: README, Key stores). */
 import {
   ANY,
   EventStoreDBClient,
@@ -57,26 +23,18 @@ import {
 import { KEY_BYTES } from '../crypto/master-key';
 import { toStoreError } from './esdb-errors';
 
-/** JSON data of one event, as the key store writes it. */
 export type KeyEventData = Record<string, string | number>;
 
 /** What the key store needs of EventStoreDB: one-stream reads, appends and hard deletes. */
 export interface KeyStreams {
-  /** The first event's data; null when the stream does not exist; `deleted` once tombstoned. */
   first(stream: string): Promise<unknown>;
-  /** Every event's data, in order; [] for a missing or tombstoned stream. */
   all(stream: string): Promise<unknown[]>;
-  /**
-   * Appends one event: `appended`; `exists` when `expected` is `no_stream` and the stream has
-   * events; `deleted` when the stream was tombstoned.
-   */
   append(
     stream: string,
     type: string,
     data: KeyEventData,
     expected: 'no_stream' | 'any',
   ): Promise<'appended' | 'exists' | 'deleted'>;
-  /** Hard delete: `deleted`, or `already` when it had been tombstoned before. */
   tombstone(stream: string): Promise<'deleted' | 'already'>;
   close(): Promise<void>;
 }
@@ -139,12 +97,10 @@ export const esdbKeyStreams = (client: EventStoreDBClient): KeyStreams => {
 export interface EsdbKeyStoreOptions {
   /** Stream names start with `$<namespace>-` (default `arbor`): several deployments on one server. */
   namespace?: string;
-  /** Unwrapped keys kept in memory (default 10,000). */
   cacheKeys?: number;
 }
 
 const NAMESPACE = /^[a-z][a-z0-9_]{0,31}$/;
-/** Lookups in flight at once for `erasures()` / `liveKeys()`. */
 const AT_ONCE = 32;
 const KEY_TYPE = 'ArborDataKey';
 const ERASED_TYPE = 'ArborKeyErased';
@@ -165,7 +121,6 @@ const inBatches = async <T, R>(items: readonly T[], run: (item: T) => Promise<R>
   return out;
 };
 
-/** The key store over `streams` (EventStoreDB, or the in-memory model in tests). */
 export const openKeyStreamsKeyStore = (
   streams: KeyStreams,
   masterKey: Buffer,
@@ -213,7 +168,6 @@ export const openKeyStreamsKeyStore = (
   let ready: Promise<void> | null = null;
   const whenReady = (): Promise<void> => {
     if (closed) return Promise.reject(new Error('the key store is closed'));
-    // A failed check is not remembered as passed: the next call checks again.
     ready ??= checkMaster().catch((e: unknown) => {
       ready = null;
       throw e;
@@ -335,15 +289,13 @@ export const openKeyStreamsKeyStore = (
       return r === 'appended';
     },
     erasure,
-    // Cost: one read of the erasures index (one event per erasure ever made under this
-    // namespace), then one read per matching stream, 32 at a time. An operator's call.
+    // An operator's call: the erasures index, then one read per matching stream.
     async erasures(prefix) {
       await whenReady();
       const found = await inBatches(await distinctIn(erasuresIndex, prefix), erasure);
       return found.filter((r): r is ErasureRecord => r !== null);
     },
-    // Cost: one read of the keys index (one event per key ever created under this namespace),
-    // then two reads per key (its stream and its record stream), 32 keys at a time.
+    // An operator's call: the keys index, then two reads per key.
     async liveKeys() {
       await whenReady();
       const live = await inBatches(await distinctIn(keysIndex), async (stream) => {
@@ -366,11 +318,7 @@ export const openKeyStreamsKeyStore = (
   };
 };
 
-/**
- * The key store in the EventStoreDB of `connectionString` (its own client; the connection is
- * made by the first call). The connection's user must be allowed to write `$`-streams (an
- * `$admins` member, or a `$systemStreamAcl` that grants it); `--insecure` servers check nothing.
- */
+/** The key store at `connectionString`; its user must be allowed to write `$`-streams. */
 export const openEventStoreDbKeyStore = (
   connectionString: string,
   masterKey: Buffer,

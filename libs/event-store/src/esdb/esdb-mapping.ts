@@ -1,7 +1,3 @@
-/**
- * Pure translations between the Arbor event-log port and `@eventstore/db-client` v6. No I/O here:
- * everything in this file is unit-tested without an EventStoreDB server.
- */
 import {
   ANY as ESDB_ANY,
   BACKWARDS as ESDB_BACKWARDS,
@@ -19,7 +15,6 @@ import {
 import { EventStoreError, InvalidStreamNameError } from '../errors';
 import { type Direction, type ExpectedRevision } from '../types';
 
-/** Stream names must be non-empty; `$` names are EventStoreDB's system streams (as in SQLite). */
 export const assertStreamName = (streamName: string): void => {
   if (typeof streamName !== 'string' || streamName.length === 0 || streamName.startsWith('$')) {
     throw new InvalidStreamNameError(
@@ -28,7 +23,6 @@ export const assertStreamName = (streamName: string): void => {
   }
 };
 
-/** Checks an expected revision from outside (JS callers can pass anything). Defaults to `any`. */
 export const expectedOf = (expected: ExpectedRevision | undefined): ExpectedRevision => {
   if (expected === undefined) return 'any';
   if (typeof expected === 'bigint') {
@@ -41,7 +35,6 @@ export const expectedOf = (expected: ExpectedRevision | undefined): ExpectedRevi
   throw new EventStoreError(`invalid expected revision ${String(expected)}`);
 };
 
-/** The port's expected revision as the client spells it. The strings happen to match; bigints pass. */
 export const toEsdbExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision => {
   switch (expected) {
     case 'any':
@@ -64,7 +57,6 @@ export const directionOf = (direction: Direction | undefined): Direction => {
 export const toEsdbDirection = (direction: Direction): EsdbDirection =>
   direction === 'backwards' ? ESDB_BACKWARDS : ESDB_FORWARDS;
 
-/** `maxCount` as a count: `Infinity` when unbounded. */
 export const limitOf = (maxCount: number | undefined): number => {
   if (maxCount === undefined || maxCount === Infinity) return Infinity;
   if (!Number.isInteger(maxCount) || maxCount < 0) {
@@ -73,14 +65,9 @@ export const limitOf = (maxCount: number | undefined): number => {
   return maxCount;
 };
 
-/** Where a read starts, after clamping: `'none'` when nothing can be read from there. */
 export type ReadStart = bigint | 'start' | 'end' | 'none';
 
-/**
- * Normalizes a read's inclusive start like the SQLite store clamps it: a negative start reads
- * everything forwards and nothing backwards; one above `max` reads nothing forwards and from the
- * end backwards. `undefined` is the end the read starts from.
- */
+/** Clamps a read's inclusive start as the SQLite store does. */
 export const readStart = (
   from: bigint | 'start' | 'end' | undefined,
   direction: Direction,
@@ -95,7 +82,6 @@ export const readStart = (
   return from;
 };
 
-/** EventStoreDB stream revisions are signed 64-bit on the server. */
 export const MAX_REVISION = 2n ** 63n - 1n;
 
 export const toEsdbReadRevision = (start: bigint | 'start' | 'end'): ReadRevision =>
@@ -107,15 +93,7 @@ export const MAX_LOG_POSITION = 2n ** 63n - 1n;
 export const isValidLogPosition = (position: bigint): boolean =>
   position >= 0n && position <= MAX_LOG_POSITION;
 
-/**
- * Our positions are EventStoreDB commit positions. Events appended through the gRPC API (the only
- * API this adapter writes with) are never part of an explicit transaction, and for those the
- * server records commit position == prepare position, so `{ commit: p, prepare: p }` names the
- * event at `p` exactly. This is the technique EventStoreDB's maintainers state as supported
- * (kurrent-io/KurrentDB#4975: "storing only the commit position ... viable as long as explicit
- * transactions had not been written to the database"). A database that contains explicit
- * transactions written by a legacy TCP client is not supported by this adapter.
- */
+/** Commit position == prepare position for gRPC appends (README: The EventStoreDB adapter's choices). */
 export const toEsdbPosition = (position: bigint): Position => {
   if (!isValidLogPosition(position)) {
     throw new EventStoreError(`position must be between 0 and 2^63-1, got ${position}`);

@@ -1,17 +1,3 @@
-/**
- * Reads: `readStream`, `readAll` and the head position, on top of the client's streaming reads.
- *
- * `readAll` in client v6.2.1 has no server-side filter (it always sends `NoFilter`), so `$all` is
- * read in order and filtered here (system events, stream prefixes, event types), stopping (and
- * cancelling the gRPC call) as soon as `maxCount` events have passed.
- *
- * Inclusive backwards reads. The port's `fromPosition` is inclusive in both directions.
- * EventStoreDB reads `$all` forwards from a position inclusively, but backwards from a position it
- * returns the events *before* it (the position is a cursor between log records). So a backwards
- * read from `p` first reads forwards from `p` for one record (the event at `p`, if any), then
- * backwards from `p`. Each half also drops positions on the wrong side of `p`, so the result is
- * right whichever way the server treats the boundary.
- */
 import {
   BACKWARDS,
   FORWARDS,
@@ -41,14 +27,7 @@ import {
 
 type Keep = (event: EsdbRecordedEvent) => boolean;
 
-/**
- * Maps the events `keep` accepts, up to `limit`; cancels the gRPC read when stopping early.
- * Stopping early neither destroys the client's stream nor leaves it paused: when the server had
- * already ended the call, cancelling is a no-op and a paused stream would never finish, which
- * hangs the client's `dispose()` (it waits for every stream). So it is drained instead.
- * The client gives streaming reads no deadline, so a read still running after `deadlineMs` is
- * cancelled here and fails (EsdbDeadlineError → StoreUnavailableError).
- */
+/** Maps events `keep` accepts up to `limit`; drains on early stop and cancels after `deadlineMs`. */
 export const collect = async (
   read: StreamingRead<ResolvedEvent | AllStreamResolvedEvent>,
   keep: Keep,
@@ -130,7 +109,6 @@ const readAllFrom = (
     deadlineMs,
   );
 
-/** The event at exactly `position` if `keep` accepts it (one record read forwards). */
 const eventAt = (client: EventStoreDBClient, position: bigint, keep: Keep, deadlineMs: number) =>
   collect(
     client.readAll({ fromPosition: toEsdbPosition(position), direction: FORWARDS, maxCount: 1 }),
@@ -172,7 +150,6 @@ export const readAllEvents = async (
   }
 };
 
-/** The last non-system event's position: the port's log has no system events. */
 export const headPosition = async (
   client: EventStoreDBClient,
   deadlineMs: number = DEFAULT_DEADLINE_MS,
@@ -181,7 +158,6 @@ export const headPosition = async (
   return last?.position ?? null;
 };
 
-/** The stream's last event, or null when the stream does not exist. */
 export const lastEventOf = async (
   client: EventStoreDBClient,
   streamName: string,
@@ -201,7 +177,6 @@ export const lastEventOf = async (
   }
 };
 
-/** The event at `revision` of a stream (used to find an append's last position). */
 export const eventAtRevision = async (
   client: EventStoreDBClient,
   streamName: string,

@@ -1,14 +1,4 @@
-/**
- * The client's `$all` subscription (a Node Transform stream) as the port's `Subscription`.
- *
- * Ordering. The client (v6.2.1, `dist/streams/utils/Subscription.js`) reports a caught-up message
- * as a `caughtUp` EventEmitter event and a checkpoint through the filter's awaited
- * `checkpointReached` callback, while events travel through the stream's buffer. Mixing the two
- * channels could deliver `caughtUp` before events still sitting in the buffer. Both signals fire
- * synchronously inside the stream's `_transform`, after every earlier event has been pushed, so we
- * push a marker object into the same buffer at that moment: iterating the stream then yields
- * events, checkpoints and caught-up in exactly the order the server sent them.
- */
+/** The client's `$all` subscription as the port's `Subscription` (ordering markers: README). */
 import { type AllStreamSubscription, type Position } from '@eventstore/db-client';
 import { type RecordedEvent as EsdbRecordedEvent } from '@eventstore/db-client';
 import { type Subscription, type SubscriptionMessage } from '../types';
@@ -23,7 +13,6 @@ type Marker = { [MARKER]: 'caughtUp' } | { [MARKER]: 'checkpoint'; position: big
 const isMarker = (item: unknown): item is Marker =>
   typeof item === 'object' && item !== null && MARKER in item;
 
-/** The part of the client's subscription this module uses (the real one is a Transform). */
 export type SubscriptionSource = Pick<
   AllStreamSubscription,
   'push' | 'on' | 'unsubscribe' | 'destroy' | 'destroyed' | 'readableEnded'
@@ -37,29 +26,19 @@ const insert = (
   if (!source.destroyed && !source.readableEnded) source.push(marker);
 };
 
-/** The filter's `checkpointReached`: the client awaits it inside `_transform`, in order. */
 export const checkpointReached = (subscription: AllStreamSubscription, position: Position): void =>
   insert(subscription, { [MARKER]: 'checkpoint', position: position.commit });
 
-/**
- * Must run before the first response is processed: right after `subscribeToAll`. Also keeps a
- * stream error from being an unhandled 'error' event while nobody iterates (iteration still sees
- * it and throws it).
- */
+/** Call right after `subscribeToAll`; also keeps a stream error from going unhandled. */
 export const attachListeners = (source: SubscriptionSource): void => {
   source.on('caughtUp', () => insert(source, { [MARKER]: 'caughtUp' }));
   source.on('error', () => undefined);
 };
 
 export interface MessageSettings {
-  /** The port filter, re-checked client-side (system events excluded). */
   accepts(event: { streamName: string; type: string }): boolean;
-  /** Checkpoints are only reported to filtered subscribers, as the SQLite store does. */
   checkpoints: boolean;
-  /**
-   * The head (last non-system position) read just before subscribing: the caught-up position is
-   * the greater of it and the last position seen, since the client's caught-up carries none.
-   */
+  /** Head read before subscribing: the client's caught-up carries no position. */
   headBeforeSubscribe: Promise<bigint | null>;
 }
 
@@ -71,7 +50,6 @@ const eventOf = (item: unknown): EsdbRecordedEvent | undefined =>
     ? (item as { event?: EsdbRecordedEvent }).event
     : undefined;
 
-/** Turns the client's stream (with our markers) into the port's messages. */
 export async function* toMessages(
   source: AsyncIterable<unknown>,
   settings: MessageSettings,
@@ -101,11 +79,7 @@ export async function* toMessages(
   }
 }
 
-/**
- * Wraps a started client subscription. `unsubscribe` cancels the gRPC call and destroys the
- * stream; a pending iteration then ends quietly (the stream's premature-close error is expected).
- * Any other failure (server gone, bad event) ends the iteration with the port's error.
- */
+/** Wraps a started subscription; `unsubscribe` ends a pending iteration quietly. */
 export const toSubscription = (
   source: SubscriptionSource,
   settings: MessageSettings,

@@ -5,7 +5,6 @@ import { type PreparedEvent } from './prepare-events';
 import { sqliteCode } from './sqlite-errors';
 import { type Statements } from './statements';
 
-/** The decision's lookups, answered from the two UNIQUE indexes. */
 export const createLookup = (st: Statements): AppendLookup => ({
   byId: (eventId) => {
     const row = st.byId.get(eventId) as unknown[] | undefined;
@@ -22,19 +21,13 @@ export const createLookup = (st: Statements): AppendLookup => ({
 const isUniqueViolation = (error: unknown): boolean =>
   sqliteCode(error) === 'SQLITE_CONSTRAINT_UNIQUE';
 
-/** An empty append changes nothing and reports where the stream is (-1 when it does not exist). */
 const emptyResult = (st: Statements, stream: string, current: CurrentRevision): AppendResult => {
   if (current === 'no_stream') return { nextExpectedRevision: -1n, position: -1n };
   const at = st.atRevision.get(stream, current) as unknown[];
   return { nextExpectedRevision: current, position: at[1] as bigint };
 };
 
-/**
- * One append, to run inside a write transaction (BEGIN IMMEDIATE, so the revision read here cannot
- * change before the inserts). Throws WrongExpectedVersionError, which rolls the transaction back.
- * Kept free of transaction handling so a later group commit can run several of these in one
- * transaction, each under its own savepoint.
- */
+/** One append inside a BEGIN IMMEDIATE transaction (so the revision read cannot change). */
 export const commitAppend = (
   st: Statements,
   lookup: AppendLookup,
@@ -71,7 +64,6 @@ export const commitAppend = (
       );
       position = info.lastInsertRowid as bigint;
     } catch (error) {
-      // An id stored elsewhere (another stream, or twice in this append): not a retry of this append.
       if (isUniqueViolation(error)) throw new WrongExpectedVersionError(stream, expected, current);
       throw error;
     }

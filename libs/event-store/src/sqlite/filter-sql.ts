@@ -1,11 +1,8 @@
 import { type AllFilter } from '../types';
 
-/** A filter as SQL: a condition with `?` placeholders, the values to bind, and a cache key. */
 export interface FilterSql {
-  /** `''` when there is no filter, else ` AND (...)` to append to a WHERE clause. */
   where: string;
   params: string[];
-  /** Statements are cached per shape: same key, same SQL text. */
   key: string;
 }
 
@@ -14,11 +11,7 @@ const NO_FILTER: FilterSql = { where: '', params: [], key: '-' };
 const placeholders = (n: number, each: string, join: string): string =>
   Array.from({ length: n }, () => each).join(join);
 
-/**
- * Within a kind the parts are OR-ed (any prefix, any type), between kinds AND-ed. An empty list
- * matches nothing: a tenant-scoped filter built from no prefixes must not fall open.
- * `instr(stream, ?) = 1` is an exact, case-sensitive "starts with" (LIKE is neither).
- */
+/** An empty list matches nothing, so a tenant filter cannot fall open; `instr(...) = 1` is case-sensitive. */
 export const filterSql = (filter: AllFilter | undefined): FilterSql => {
   if (filter === undefined) return NO_FILTER;
   const parts: string[] = [];

@@ -1,20 +1,16 @@
 import { type AppendResult, type ExpectedRevision } from '../types';
 import { type PreparedEvent } from './prepare-events';
 
-/** One append waiting for the next group commit. */
 export interface QueuedAppend {
   stream: string;
   events: readonly PreparedEvent[];
   expected: ExpectedRevision;
 }
 
-/** What one append of a batch came to: its result, or the store-rule error that refused it. */
 export type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 export interface GroupCommitter {
-  /** Queues an append for the next batch; settles once that batch is committed (or refused). */
   enqueue(append: QueuedAppend): Promise<AppendResult>;
-  /** Commits whatever is queued now (before close). */
   flush(): void;
 }
 
@@ -24,16 +20,7 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/**
- * Group commit: appends made during one turn of the event loop (typically one per concurrent
- * request) wait for a `setImmediate` and are then written in ONE write transaction, so they share
- * its fsync. `commitBatch` runs every append under its own savepoint, in arrival order, and returns
- * one outcome per append: each append stays all-or-nothing and is checked (expected revision,
- * idempotency) against the log as the appends before it in the batch left it — exactly as if they
- * had been committed one by one. If the transaction itself fails (busy, I/O), `commitBatch` throws
- * and every append of the batch is refused with that error: nothing is acknowledged that was not
- * committed. `afterCommit` runs once per committed batch (to wake subscriptions).
- */
+/** Appends of one event-loop turn in one transaction, each under its own savepoint (README). */
 export const createGroupCommitter = (
   commitBatch: (appends: readonly QueuedAppend[]) => AppendOutcome[],
   afterCommit: () => void,

@@ -1,13 +1,9 @@
-/** A pending wait: resolves on the next notification, on timeout, or when woken directly. */
 export interface Wait {
   promise: Promise<void>;
   wake(): void;
 }
 
-/**
- * In-process "the log grew" signal. Appends made through this store notify; subscriptions wait on
- * it with a timeout, which doubles as the poll for appends made by other processes on the file.
- */
+/** In-process "the log grew" signal; its wait timeout doubles as the poll for other processes. */
 export const createNotifier = () => {
   const waiters = new Set<() => void>();
   return {

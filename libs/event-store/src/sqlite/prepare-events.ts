@@ -3,7 +3,6 @@ import { assertEventShape, eventIdOf, isUuid, jsonTextOf } from '../event-rules'
 import { type EventData } from '../types';
 import { encodeMetadata, type StoredMetadata } from './row-format';
 
-/** An event ready to be written: id checked or generated, data and metadata serialized once. */
 export interface PreparedEvent {
   id: string;
   type: string;
@@ -29,7 +28,6 @@ export const prepareEvents = (events: readonly EventData[]): PreparedEvent[] => 
   return events.map(prepareEvent);
 };
 
-/** Stream names must be non-empty; `$` names are EventStoreDB's system streams. */
 export const assertStreamName = (streamName: string): void => {
   if (typeof streamName !== 'string' || streamName.length === 0 || streamName.startsWith('$')) {
     throw new InvalidStreamNameError(

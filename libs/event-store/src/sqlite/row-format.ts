@@ -1,22 +1,11 @@
-/**
- * How an event's metadata sits in a row. Every row says its format in the `format` column, so a
- * log keeps rows of several formats and each reads back exactly as it was appended.
- *
- * Format 1: `metadata` is the metadata's JSON text; `chain_prev` and `chain_hash` are NULL.
- * Format 2: the hash-chain link (`metadata.chain = { v: 1, prev, hash }`, hex, as the last key)
- * is stored as 32 raw bytes in `chain_prev` / `chain_hash`, and `metadata` is a JSON array of
- * key/value pairs in the metadata's key order, each common key written as its number in
- * METADATA_KEYS, and a causation id equal to the correlation id before it as SAME_CAUSATION, 0
- * (a command's own events are caused by it). Reading rebuilds the same object, key order included, so the JSON a reader
- * serializes and the bytes the verifier hashes are those of format 1.
- */
+/** How an event's metadata sits in a row, by the row's `format` (README: The SQLite adapter). */
 import { InvalidEventError } from '../errors';
 import { jsonTextOf } from '../event-rules';
 import { type EventMetadata } from '../types';
 
 export const ROW_FORMAT = 2;
 
-/** Keys that Arbor's events carry, by code (a code is the index here: never reorder). */
+/** Metadata key codes: a code is the index here, never reorder. */
 const METADATA_KEYS = ['tenantId', 'actor', 'timestamp', 'correlationId', 'causationId'] as const;
 const CODE = new Map<string, number>(METADATA_KEYS.map((k, i) => [k, i]));
 const SAME_CAUSATION = METADATA_KEYS.length;
@@ -30,7 +19,6 @@ export interface StoredMetadata {
   chainHash: Buffer | null;
 }
 
-/** `{ v: 1, prev, hash }` with exactly those keys in that order (else it stays in the JSON). */
 const linkOf = (value: unknown): { prev: Buffer | null; hash: Buffer } | null => {
   if (
     typeof value !== 'object' ||
@@ -52,7 +40,6 @@ const linkOf = (value: unknown): { prev: Buffer | null; hash: Buffer } | null =>
   };
 };
 
-/** Metadata as written now (format 2); values are serialized as JSON.stringify would. */
 export const encodeMetadata = (metadata: object, index: number): StoredMetadata => {
   const proto = Object.getPrototypeOf(metadata) as unknown;
   const record = metadata as Record<string, unknown>;
@@ -84,7 +71,6 @@ export const encodeMetadata = (metadata: object, index: number): StoredMetadata 
   return { format: 2, metadata: out, chainPrev: link?.prev ?? null, chainHash: link?.hash ?? null };
 };
 
-/** A value's JSON text, or undefined where JSON.stringify drops the key (undefined, functions). */
 const jsonTextOfValue = (value: unknown, key: string, index: number): string | undefined => {
   try {
     return JSON.stringify(value) as string | undefined;

@@ -5,16 +5,9 @@ export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 
 export const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
-/** Bumped when the schema changes; a file from a newer version is refused, not guessed at. */
+/** A file from a newer schema version is refused, not guessed at. */
 export const SCHEMA_VERSION = 2;
 
-/**
- * One table is the log. `position` is the rowid: SQLite hands out max+1 inside the single write
- * transaction, rows are never deleted, so positions start at 1 and have no gaps. The two UNIQUE
- * constraints are the durable form of the rules (one event per stream revision, one event per id);
- * the triggers make the table append-only. `format` says how the row's metadata is stored
- * (row-format.ts); version 1 files had no such column, and their rows read as format 1.
- */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS events (
   position INTEGER PRIMARY KEY,
@@ -60,7 +53,6 @@ export const applyPragmas = (
   db.pragma(`synchronous = ${synchronous}`);
 };
 
-/** Creates the schema on a new file, checks the version of an existing one. */
 export const migrate = (db: Database.Database): void => {
   db.transaction(() => {
     const version = Number(db.pragma('user_version', { simple: true }));
@@ -73,7 +65,6 @@ export const migrate = (db: Database.Database): void => {
     const columns = new Set(
       (db.pragma('table_info(events)') as { name: string }[]).map((c) => c.name),
     );
-    // A version 1 file: its rows keep their format (1, the column's default).
     if (!columns.has('format')) {
       db.exec(`ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE events ADD COLUMN chain_prev BLOB;

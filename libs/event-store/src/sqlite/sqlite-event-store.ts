@@ -29,32 +29,17 @@ import { createSqliteSubscription } from './subscription';
 import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpoints } from './wal-checkpoints';
 
 export interface SqliteEventStoreOptions {
-  /** The database file; its directory is created when missing. */
   path: string;
-  /** SQLite's `synchronous` pragma. Default `FULL`: an acknowledged append survives power loss. */
+  /** Default `FULL`: an acknowledged append survives power loss. */
   synchronous?: SynchronousMode;
-  /** How long a writer waits for another process's write lock. Default 5000 ms. */
   busyTimeoutMs?: number;
-  /** How often an idle live subscription checks the file for other processes' appends. Default 100 ms. */
   pollIntervalMs?: number;
-  /** Positions read per subscription step (bounds memory). Default 512. */
   subscriptionBatchSize?: number;
-  /**
-   * Group commit: appends issued in the same turn of the event loop (concurrent writers) are
-   * written in one transaction, one fsync for all, each append still atomic and checked as if
-   * alone. Default on. Off: every append is its own transaction, committed before it returns.
-   */
+  /** Appends issued in one event-loop turn share one transaction and fsync. Default on. */
   groupCommit?: boolean;
-  /**
-   * WAL checkpoints on a timer between requests instead of inside the commit that crosses
-   * SQLite's 1,000-page autocheckpoint (see wal-checkpoints.ts). Default 500 ms; 0 keeps SQLite's
-   * autocheckpoint.
-   */
+  /** WAL checkpoint timer instead of in-commit autocheckpoint. Default 500 ms; 0: SQLite's. */
   checkpointIntervalMs?: number;
-  /**
-   * A cross-process "the log grew" signal (e.g. Redis pub/sub of the head): the store hands it
-   * a function that wakes its live subscriptions now rather than at their next poll.
-   */
+  /** A cross-process "the log grew" signal that wakes live subscriptions before their next poll. */
   wakeSignal?: { register(wake: () => void): void };
 }
 
@@ -65,7 +50,6 @@ export interface SqliteEventStore extends EventStore {
   readonly groupCommit: boolean;
 }
 
-/** Where the embedded store keeps its log inside `ARBOR_DATA_DIR`. */
 export const eventStoreDataPath = (dataDir: string): string => join(dataDir, 'events.sqlite');
 
 /** Above any position or revision, for "from the end" reads (SQLite integers are signed 64-bit). */
@@ -82,7 +66,6 @@ const startOf = (from: bigint | 'start' | 'end' | undefined, direction: Directio
   return clamp(from);
 };
 
-/** SQLite's LIMIT: -1 is "no limit". */
 const limitOf = (maxCount: number | undefined): number => {
   if (maxCount === undefined || maxCount === Infinity) return -1;
   if (!Number.isInteger(maxCount) || maxCount < 0) {
@@ -110,7 +93,6 @@ const expectedOf = (expected: ExpectedRevision | undefined): ExpectedRevision =>
   throw new EventStoreError(`invalid expected revision ${String(expected)}`);
 };
 
-/** Store-rule errors pass through; SQLite failures (busy, I/O, closed) become StoreUnavailable. */
 const guard = <T>(operation: () => T): T => {
   try {
     return operation();
@@ -141,10 +123,6 @@ const openDatabase = (path: string, synchronous: SynchronousMode, busyTimeoutMs:
   }
 };
 
-/**
- * The embedded event store: one SQLite file in WAL mode, opened synchronously. Several store
- * instances (or processes) may open the same file; SQLite serializes their writes.
- */
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEventStore => {
   const synchronous = options.synchronous ?? 'FULL';
   const pollIntervalMs = options.pollIntervalMs ?? 100;
@@ -159,7 +137,6 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   const append = db.transaction(commitAppend);
   const notifier = createNotifier();
   const groupCommit = options.groupCommit ?? true;
-  /** Every append of a batch under its own savepoint (`append` nests), all in one transaction. */
   const appendBatch = db.transaction(
     (appends: readonly QueuedAppend[], created: number): AppendOutcome[] =>
       appends.map((a) => {
@@ -186,7 +163,6 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
     if (closed) throw new StoreUnavailableError(`the event store at ${options.path} is closed`);
   };
 
-  /** `where` holds the position bound(s); the filter's parameters follow them, then the limit. */
   const readWhere = (where: string, filter: AllFilter | undefined, tail: string) => {
     const f = filterSql(filter);
     const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE ${where}${f.where} ${tail}`;

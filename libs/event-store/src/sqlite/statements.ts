@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { type RecordedEvent } from '../types';
 import { decodeMetadata } from './row-format';
 
-/** Column order of every event read; rows are fetched raw (arrays) to skip building objects twice. */
+/** Rows are fetched raw (arrays) to skip building objects twice. */
 export const EVENT_COLUMNS =
   'position, stream, revision, event_id, type, data, metadata, created, format, chain_prev, chain_hash';
 
@@ -22,13 +22,9 @@ export const rowToEvent = (row: unknown[]): RecordedEvent => ({
   created: new Date(Number(row[7] as bigint)),
 });
 
-/**
- * Every statement the store runs, prepared once. The database is opened with safe integers on,
- * so positions and revisions come back as bigint and nothing above 2^53 is ever rounded.
- */
+/** Prepared once; safe integers on, so positions above 2^53 are never rounded. */
 export const prepareStatements = (db: Database.Database) => {
   const bySql = new Map<string, Database.Statement>();
-  /** Statements whose text depends on a filter's shape, prepared on first use and kept. */
   const cached = (sql: string): Database.Statement => {
     let statement = bySql.get(sql);
     if (statement === undefined) {

@@ -7,36 +7,24 @@ import {
 } from '../types';
 import { type Wait } from './notifier';
 
-/** What a subscription reads from; the SQLite store provides it. */
 export interface SubscriptionSource {
-  /** Position of the last committed event, or null when the log is empty. */
   head(): bigint | null;
-  /** Events with `after < position <= upTo` that pass the filter, in position order. */
   window(after: bigint, upTo: bigint, filter: AllFilter | undefined): RecordedEvent[];
-  /** Resolves when this process appends, or after `timeoutMs` (the poll for other processes). */
   waitForAppend(timeoutMs: number): Wait;
 }
 
 export interface SubscriptionSettings {
-  /** Exclusive start: the last position already seen (0 = from the beginning). */
+  /** Exclusive start (0 = from the beginning). */
   after: bigint;
   filter: AllFilter | undefined;
   checkpointInterval: number;
-  /** How many positions one read covers: bounds memory per step. */
   batchSize: number;
   pollIntervalMs: number;
 }
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
-/**
- * Why nothing is missed or delivered twice: positions are gap-free and handed out by the single
- * writer in commit order, so once `head` is seen committed, every position up to it is committed
- * too. Each step reads the window (cursor, min(head, cursor + batch)] and moves the cursor to its
- * end; catch-up and live are the same loop, there is no switch-over to race with.
- * Checkpoints fall on every `checkpointInterval`-th position after the start (the positions
- * scanned, matching or not), after the events at or before them.
- */
+/** Gap-free positions make the window loop miss nothing and repeat nothing (README: Live delivery). */
 export const createSqliteSubscription = (
   source: SubscriptionSource,
   settings: SubscriptionSettings,

@@ -3,18 +3,15 @@ import { type ProjectorStatus } from '../projector';
 import { type ReadModelQueries } from '../read-model-port';
 import { type RedisTarget } from '../redis/connection';
 
-/** A read that waited for the read models: their queries, or why they cannot answer yet. */
 export type ReadWait =
   | { ok: true; queries: ReadModelQueries }
   | { ok: false; reason: 'unavailable' | 'lagging'; message: string };
 
-/** Projection progress as one process sees it (admin route, metrics). */
 export interface ProjectionProgress {
   head: bigint | null;
   partitions: {
     partition: number;
     position: bigint | null;
-    /** Positions between the partition's checkpoint and the head. */
     lagPositions: bigint | null;
     ownedHere: boolean;
     token: number | null;
@@ -31,13 +28,11 @@ export interface ReadModelBackend {
   /** Keeps a key's last write position where other replicas see it (Redis; SQLite: nothing). */
   noteWrite(keyId: string, position: bigint): Promise<void>;
   publishErasure(tenantId: string, conversationId: string): Promise<void>;
-  /** Drops an erased conversation's keys from every generation; the count dropped. */
   dropErasedRows(tenantId: string, conversationId: string): Promise<number>;
   /** Makes deleted rows' old pages unreadable on disk (SQLite WAL checkpoint). */
   compactAfterErasure(): void;
   status(): ProjectorStatus;
   progress(): Promise<ProjectionProgress>;
-  /** Leases granted per partition (fencing tokens; SQLite: partition "0", never leased). */
   leases(): Promise<Map<string, number>>;
   rebuild(onProgress?: (position: bigint) => void): Promise<{ position: string | null }>;
   dump(): Promise<string>;
@@ -51,7 +46,6 @@ export interface BackendLog {
   debug(line: string): void;
 }
 
-/** How the backend wakes and publishes the log's head across processes (`HeadSignal`). */
 export interface HeadWake {
   wake(): void;
   publishTo(publish: ((position: bigint) => Promise<unknown>) | null): void;
@@ -65,7 +59,6 @@ export interface ReadModelBackendOptions {
   partitions: number;
   leaseMs: number;
   workerId: string;
-  /** Redis: this process joins the projector pool. */
   projector: boolean;
   /** SQLite: start and catch up the projector at open (false: only to rebuild). */
   catchUp?: boolean;

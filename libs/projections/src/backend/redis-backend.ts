@@ -14,7 +14,6 @@ import { PROJECTION_SET } from './projections';
 import { rebuildRedisReadModels } from './redis-rebuild';
 import { noteWritePosition, readWritePosition } from './redis-write-positions';
 
-/** Where processes sharing one Redis announce erasures (tenant and conversation ids only). */
 export const erasureChannel = (prefix: string): string => `${prefix}:erasures`;
 
 const unreachable = (e: unknown): ReadWait => ({
@@ -32,11 +31,7 @@ const parseErasure = (message: string): { t: string; c: string } | null => {
   }
 };
 
-/**
- * Redis read models written by the projector pool (this process's workers when `projector`,
- * else only others'). Every read follows the live generation, so a rebuild's switch is seen by
- * every replica; commands fail at once while disconnected, so reads answer instead of hanging.
- */
+/** Reads follow the live generation; commands fail at once while disconnected, so reads answer. */
 export const openRedisBackend = async (
   options: ReadModelBackendOptions & { redis: NonNullable<ReadModelBackendOptions['redis']> },
 ): Promise<ReadModelBackend> => {

@@ -18,17 +18,12 @@ return 1
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/**
- * Builds a new generation per partition while the live one serves (each batch refused once the
- * old one is no longer live), then switches by compare-and-set and drops the old generation.
- * Workers' next batch on the old generation is refused; they go on from the new checkpoints.
- */
+/** A new generation per partition while the old one serves, then a compare-and-set switch. */
 export const rebuildRedisReadModels = async (options: {
   client: RedisClient;
   store: EventStore;
   prefix: string;
   partitions: number;
-  /** After the switch: the local pool picks the new generation up at once. */
   afterSwitch?: () => Promise<void>;
 }): Promise<{ position: string | null }> => {
   const { client, store, prefix, partitions } = options;

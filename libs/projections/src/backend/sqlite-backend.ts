@@ -25,7 +25,6 @@ interface Opened {
 const LAGGING: ReadWait = { ok: false, reason: 'lagging', message: 'Retry shortly.' };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The read models in one SQLite file beside the log, projected by this process. */
 export const openSqliteBackend = async (
   options: ReadModelBackendOptions,
 ): Promise<ReadModelBackend> => {
@@ -100,7 +99,6 @@ export const openSqliteBackend = async (
       };
     },
     leases: () => Promise.resolve(new Map([['0', 0]])),
-    // A fresh file beside the live one, then an atomic switch of the pointer.
     rebuild: async (onProgress) => {
       const file = nextReadModelPath(options.dataDir);
       const fresh = await open(file, onProgress === undefined);

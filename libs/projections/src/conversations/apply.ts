@@ -24,12 +24,10 @@ export const prepareConversationHandler = (db: Database.Database) => {
     setCut: db.prepare(
       `UPDATE rm_conversations SET cut_at = @cutAt WHERE tenant_id = @tenant AND id = @id`,
     ),
-    /** touch + the next message seq, in one statement (a message is the hot path). */
     touchNextSeq: db.prepare(
       `UPDATE rm_conversations SET message_count = message_count + 1, revision = @revision, position = @position, updated_at = @at
        WHERE tenant_id = @tenant AND id = @id RETURNING message_count`,
     ),
-    /** touch + turn count + tip, in one statement (a committed turn is the hot path). */
     touchTurn: db.prepare(
       `UPDATE rm_conversations SET revision = @revision, position = @position, updated_at = @at,
          turn_count = turn_count + 1, tip = @tip WHERE tenant_id = @tenant AND id = @id`,
@@ -136,7 +134,6 @@ export const prepareConversationHandler = (db: Database.Database) => {
     (s.depthOf.get(tenant, conv, id) as { depth: number } | undefined)?.depth ??
     null;
 
-  /** A turn on the tip: append without walking; false when it is not on the tip. */
   const extendActiveBranch = (
     tenant: string,
     conv: string,
@@ -219,7 +216,6 @@ export const prepareConversationHandler = (db: Database.Database) => {
     const tenant = parts.tenantId;
     const conv = parts.entityId;
     const revision = Number(recorded.revision);
-    // A redelivery (at or below the last revision applied) changes nothing.
     const applied = s.appliedRevision.get(tenant, conv) as { revision: number } | undefined;
     if (applied !== undefined && revision <= applied.revision) return;
     // An erased conversation keeps no rows: nothing before or after its erasure is applied again.

@@ -2,13 +2,8 @@ import type Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
 import { conversationStream, type EventStore, type RecordedEvent } from '@arbor/event-store';
 
-/**
- * Where the read model finds a message's content: `rm_messages` keeps the shape of the tree and
- * the stream revision of the `MessageAppended` event that carries each message; the body stays
- * in the log, stored once.
- */
+/** Rows keep the tree and each message's event revision; the body stays in the log, stored once. */
 export interface MessageSource {
-  /** The messages carried by the events at these revisions of the conversation's stream. */
   messagesAt(
     tenantId: string,
     conversationId: string,
@@ -22,11 +17,7 @@ const MAX_GAP = 16;
 const messageOf = (e: RecordedEvent): Message | undefined =>
   e.type === 'MessageAppended' ? (e.data as { message?: Message }).message : undefined;
 
-/**
- * Messages read from the log through `store`'s own read path: a sealed body is opened with its
- * conversation's key there, so an erased conversation's content no longer opens. Nearby
- * revisions are read as one range, distant ones as ranges of their own, all at once.
- */
+/** Read through `store`'s own path, so an erased conversation's content no longer opens. */
 export const logMessages = (store: EventStore): MessageSource => ({
   async messagesAt(tenantId, conversationId, revisions) {
     const out = new Map<number, Message>();
@@ -56,10 +47,7 @@ export const logMessages = (store: EventStore): MessageSource => ({
   },
 });
 
-/**
- * Messages from events held in memory (a replay folds a conversation's events it has read
- * already). Only what `add` was given is known.
- */
+/** Messages from events a replay already holds in memory. */
 export const eventMessages = () => {
   const byStream = new Map<string, Map<number, Message>>();
   return {
@@ -84,11 +72,7 @@ export const eventMessages = () => {
   } satisfies MessageSource & { add(events: readonly RecordedEvent[]): void };
 };
 
-/**
- * The log a read-model database was projected from: its rows name revisions of that log, so
- * whoever projects into the database (the projector, with its store) binds it here for the
- * queries over the same database.
- */
+/** Binds a read-model database to the log it was projected from (its rows name its revisions). */
 const bound = new WeakMap<Database.Database, MessageSource>();
 
 export const bindMessageSource = (db: Database.Database, source: MessageSource): void => {

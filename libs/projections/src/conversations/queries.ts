@@ -17,7 +17,6 @@ export interface ConversationRow {
   cutAt: string | null;
 }
 
-/** The list's orders, each an index (SQLite) or a sorted set (Redis). */
 export type ConversationSort = 'created' | 'lastActivity' | 'title';
 
 /** Where a keyset page continues: the last item's sort key and its `seq` (unique, the tiebreak). */
@@ -32,7 +31,6 @@ export interface ConversationListOptions {
   order: 'asc' | 'desc';
   /** Titles starting with this (UTF-8 byte order); only with `sort: 'title'`. */
   titlePrefix: string | null;
-  /** Continue after this item (null: from the first). */
   after: ConversationListKey | null;
   limit: number;
 }
@@ -41,11 +39,9 @@ export interface ConversationListPage {
   items: ConversationRow[];
   /** Each item's own key: a page cut short before item i continues after `keys[i - 1]`. */
   keys: ConversationListKey[];
-  /** More items follow the last one. */
   more: boolean;
 }
 
-/** The key of a row under a sort. */
 export const listKeyOf = (
   sort: ConversationSort,
   row: { title: string | null; updatedAt: string },
@@ -113,7 +109,6 @@ const toConversation = (r: RawConversation): ConversationRow => ({
 export interface BranchWindowCacheOptions {
   /** Budget of the cached windows, counted in bytes of their stored JSON. 0 turns the cache off. */
   maxBytes: number;
-  /** Windows smaller than this are parsed on every read (cheap; not worth an entry). */
   minBytes: number;
 }
 
@@ -126,7 +121,6 @@ export const DEFAULT_BRANCH_WINDOW_CACHE: BranchWindowCacheOptions = {
 type BranchPage = { items: Message[]; nextDepth: number | null };
 
 interface CachedWindow {
-  /** The conversation's stream revision and log position when the window was read. */
   revision: number;
   position: number;
   bytes: number;
@@ -176,16 +170,11 @@ const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOption
 
 const BODY_SLICE_BYTES = 256 * 1024;
 
-/** A message row: where its body is in the log, and how long it is. */
 interface BodyRef {
   revision: number;
   bytes: number;
 }
 
-/**
- * Read-side queries over the conversation read models. Every one is scoped by tenant. Message
- * bodies come from `content`, by default the log the database's projector reads.
- */
 export const createConversationQueries = (
   db: Database.Database,
   branchCache: BranchWindowCacheOptions = DEFAULT_BRANCH_WINDOW_CACHE,
@@ -197,10 +186,7 @@ export const createConversationQueries = (
     if (source === undefined) throw new Error('read models: no log to read message bodies from');
     return source;
   };
-  /**
-   * The bodies of `refs`, in their order, from the log; a read of megabytes goes in slices of
-   * about BODY_SLICE_BYTES with a loop turn between, so other requests are served meanwhile.
-   */
+  // Megabytes of bodies are read in slices with a loop turn between, so others are served.
   const bodiesOf = async (
     tenantId: string,
     id: string,
@@ -384,7 +370,6 @@ export const createConversationQueries = (
   type BranchRow = BodyRef & { depth: number; id: string };
   type Digest = { label: string; digest: string; revision: number };
 
-  /** The digests kept at rewinds, by message id (null: none in this conversation). */
   const digestsOf = (
     tenantId: string,
     id: string,
@@ -407,7 +392,6 @@ export const createConversationQueries = (
           return d === undefined ? m : { ...m, digests: d };
         });
 
-  /** The last `last` messages of the active branch, root → tip (one read, newest first). */
   const activeBranchTail = async (tenantId: string, id: string, last: number) => {
     const rows = (q.branchTail.all(tenantId, id, last) as BranchRow[]).reverse();
     const digests = digestsOf(tenantId, id, rows);

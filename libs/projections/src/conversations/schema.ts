@@ -1,10 +1,6 @@
 import type Database from 'better-sqlite3';
 
-/**
- * The conversation read models. Every key starts with the tenant: no query can reach another
- * tenant's rows without naming that tenant. Rows are derived only from events (times come from
- * event metadata), so a rebuild writes identical rows.
- */
+/** Every key starts with the tenant; rows come only from events, so a rebuild writes identical rows. */
 export const CONVERSATION_TABLES = [
   { name: 'rm_conversations', orderBy: 'tenant_id, id' },
   { name: 'rm_forks', orderBy: 'tenant_id, source_id, fork_id' },
@@ -123,10 +119,7 @@ const createConversationTables = (db: Database.Database): void => {
   `);
 };
 
-/**
- * Whether rm_messages holds a copy of each body (the layouts before bodies stayed in the log).
- * Such a file is projected again from the start: its rows cannot name their log revisions.
- */
+/** Older layouts copied bodies into rm_messages; such a file is projected again from the start. */
 export const messagesHoldBodies = (db: Database.Database): boolean =>
   db.prepare("SELECT 1 FROM pragma_table_info('rm_messages') WHERE name = 'body'").get() !==
   undefined;

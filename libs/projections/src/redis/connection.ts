@@ -4,7 +4,6 @@ import { createClient, createCluster } from 'redis';
 
 type NodeClient = ReturnType<typeof createClient>;
 
-/** The typed commands we use, with node-redis's own signatures (a cluster has the same ones). */
 type CommandName =
   | 'get'
   | 'set'
@@ -69,16 +68,12 @@ export interface RedisClient extends RedisCommands {
   readonly target: RedisTarget;
   /** A raw command; on a cluster sent to the master of `key` (EVAL/EVALSHA: their first key). */
   sendCommand(args: string[], key?: string): Promise<unknown>;
-  /** Every key matching `pattern` (SCAN MATCH, never KEYS), on every master of a cluster. */
   scanKeys(pattern: string): Promise<string[]>;
-  /** Opens a subscriber (its own connection on a single node; the cluster's pub/sub one). */
   subscriber(): Promise<RedisSubscriber>;
   connect(): Promise<void>;
   readonly isOpen: boolean;
   readonly isReady: boolean;
-  /** Connection errors (node-redis reconnects by itself). */
   onError(listener: (error: unknown) => void): void;
-  /** QUIT (or a hard close when that fails). */
   close(): Promise<void>;
 }
 
@@ -87,11 +82,9 @@ export interface RedisConnectOptions {
   disableOfflineQueue?: boolean;
   /** Reconnect backoff cap (50 ms doubling, default 1000); null: node-redis's own. */
   maxReconnectDelayMs?: number | null;
-  /** node-redis's own per-command timeout (a slower answer rejects); unset: none. */
   commandTimeoutMs?: number;
 }
 
-/** The key a raw command is routed by: EVAL/EVALSHA `<script> <numkeys> <key1>…` → key1. */
 const routingKey = (args: readonly string[]): string | undefined => {
   const name = args[0]?.toUpperCase();
   if ((name === 'EVAL' || name === 'EVALSHA') && Number(args[2]) > 0) return args[3];
@@ -223,7 +216,6 @@ export const createRedisClient = (
     scanKeys: async (pattern) => {
       const keys: string[] = [];
       for (const master of cluster.masters) {
-        // The node client's type carries the cluster's generics; its SCAN is the same command.
         const node = (await cluster.nodeClient(master)) as unknown as NodeClient;
         await scanNode(node, pattern, keys);
       }
@@ -281,7 +273,6 @@ export const createRedisClient = (
   };
 };
 
-/** `createRedisClient` and `connect()`. */
 export const connectRedis = async (
   target: RedisTarget,
   options: RedisConnectOptions = {},

@@ -19,7 +19,6 @@ export const switchGeneration = (
   generation: string,
 ): Promise<unknown> => client.set(generationKey(prefix), generation);
 
-/** Every key matching `pattern`, by SCAN (never KEYS), on every master of a cluster. */
 export const scanKeys = (client: RedisClient, pattern: string): Promise<string[]> =>
   client.scanKeys(pattern);
 
@@ -30,7 +29,6 @@ export const unlinkMatching = async (client: RedisClient, pattern: string): Prom
   return keys.length;
 };
 
-/** Deletes one generation's keys. */
 export const dropGeneration = (
   client: RedisClient,
   prefix: string,

@@ -6,7 +6,7 @@ import {
 } from '../conversations/queries';
 import { type RedisClient } from './connection';
 
-// The key layout is described in libs/projections/README.md ("Redis layout").
+// The key layout: libs/projections/README.md ("Redis read models").
 
 /** The control keys' hash tag: one slot for the marker, metas, checkpoints, leases, fences. */
 export const controlTag = (prefix: string): string => `{${prefix}:ctl}`;
@@ -29,7 +29,6 @@ export interface StoredConversation {
   messageCount: number;
   turnCount: number;
   cutAt: string | null;
-  /** Failure ids still pending (resolved by the next committed turn). */
   pending: string[];
 }
 
@@ -74,13 +73,11 @@ export const ERASED_PARTS = [
 const member = (key: string, seq: number, id: string) =>
   `${key}\u0000${String(seq).padStart(16, '0')}\u0000${id}`;
 
-/** A conversation's members in the lexicographic list orders (activity, title). */
 export const sortedMembers = (row: StoredConversation) => ({
   activity: member(listKeyOf('lastActivity', row), row.seq, row.id),
   title: member(listKeyOf('title', row), row.seq, row.id),
 });
 
-/** The keys of one generation's read models. */
 export const readModelKeys = (prefix: string, generation: string) => {
   const base = `${prefix}:${generation}`;
   const conv = (t: string, c: string) => `${base}:{${t}:${c}}`;

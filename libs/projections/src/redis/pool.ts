@@ -56,7 +56,6 @@ export const formatApplied = (m: AppliedMessage): string =>
     m.streams.map((s) => [s.streamName, s.revision.toString()]),
   )}`;
 
-/** Parses an `applied` message; null for anything malformed (a message is only a hint). */
 export const parseApplied = (message: string): AppliedMessage | null => {
   const m = /^(\S+) (\d+) (-?\d+)(?: (.*))?$/s.exec(message);
   if (m === null) return null;
@@ -95,7 +94,6 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
 return token
 `;
-/** Extends a lease (KEYS[1]) still held with exactly this value. */
 export const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -147,7 +145,6 @@ export interface PoolStatus {
   workerId: string;
   partitions: number;
   owned: PartitionStatus[];
-  /** Lease changes seen by this worker (acquired + lost + released), for metrics. */
   leaseChanges: { acquired: number; lost: number; released: number };
 }
 
@@ -157,7 +154,6 @@ export interface ProjectorPool {
   /** Stops ticking and applying WITHOUT giving the leases back (what a crash leaves). */
   halt(): Promise<void>;
   status(): PoolStatus;
-  /** Runs one tick now (tests). */
   tick(): Promise<void>;
 }
 
@@ -189,7 +185,6 @@ export const createProjectorPool = (options: ProjectorPoolOptions): ProjectorPoo
   let timer: NodeJS.Timeout | null = null;
   let ticking: Promise<void> | null = null;
   let stopped = true;
-  /** Spread: each worker starts looking for free partitions at its own offset. */
   const offset = partitionOf(workerId, partitions);
 
   const note = (change: 'acquired' | 'lost' | 'released', partition: number) => {

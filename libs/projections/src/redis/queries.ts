@@ -20,7 +20,6 @@ import {
   toRow,
 } from './keys';
 
-/** The read side of one generation's Redis read models (the port the application reads). */
 export const createRedisQueries = (options: {
   client: RedisClient;
   prefix: string;

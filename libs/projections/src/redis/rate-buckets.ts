@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createRedisClient, type RedisClient, type RedisTarget } from './connection';
 
-/**
- * The token bucket of libs/application's `token-bucket.ts`, atomic in one script so every
- * replica takes from the same bucket; Redis's own clock (`TIME`) times the refill, so replicas'
- * clocks do not matter. ARGV[4] = `charge` takes the cost even below zero. Tokens come back as a
- * string (Lua numbers become integers in replies).
- */
+/** One atomic bucket for every replica, on Redis's clock (`TIME`); `charge` may go below zero. */
+// Tokens come back as a string: Lua numbers become integers in replies.
 const BUCKET_SCRIPT = `
 local perMs = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -37,7 +33,6 @@ export interface RedisBucketLimit {
   burst: number;
 }
 
-/** Shared token buckets in Redis; every call throws when Redis does not answer in time. */
 export interface RedisRateBuckets {
   take(
     id: string,

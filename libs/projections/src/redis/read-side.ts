@@ -5,19 +5,15 @@ import { createRedisReadModel, generationKey } from './redis-read-model';
 
 /** A replica's view of read models it may not project: waits woken by `applied`, polled too. */
 export interface RedisReadSide {
-  /** The live generation and its readiness; `generation: null` when the marker is missing. */
   live(): Promise<{ generation: string | null; readyAt: bigint | null; applied: bigint }>;
   queries(generation: string): ReadModelQueries;
-  /** Resolves true once every partition of `generation` has applied `position`. */
   waitFor(generation: string, position: bigint, timeoutMs: number): Promise<boolean>;
-  /** Minimum applied position per partition (null entries: nothing applied yet). */
   partitionPositions(generation: string): Promise<(bigint | null)[]>;
   close(): Promise<void>;
 }
 
 export interface RedisReadSideOptions {
   client: RedisClient;
-  /** The connection for SUBSCRIBE (`client.subscriber()`). */
   subscriber: RedisSubscriber | null;
   prefix: string;
   partitions: number;

@@ -76,7 +76,6 @@ return redis.call('SET', KEYS[1], ARGV[3])
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
-/** The Redis Cluster slot of a key (CRC16 of its hash tag, as `CLUSTER KEYSLOT` computes). */
 export const slotOf = (key: string): number => keySlot(key);
 
 /** EVALSHA, EVAL on NOSCRIPT; one slot checked here, so a single node fails as a cluster would. */

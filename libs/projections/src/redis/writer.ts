@@ -40,7 +40,6 @@ export interface RedisReadModelOptions {
   client: RedisClient;
   prefix: string;
   generation: string;
-  /** The projector's name (its checkpoint key; a partition worker's is `p<i>`). */
   name?: string;
   /** The checkpoint is written only while this generation is live… */
   guardGeneration?: string;
@@ -48,7 +47,6 @@ export interface RedisReadModelOptions {
   fence?: () => { leaseKey: string; leaseValue: string; token: number } | null;
 }
 
-/** A batch refused because its writer's lease (fencing token) or generation is no longer live. */
 export class FencedError extends Error {
   constructor(
     readonly reason: 'lease' | 'generation',
@@ -119,7 +117,6 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     }
   };
 
-  /** One conversation's part of a batch (its slot's and other slots'); null: nothing new. */
   const applyConversation = async (
     t: string,
     c: string,
@@ -168,7 +165,6 @@ export const createRedisSink = (options: RedisReadModelOptions): ReadModelSink =
     const forks: { source: string; fork: string; from: string; position: number }[] = [];
     let listed: number | null = null;
 
-    // The active branch: the stored list cut to `keep` entries, then `appended`.
     const storedLength = await client.lLen(`${k}:branch`);
     let keep = storedLength;
     let appended: string[] = [];
