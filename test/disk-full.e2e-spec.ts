@@ -187,27 +187,37 @@ describeIfRoot('a full disk (e2e)', () => {
 
   it('a restart whose read models cannot be written comes up, answers 503, and recovers', async () => {
     const dir = mountDir as string;
-    resize(dir, 16); // room for the turns, whether or not the test before it ran
+    resize(dir, 64); // room for the turns, whether or not the test before it ran
     const dataDir = path.join(dir, 'data');
     h = await within(RESTART_MS, 'start', startHarness({ ARBOR_DATA_DIR: dataDir }));
     const t = await within(CALL_MS, 'tenant', h.createTenant('full'));
     const c = clientFor(h, t.apiKey);
     const id = await within(CALL_MS, 'start conversation', c.start({ id: 'big' }));
     let tip: string | null = null;
-    for (let i = 0; i < 8; i++) {
-      const r = await within(CALL_MS, `turn ${i}`, c.post(c.conv(id, '/turns'), bigTurn(i, tip)));
+    // Many messages: the read models keep each message's place in the tree (not its body), so
+    // catching up costs rows (~200 B a message), not bytes of content.
+    const TURNS = 2000;
+    for (let i = 0; i < TURNS; i++) {
+      const r = await within(
+        CALL_MS,
+        `turn ${i}`,
+        c.post(c.conv(id, '/turns'), {
+          parentId: tip,
+          messages: [user(`q${i}`), assistant(`a${i}`)],
+        }),
+      );
       expect(r.status).toBe(201);
       tip = r.body.tip as string;
     }
     await within(CALL_MS, 'stop', h.stop());
     // The read models are gone (they are rebuilt from the log) and the disk is full but for
-    // room to create their empty file and schema: catching up (~1.2 MB of messages) fails with
+    // room to create their empty file and schema: catching up (4,000 messages) fails with
     // SQLITE_FULL.
     for (const f of fs.readdirSync(dataDir)) {
       if (f.startsWith('readmodels')) fs.rmSync(path.join(dataDir, f));
     }
     const filler = path.join(dir, 'filler');
-    fs.writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(dir) - 0.6 * MiB)));
+    fs.writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(dir) - 0.45 * MiB)));
 
     const stopped = h;
     h = await within(
@@ -228,7 +238,7 @@ describeIfRoot('a full disk (e2e)', () => {
 
     fs.rmSync(filler);
     const conv = await until200('read once there is space', () => c2.get(c2.conv(id)));
-    expect(conv.body.counts).toEqual({ messages: 16, turns: 8 });
+    expect(conv.body.counts).toEqual({ messages: 2 * TURNS, turns: TURNS });
     expect(conv.body.tip).toBe(tip);
   });
 });

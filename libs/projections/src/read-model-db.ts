@@ -13,8 +13,19 @@ export const openReadModelDb = (
   checkpointIntervalMs = DEFAULT_CHECKPOINT_INTERVAL_MS,
 ): Database.Database => {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  let db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (e) {
+    // A full disk has no room for the -shm file: in exclusive mode WAL keeps its index in memory,
+    // so the server still comes up, reads answer and the projector retries until there is space.
+    const code = (e as { code?: string }).code ?? '';
+    if (!/^SQLITE_(IOERR|FULL)/.test(code)) throw e;
+    db.close();
+    db = new Database(file);
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('journal_mode = WAL');
+  }
   db.pragma('synchronous = NORMAL');
   db.pragma(`cache_size = -${cacheSizeKiB}`);
   db.pragma('temp_store = MEMORY');
