@@ -638,6 +638,8 @@ const stringsOf = (v: unknown, out: string[] = []): string[] => {
 
 /** Read, never answered back: the provider's raw error is taken for the numbers in it. */
 const NOT_ANSWERED = new Set(['buildContext body.overflow.error']);
+// Trimmed by the server before it is stored (a summary instruction's surrounding whitespace is noise).
+const TRIMMED = new Set(['moveTip body.summarize.instruction']);
 
 describe('fuzzing control characters: in every writable field, stored and answered as JSON data', () => {
   const { env, prepare, send } = fieldsHarness();
@@ -693,7 +695,10 @@ describe('fuzzing control characters: in every writable field, stored and answer
               .filter(
                 ([f]) => f !== null && !NOT_ANSWERED.has(f) && !f.endsWith('source<base64>.data'),
               )
-              .filter(([, i]) => ![...answered].some((t) => t.includes(value(i))))
+              .filter(([f, i]) => {
+                const sent = TRIMMED.has(f as string) ? value(i).trim() : value(i);
+                return ![...answered].some((t) => t.includes(sent));
+              })
               .map(([f]) => f);
             expect(lost).toEqual([]);
           },
