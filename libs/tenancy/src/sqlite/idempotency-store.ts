@@ -64,30 +64,45 @@ export class IdempotencyStore {
     if (this.closed) throw new Error('the idempotency store is closed');
     fs.mkdirSync(this.dataDir, { recursive: true });
     const db = new Database(this.file);
+    // Several processes may share the data dir and open it at once (it opens on first use): every
+    // step from the WAL switch on waits for another's lock rather than failing.
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.synchronous}`);
     // Forgotten answers are overwritten, not left in free pages.
     db.pragma('secure_delete = ON');
-    // Several processes may share the data dir: a claim waits for another's transaction.
-    db.pragma('busy_timeout = 5000');
-    db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
-      tenant TEXT NOT NULL,
-      key TEXT NOT NULL,
-      fingerprint TEXT NOT NULL,
-      status INTEGER NOT NULL,
-      body TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      PRIMARY KEY (tenant, key)
-    ) WITHOUT ROWID`);
-    const columns = db.prepare('PRAGMA table_info(idempotency_keys)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'subject')) {
-      // Files without the column kept the admin's answers whole, API keys included: dropped.
-      db.transaction(() => {
+    // Two processes may open a new file at once: the schema is made (and old files migrated) under
+    // one write lock, so the second sees the first's tables rather than racing its ALTER.
+    let migrated = false;
+    db.transaction(() => {
+      db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
+        tenant TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        subject TEXT,
+        PRIMARY KEY (tenant, key)
+      ) WITHOUT ROWID`);
+      const columns = db.prepare('PRAGMA table_info(idempotency_keys)').all() as { name: string }[];
+      if (!columns.some((c) => c.name === 'subject')) {
+        // Files without the column kept the admin's answers whole, API keys included: dropped.
         db.exec('ALTER TABLE idempotency_keys ADD COLUMN subject TEXT');
         db.exec("DELETE FROM idempotency_keys WHERE tenant LIKE 'admin:%'");
-      })();
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    }
+        migrated = true;
+      }
+      // A key being run now, by which process: the row every process claims before running.
+      db.exec(`CREATE TABLE IF NOT EXISTS idempotency_claims (
+        tenant TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, key)
+      ) WITHOUT ROWID`);
+    }).immediate();
+    if (migrated) db.pragma('wal_checkpoint(TRUNCATE)');
     const get = db.prepare<[string, string, number]>(
       'SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = ? AND key = ? AND created_at >= ?',
     );
@@ -96,15 +111,6 @@ export class IdempotencyStore {
     );
     const expire = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE created_at < ?');
     expire.run(Date.now() - this.ttlMs);
-    // A key being run now, by which process: the row every process claims before running.
-    db.exec(`CREATE TABLE IF NOT EXISTS idempotency_claims (
-      tenant TEXT NOT NULL,
-      key TEXT NOT NULL,
-      fingerprint TEXT NOT NULL,
-      owner TEXT NOT NULL,
-      claimed_at INTEGER NOT NULL,
-      PRIMARY KEY (tenant, key)
-    ) WITHOUT ROWID`);
     const claimGet = db.prepare<[string, string, number]>(
       'SELECT fingerprint, owner FROM idempotency_claims WHERE tenant = ? AND key = ? AND claimed_at >= ?',
     );
