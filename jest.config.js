@@ -46,6 +46,63 @@ const SCALED_SUITES = [
   '<rootDir>/libs/projections/src/redis/*.redis.spec.ts',
 ];
 
+/**
+ * The slow tier (`npm run test:slow`; `npm run test:all` is both tiers, what `.ci/run` runs): the
+ * suites that take about 9 s or more on a 2-core machine, nearly all because they spawn what they
+ * test (replicas, Redis Clusters, Chromium, the CLI, tarballs installed into empty folders, killed
+ * processes) or walk every real fixture. `npm test` runs everything else in under 5 minutes.
+ */
+const SLOW_SUITES = [
+  'test/scaled-wire.e2e-spec.ts',
+  'test/tree-model.e2e-spec.ts',
+  'test/erasure-scaled.e2e-spec.ts',
+  'test/console.e2e-spec.ts',
+  'test/cli.e2e-spec.ts',
+  'test/bin.e2e-spec.ts',
+  'test/scaled.e2e-spec.ts',
+  'test/cluster.e2e-spec.ts',
+  'test/scaled-routes.e2e-spec.ts',
+  'test/verify.e2e-spec.ts',
+  'test/disk-full.e2e-spec.ts',
+  'test/hostile-fuzz.e2e-spec.ts',
+  'test/fixtures-audit.e2e-spec.ts',
+  'test/scaled-ops.e2e-spec.ts',
+  'test/edges.e2e-spec.ts',
+  'test/erasure.e2e-spec.ts',
+  'test/http-hardening.e2e-spec.ts',
+  'test/process-restart.e2e-spec.ts',
+  'test/context-summary.e2e-spec.ts',
+  'test/context-heavy.e2e-spec.ts',
+  'test/export-stream.e2e-spec.ts',
+  'test/context-window.e2e-spec.ts',
+  'test/replay.e2e-spec.ts',
+  'test/drafts-restart.e2e-spec.ts',
+  'test/idempotency-processes.e2e-spec.ts',
+  'test/rate-limit-flood.e2e-spec.ts',
+  'test/failures-restart.e2e-spec.ts',
+  'test/data-v1.e2e-spec.ts',
+  'test/rate-limits.e2e-spec.ts',
+  'test/cli-terminal.e2e-spec.ts',
+  'test/storage-faults.e2e-spec.ts',
+  'test/erasure-fields.e2e-spec.ts',
+  'packages/claude-agent-sdk/test/pack.spec.ts',
+  'packages/openai-agents/test/pack.spec.ts',
+  'packages/langgraph/test/pack.spec.ts',
+  'packages/ai-sdk/test/pack.spec.ts',
+  'packages/client/test/rate-limit.spec.ts',
+  'libs/context/src/ladder/fixtures.real.spec.ts',
+  'libs/snapshots/src/render.spec.ts',
+].map((file) => `<rootDir>/${file}`);
+
+const ALL_SUITES = [
+  '<rootDir>/apps/**/*.spec.ts',
+  '<rootDir>/libs/**/*.spec.ts',
+  '<rootDir>/packages/**/*.spec.ts',
+  '<rootDir>/test/**/*.e2e-spec.ts',
+];
+const IGNORED = ['/node_modules/', '/dist/', '\\.esdb\\.spec\\.ts$'];
+const escape = (file) => file.replace('<rootDir>', '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 module.exports = {
   // Generous: CI machines have 2 cores and property tests open real SQLite files.
   testTimeout: 60_000,
@@ -63,13 +120,13 @@ module.exports = {
     {
       ...common,
       displayName: 'default',
-      testMatch: [
-        '<rootDir>/apps/**/*.spec.ts',
-        '<rootDir>/libs/**/*.spec.ts',
-        '<rootDir>/packages/**/*.spec.ts',
-        '<rootDir>/test/**/*.e2e-spec.ts',
-      ],
-      testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.esdb\\.spec\\.ts$'],
+      testMatch: ALL_SUITES,
+      testPathIgnorePatterns: [...IGNORED, ...SLOW_SUITES.map((file) => `${escape(file)}$`)],
+    },
+    {
+      ...common,
+      displayName: 'slow',
+      testMatch: SLOW_SUITES,
     },
     {
       ...common,
