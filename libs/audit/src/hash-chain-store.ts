@@ -227,6 +227,9 @@ export const withHashChain = (
     },
     readStream: (streamName, readOptions) => store.readStream(streamName, readOptions),
     readAll: (readOptions) => store.readAll(readOptions),
+    ...(store.readStreamData === undefined
+      ? {}
+      : { readStreamData: store.readStreamData.bind(store) }),
     subscribeToAll: (subscribeOptions) => store.subscribeToAll(subscribeOptions),
     headPosition: () => store.headPosition(),
     close: () => store.close(),

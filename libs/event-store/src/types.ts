@@ -88,6 +88,13 @@ export interface Subscription extends AsyncIterable<SubscriptionMessage> {
   unsubscribe(): Promise<void>;
 }
 
+/** An event's content alone, by revision: what a reader of bodies needs, without the envelope. */
+export interface StreamData {
+  revision: bigint;
+  type: string;
+  data: unknown;
+}
+
 export interface EventStore {
   readonly kind: string;
 
@@ -101,6 +108,16 @@ export interface EventStore {
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
 
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /**
+   * Optional: `maxCount` events of a stream from `fromRevision` on, forwards, as type and data only
+   * (content opened as `readStream` opens it). On SQLite a third of the cost of `readStream` for
+   * the same rows; readers fall back to `readStream` where a store has no cheaper read.
+   */
+  readStreamData?(
+    streamName: string,
+    options: { fromRevision: bigint; maxCount: number },
+  ): Promise<StreamData[]>;
 
   subscribeToAll(options?: SubscribeToAllOptions): Subscription;
 

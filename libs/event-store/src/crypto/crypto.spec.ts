@@ -205,6 +205,11 @@ describe('the key store and the sealed log', () => {
     );
     const [before] = await store.readStream('conv-t1.c1');
     expect(JSON.stringify(before.data)).toContain(MARKER);
+    const range = { fromRevision: 0n, maxCount: 10 };
+    // The data-only read opens what readStream opens, and after erasure reads what it reads.
+    expect(await store.readStreamData?.('conv-t1.c1', range)).toEqual([
+      { revision: 0n, type: 'MessageAppended', data: before.data },
+    ]);
     const wrapped = (await import('better-sqlite3')).default;
     const peek = new wrapped(path.join(dir, 'keys.sqlite'), { readonly: true });
     const row = peek.prepare('SELECT wrapped FROM content_keys').get() as { wrapped: Buffer };
@@ -218,6 +223,9 @@ describe('the key store and the sealed log', () => {
     const [after] = await store.readStream('conv-t1.c1');
     expect(JSON.stringify(after.data)).not.toContain(MARKER);
     expect((after.data as { message: { id: string } }).message.id).toBe('m1');
+    expect(await store.readStreamData?.('conv-t1.c1', range)).toEqual([
+      { revision: 0n, type: 'MessageAppended', data: after.data },
+    ]);
     await expect(
       store.appendToStream(
         'conv-t1.c1',

@@ -7,6 +7,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type RecordedEvent,
+  type StreamData,
   type Subscription,
   type SubscriptionMessage,
 } from '../types';
@@ -62,6 +63,25 @@ export const withContentKeys = (
               event.revision,
             ),
           },
+    );
+  };
+
+  /** Type and data only: one key lookup for the stream, as `openEvents` makes per read call. */
+  const openStreamData = async (
+    streamName: string,
+    range: { fromRevision: bigint; maxCount: number },
+  ): Promise<StreamData[]> => {
+    const rows = await (store.readStreamData as NonNullable<EventStore['readStreamData']>)(
+      streamName,
+      range,
+    );
+    if (!rows.some((r) => sealedBoxOf(r.data) !== null)) return rows;
+    const found = await keys.existingKey(streamName);
+    const key = found === 'erased' || found === null ? null : found;
+    return rows.map((r) =>
+      sealedBoxOf(r.data) === null
+        ? r
+        : { ...r, data: openData(r.type, r.data, key, streamName, r.revision) },
     );
   };
 
@@ -143,6 +163,9 @@ export const withContentKeys = (
     readStream: async (streamName, readOptions) =>
       openEvents(await store.readStream(streamName, readOptions)),
     readAll: async (readOptions) => openEvents(await store.readAll(readOptions)),
+    ...(store.readStreamData === undefined
+      ? {}
+      : { readStreamData: (streamName, range) => openStreamData(streamName, range) }),
     subscribeToAll: (subscribeOptions) => openSubscription(store.subscribeToAll(subscribeOptions)),
     headPosition: () => store.headPosition(),
     close: async () => {

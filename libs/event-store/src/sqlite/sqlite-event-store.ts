@@ -215,6 +215,20 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
       });
     },
 
+    readStreamData: async (streamName, { fromRevision, maxCount }) => {
+      open();
+      assertStreamName(streamName);
+      return guard(() =>
+        (st.readStreamData.all(streamName, fromRevision, limitOf(maxCount)) as unknown[][]).map(
+          (row) => ({
+            revision: row[0] as bigint,
+            type: row[1] as string,
+            data: JSON.parse(row[2] as string) as unknown,
+          }),
+        ),
+      );
+    },
+
     readAll: async (readOptions: ReadAllOptions = {}) => {
       open();
       const direction = directionOf(readOptions.direction);

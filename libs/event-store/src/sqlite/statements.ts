@@ -51,6 +51,11 @@ export const prepareStatements = (db: Database.Database) => {
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
       )
       .raw(),
+    readStreamData: db
+      .prepare(
+        'SELECT revision, type, data FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+      )
+      .raw(),
     readStreamBackwards: db
       .prepare(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,

@@ -406,6 +406,17 @@ export const describeEventStoreContract = (name: string, factory: EventStoreFact
         expect(await store.readStream(stream(), { fromRevision: 7n })).toEqual([]);
       });
 
+      it('readStreamData, where a store has it, reads the same types and data as readStream', async () => {
+        await seed();
+        if (store.readStreamData === undefined) return;
+        const range = { fromRevision: 1n, maxCount: 3 };
+        const full = await store.readStream(stream(), range);
+        expect(await store.readStreamData(stream(), range)).toEqual(
+          full.map((e) => ({ revision: e.revision, type: e.type, data: e.data })),
+        );
+        expect(await store.readStreamData(stream(), { fromRevision: 9n, maxCount: 3 })).toEqual([]);
+      });
+
       it('throws StreamNotFoundError for a stream without events', async () => {
         const error = await rejectionOf(store.readStream(stream('missing')));
         expect(error).toBeInstanceOf(StreamNotFoundError);

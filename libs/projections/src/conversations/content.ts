@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3';
 import { type Message } from '@arbor/domain';
-import { conversationStream, type EventStore, type RecordedEvent } from '@arbor/event-store';
+import {
+  conversationStream,
+  type EventStore,
+  type RecordedEvent,
+  type StreamData,
+} from '@arbor/event-store';
 
 /** Rows keep the tree and each message's event revision; the body stays in the log, stored once. */
 export interface MessageSource {
@@ -14,7 +19,7 @@ export interface MessageSource {
 /** Revisions closer than this are read as one range (the events between are few and small). */
 const MAX_GAP = 16;
 
-const messageOf = (e: RecordedEvent): Message | undefined =>
+const messageOf = (e: StreamData): Message | undefined =>
   e.type === 'MessageAppended' ? (e.data as { message?: Message }).message : undefined;
 
 /** Read through `store`'s own path, so an erased conversation's content no longer opens. */
@@ -32,9 +37,12 @@ export const logMessages = (store: EventStore): MessageSource => ({
     const stream = conversationStream(tenantId, conversationId);
     const wanted = new Set(sorted);
     const read = await Promise.all(
-      ranges.map(([from, to]) =>
-        store.readStream(stream, { fromRevision: BigInt(from), maxCount: to - from + 1 }),
-      ),
+      ranges.map(([from, to]) => {
+        const range = { fromRevision: BigInt(from), maxCount: to - from + 1 };
+        return store.readStreamData
+          ? store.readStreamData(stream, range)
+          : store.readStream(stream, range);
+      }),
     );
     for (const events of read) {
       for (const e of events) {
