@@ -13,50 +13,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chainHash } from '@arbor/audit';
-import { decide, foldEvents, type MessageInput, parseMessages } from '@arbor/domain';
+import { decide, foldEvents } from '@arbor/domain';
 import { canonicalJson } from '@arbor/domain/fingerprint';
 import { conversationStream } from '@arbor/event-store';
 import { sealData } from '@arbor/event-store/crypto';
 import { createWriter, openStore, toEventData } from './lib/arbor-session';
-import { text } from './lib/turns';
+import { parsedTurn as parsed, rawTurn } from './lib/turns';
 import { fmt, table } from './lib/report';
 
 const TENANT = 'bench-tenant';
-
-const rawTurn = (i: number): unknown[] => {
-  const callId = `toolu_${i}`;
-  const model = 'claude-sonnet-4-5';
-  const usage = { input_tokens: 1200, output_tokens: 80 };
-  return [
-    { role: 'user', content: [{ type: 'text', text: text(300, i) }] },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'text', text: text(200, i + 1) },
-        { type: 'tool_use', id: callId, name: 'read_file', input: { path: `src/f${i}.ts` } },
-      ],
-      model,
-      usage,
-    },
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: callId,
-          content: [{ type: 'text', text: text(400, i + 2) }],
-        },
-      ],
-    },
-    { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
-  ];
-};
-
-const parsed = (raw: unknown[]): MessageInput[] => {
-  const r = parseMessages(raw);
-  if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  return r.value;
-};
 
 const main = async () => {
   const argv = process.argv.slice(2);

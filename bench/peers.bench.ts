@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type MessageInput, parseMessages } from '@arbor/domain';
+import { type MessageInput } from '@arbor/domain';
 import { createWriter, openReadSide, openStore, readActiveBranch } from './lib/arbor-session';
 import {
   flagValue,
@@ -33,7 +33,7 @@ import {
 } from './lib/report';
 import { type FloorTurn, openFloor } from './lib/floor';
 import { ROOT } from './lib/server';
-import { text } from './lib/turns';
+import { parsedTurn, rawTurn, text } from './lib/turns';
 
 const PEERS = path.join(ROOT, 'bench', 'peers');
 const PI_PACKAGE = path.join(PEERS, 'node_modules', '@mariozechner', 'pi-coding-agent');
@@ -44,42 +44,6 @@ const MOVES = 11;
 
 const now = () => process.hrtime.bigint();
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-/** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
-const rawTurn = (i: number): unknown[] => {
-  const callId = `toolu_${i}`;
-  const model = 'claude-sonnet-4-5';
-  const usage = { input_tokens: 1200, output_tokens: 80 };
-  const raw = [
-    { role: 'user', content: [{ type: 'text', text: text(200, i) }] },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'tool_use', id: callId, name: 'bash', input: { command: text(60, i + 1) } },
-      ],
-      model,
-      usage,
-    },
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: callId,
-          content: [{ type: 'text', text: text(400, i + 2) }],
-        },
-      ],
-    },
-    { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
-  ];
-  return raw;
-};
-
-const parsedTurn = (raw: unknown[]): MessageInput[] => {
-  const parsed = parseMessages(raw);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  return parsed.value;
-};
 
 const turnMessages = (i: number): MessageInput[] => parsedTurn(rawTurn(i));
 
@@ -532,7 +496,8 @@ const better = (ours: number, theirs: number, higherIsBetter: boolean): string =
 const main = async () => {
   const args = process.argv.slice(2);
   const turns = numberFlag(args, 'turns', 5000);
-  const readAt = numberFlag(args, 'read-at', 2000);
+  // The small read is taken on the way; with fewer messages than --read-at, at the last one.
+  const readAt = Math.min(numberFlag(args, 'read-at', 2000), turns * 4);
   const reads = numberFlag(args, 'reads', 20);
   const convs = numberFlag(args, 'conversations', 32);
   const screenTurns = numberFlag(args, 'screen-turns', 200);

@@ -1,4 +1,5 @@
 /** Message and turn bodies for the benches: plausible text of a chosen size. */
+import { type MessageInput, parseMessages } from '@arbor/domain';
 
 const WORDS = [
   'the',
@@ -96,4 +97,40 @@ export const longTurnBody = (parentId: string | null, pairs: number, bytes: numb
     expectedTip: parentId,
     messages: [userMessage(text(bytes, 0)), ...loop, assistantMessage(text(bytes, 1))],
   };
+};
+
+/** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
+export const rawTurn = (i: number): unknown[] => {
+  const callId = `toolu_${i}`;
+  const model = 'claude-sonnet-4-5';
+  const usage = { input_tokens: 1200, output_tokens: 80 };
+  const raw = [
+    { role: 'user', content: [{ type: 'text', text: text(200, i) }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: callId, name: 'bash', input: { command: text(60, i + 1) } },
+      ],
+      model,
+      usage,
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: callId,
+          content: [{ type: 'text', text: text(400, i + 2) }],
+        },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
+  ];
+  return raw;
+};
+
+export const parsedTurn = (raw: unknown[]): MessageInput[] => {
+  const parsed = parseMessages(raw);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.value;
 };
