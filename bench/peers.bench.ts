@@ -33,7 +33,7 @@ import {
 } from './lib/report';
 import { type FloorTurn, openFloor } from './lib/floor';
 import { ROOT } from './lib/server';
-import { parsedTurn, rawTurn, text } from './lib/turns';
+import { parsedTurn, rawTurn, toolTurn } from './lib/turns';
 
 const PEERS = path.join(ROOT, 'bench', 'peers');
 const PI_PACKAGE = path.join(PEERS, 'node_modules', '@mariozechner', 'pi-coding-agent');
@@ -51,35 +51,10 @@ const turnMessages = (i: number): MessageInput[] => parsedTurn(rawTurn(i));
  * A computer-use turn (item 7 of issue #25): the model asks for a screenshot, the tool answers
  * with a PNG of ~1 MB (one of a few distinct images, resent), the model answers.
  */
-const screenTurn = (i: number, png: string): unknown[] => {
-  const callId = `toolu_${i}`;
-  const model = 'claude-sonnet-4-5';
-  const usage = { input_tokens: 1200, output_tokens: 80 };
-  return [
-    { role: 'user', content: [{ type: 'text', text: text(120, i) }] },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'tool_use', id: callId, name: 'computer', input: { action: 'screenshot' } },
-      ],
-      model,
-      usage,
-    },
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: callId,
-          content: [
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
-          ],
-        },
-      ],
-    },
-    { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
-  ];
-};
+const screenTurn = (i: number, png: string): unknown[] =>
+  toolTurn(i, 120, { name: 'computer', input: { action: 'screenshot' } }, [
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+  ]);
 
 /** The screenshots of the computer-use session, as files beside the data (both sides read them). */
 const SCREEN_FILES = (dir: string, count: number) =>

@@ -99,35 +99,32 @@ export const longTurnBody = (parentId: string | null, pairs: number, bytes: numb
   };
 };
 
-/** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
-export const rawTurn = (i: number): unknown[] => {
+/**
+ * An agent turn of 4 messages: the user asks, the model calls `tool`, the tool answers with
+ * `result` (content blocks), the model answers.
+ */
+export const toolTurn = (
+  i: number,
+  userBytes: number,
+  tool: { name: string; input: unknown },
+  result: unknown[],
+): unknown[] => {
   const callId = `toolu_${i}`;
   const model = 'claude-sonnet-4-5';
   const usage = { input_tokens: 1200, output_tokens: 80 };
-  const raw = [
-    { role: 'user', content: [{ type: 'text', text: text(200, i) }] },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'tool_use', id: callId, name: 'bash', input: { command: text(60, i + 1) } },
-      ],
-      model,
-      usage,
-    },
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: callId,
-          content: [{ type: 'text', text: text(400, i + 2) }],
-        },
-      ],
-    },
+  return [
+    { role: 'user', content: [{ type: 'text', text: text(userBytes, i) }] },
+    { role: 'assistant', content: [{ type: 'tool_use', id: callId, ...tool }], model, usage },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: result }] },
     { role: 'assistant', content: [{ type: 'text', text: text(200, i + 3) }], model, usage },
   ];
-  return raw;
 };
+
+/** One agent turn of 4 messages, the same words and sizes as pi's side (bench/peers/pi-side.mjs). */
+export const rawTurn = (i: number): unknown[] =>
+  toolTurn(i, 200, { name: 'bash', input: { command: text(60, i + 1) } }, [
+    { type: 'text', text: text(400, i + 2) },
+  ]);
 
 export const parsedTurn = (raw: unknown[]): MessageInput[] => {
   const parsed = parseMessages(raw);
