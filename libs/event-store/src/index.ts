@@ -3,3 +3,4 @@ export * from './errors';
 export * from './expected-revision';
 export * from './stream-names';
 export * from './keyed-queue';
+export * from './stream-data';

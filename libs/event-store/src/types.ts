@@ -111,8 +111,8 @@ export interface EventStore {
 
   /**
    * Optional: `maxCount` events of a stream from `fromRevision` on, forwards, as type and data only
-   * (content opened as `readStream` opens it). On SQLite a third of the cost of `readStream` for
-   * the same rows; readers fall back to `readStream` where a store has no cheaper read.
+   * (content opened as `readStream` opens it), where a store can read that cheaper than whole
+   * events. Readers call `readStreamData(store, …)`, which falls back to `readStream`.
    */
   readStreamData?(
     streamName: string,

@@ -33,6 +33,12 @@ export const withContentKeys = (
   const encrypt = options.encrypt ?? true;
   const isContentStream = options.isContentStream ?? isConversationStream;
 
+  /** The key that opens a stream's boxes; null once erased (or never made): fields read `[erased]`. */
+  const openingKey = async (streamName: string): Promise<Buffer | null> => {
+    const key = await keys.existingKey(streamName);
+    return key === 'erased' || key === null ? null : key;
+  };
+
   /** Asks the key store once per stream per read call, so another process's erasure is seen next call. */
   const openEvents = async (events: readonly RecordedEvent[]): Promise<RecordedEvent[]> => {
     let streams: Set<string> | null = null;
@@ -44,11 +50,8 @@ export const withContentKeys = (
     const pending = [...streams];
     for (let i = 0; i < pending.length; i += LOOKUPS_AT_ONCE) {
       const batch = pending.slice(i, i + LOOKUPS_AT_ONCE);
-      const found = await Promise.all(batch.map((stream) => keys.existingKey(stream)));
-      batch.forEach((stream, j) => {
-        const key = found[j];
-        keyOf.set(stream, key === 'erased' || key === null ? null : key);
-      });
+      const found = await Promise.all(batch.map(openingKey));
+      batch.forEach((stream, j) => keyOf.set(stream, found[j]));
     }
     return events.map((event) =>
       sealedBoxOf(event.data) === null
@@ -67,23 +70,18 @@ export const withContentKeys = (
   };
 
   /** Type and data only: one key lookup for the stream, as `openEvents` makes per read call. */
-  const openStreamData = async (
-    streamName: string,
-    range: { fromRevision: bigint; maxCount: number },
-  ): Promise<StreamData[]> => {
-    const rows = await (store.readStreamData as NonNullable<EventStore['readStreamData']>)(
-      streamName,
-      range,
-    );
-    if (!rows.some((r) => sealedBoxOf(r.data) !== null)) return rows;
-    const found = await keys.existingKey(streamName);
-    const key = found === 'erased' || found === null ? null : found;
-    return rows.map((r) =>
-      sealedBoxOf(r.data) === null
-        ? r
-        : { ...r, data: openData(r.type, r.data, key, streamName, r.revision) },
-    );
-  };
+  const openStreamData =
+    (read: NonNullable<EventStore['readStreamData']>): EventStore['readStreamData'] =>
+    async (streamName, range): Promise<StreamData[]> => {
+      const rows = await read(streamName, range);
+      if (!rows.some((r) => sealedBoxOf(r.data) !== null)) return rows;
+      const key = await openingKey(streamName);
+      return rows.map((r) =>
+        sealedBoxOf(r.data) === null
+          ? r
+          : { ...r, data: openData(r.type, r.data, key, streamName, r.revision) },
+      );
+    };
 
   const headRevision = async (streamName: string): Promise<bigint> => {
     try {
@@ -165,7 +163,7 @@ export const withContentKeys = (
     readAll: async (readOptions) => openEvents(await store.readAll(readOptions)),
     ...(store.readStreamData === undefined
       ? {}
-      : { readStreamData: (streamName, range) => openStreamData(streamName, range) }),
+      : { readStreamData: openStreamData(store.readStreamData.bind(store)) }),
     subscribeToAll: (subscribeOptions) => openSubscription(store.subscribeToAll(subscribeOptions)),
     headPosition: () => store.headPosition(),
     close: async () => {

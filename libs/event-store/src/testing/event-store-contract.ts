@@ -16,6 +16,7 @@ import {
   type Subscription,
   type SubscriptionMessage,
 } from '../types';
+import { readStreamData } from '../stream-data';
 
 export type EventStoreFactory = () => Promise<{ store: EventStore; cleanup(): Promise<void> }>;
 
@@ -406,15 +407,16 @@ export const describeEventStoreContract = (name: string, factory: EventStoreFact
         expect(await store.readStream(stream(), { fromRevision: 7n })).toEqual([]);
       });
 
-      it('readStreamData, where a store has it, reads the same types and data as readStream', async () => {
+      it("readStreamData (the store's own where it has one) reads the types and data readStream reads", async () => {
         await seed();
-        if (store.readStreamData === undefined) return;
         const range = { fromRevision: 1n, maxCount: 3 };
         const full = await store.readStream(stream(), range);
-        expect(await store.readStreamData(stream(), range)).toEqual(
+        expect(await readStreamData(store, stream(), range)).toEqual(
           full.map((e) => ({ revision: e.revision, type: e.type, data: e.data })),
         );
-        expect(await store.readStreamData(stream(), { fromRevision: 9n, maxCount: 3 })).toEqual([]);
+        expect(await readStreamData(store, stream(), { fromRevision: 9n, maxCount: 3 })).toEqual(
+          [],
+        );
       });
 
       it('throws StreamNotFoundError for a stream without events', async () => {

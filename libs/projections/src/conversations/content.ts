@@ -3,6 +3,7 @@ import { type Message } from '@arbor/domain';
 import {
   conversationStream,
   type EventStore,
+  readStreamData,
   type RecordedEvent,
   type StreamData,
 } from '@arbor/event-store';
@@ -37,12 +38,9 @@ export const logMessages = (store: EventStore): MessageSource => ({
     const stream = conversationStream(tenantId, conversationId);
     const wanted = new Set(sorted);
     const read = await Promise.all(
-      ranges.map(([from, to]) => {
-        const range = { fromRevision: BigInt(from), maxCount: to - from + 1 };
-        return store.readStreamData
-          ? store.readStreamData(stream, range)
-          : store.readStream(stream, range);
-      }),
+      ranges.map(([from, to]) =>
+        readStreamData(store, stream, { fromRevision: BigInt(from), maxCount: to - from + 1 }),
+      ),
     );
     for (const events of read) {
       for (const e of events) {

@@ -168,7 +168,7 @@ const createBranchWindowCache = ({ maxBytes, minBytes }: BranchWindowCacheOption
   };
 };
 
-/** Bodies opened per loop turn: with 256 KiB, others' p99 during a heavy context call was ~1.4x this (bench:stall). */
+/** Bodies opened per loop turn: 256 KiB gave others a ~1.4x higher p99 during a heavy context call (bench:stall). */
 const BODY_SLICE_BYTES = 64 * 1024;
 
 interface BodyRef {
